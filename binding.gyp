@@ -1,0 +1,27 @@
+{
+  "targets": [
+    {
+      "target_name": "scdv_mecab",
+      "sources": ["pipeline/tokenizer/native/mecab_addon.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_CPP_EXCEPTIONS", "NODE_ADDON_API_CPP_EXCEPTIONS_ALL", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
+      "cflags_cc": ["-std=c++17", "-fexceptions"],
+      "libraries": ["<!@(mecab-config --libs)"],
+      "configurations": {
+        "Release": {
+          "cflags!": ["-O3"],
+          "cflags_cc!": ["-O3"],
+          "cflags": ["-O2"],
+          "cflags_cc": ["-O2"]
+        }
+      },
+      "xcode_settings": {
+        "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+        "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+        "GCC_OPTIMIZATION_LEVEL": "2"
+      }
+    }
+  ]
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// `scdv`: the one command-line entry point. Each subcommand lives in commands/<name>.js.
+import { ScdvError } from './errors.js';
+
+const COMMANDS = {
+  tokenize: () => import('./commands/tokenize.js'),
+  worker: () => import('./commands/worker.js'),
+  demo: () => import('./commands/demo.js'),
+};
+
+const USAGE = `scdv — SCDV document vectors for Japanese articles
+
+Usage:
+  scdv tokenize --corpus FILE --out DIR [--workers N] [--shard-size M] [--config FILE]
+  scdv tokenize --text "…" [--json] [--config FILE]
+  scdv worker tokenize [--concurrency N] [--config FILE]
+  scdv demo                      the main job on the bundled sample corpus (what \`npm start\` runs)
+
+Environment:
+  REDIS_URL   redis://host:port, rediss://…, or unix:///path.sock; unset: a private redis-server is started
+`;
+
+async function main() {
+  const [name, ...rest] = process.argv.slice(2);
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const load = COMMANDS[/** @type {keyof typeof COMMANDS} */ (name)];
+  if (!load) {
+    process.stderr.write(`scdv: unknown command "${name}"\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const mod = await load();
+  await mod.run(rest);
+}
+
+main().catch((err) => {
+  if (err instanceof ScdvError) {
+    process.stderr.write(`scdv: ${err.message}\n`);
+    process.exitCode = err.code === 'SCDV_USAGE' ? 2 : 1;
+  } else if (err && err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    process.stderr.write(`scdv: ${err.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`scdv: unexpected error (a bug; please report it):\n${err?.stack ?? err}\n`);
+    process.exitCode = 1;
+  }
+});

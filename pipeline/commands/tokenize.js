@@ -1,0 +1,55 @@
+// scdv tokenize: a corpus through the queue, or one text for a quick look.
+import { parseArgs } from 'node:util';
+import { errors } from '../errors.js';
+import { createTokenizer } from '../tokenizer/index.js';
+import { connectOrStartRedis } from '../queue/redis.js';
+import { runTokenize } from '../stages/tokenize.js';
+import { configFromFlags, intFlag } from './common.js';
+
+/** @param {string[]} argv */
+export async function run(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      corpus: { type: 'string' }, out: { type: 'string' }, workers: { type: 'string' },
+      'shard-size': { type: 'string' }, config: { type: 'string' }, text: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const shardSize = intFlag(values['shard-size'], '--shard-size');
+  const workers = intFlag(values.workers, '--workers');
+  const config = configFromFlags(values, {
+    tokenize: { ...(shardSize ? { shardSize } : {}), ...(workers !== undefined ? { workers: Math.max(1, workers) } : {}) },
+  });
+
+  if (values.text !== undefined) {
+    const tokenizer = await createTokenizer(config.tokenizer);
+    if (values.json) process.stdout.write(JSON.stringify(tokenizer.tokenizeWithPos(values.text)) + '\n');
+    else process.stdout.write(tokenizer.tokenize(values.text).join(' ') + '\n');
+    return;
+  }
+  if (!values.corpus || !values.out) throw errors.USAGE('scdv tokenize needs --corpus FILE and --out DIR (or --text "…")');
+
+  const redis = await connectOrStartRedis();
+  const stop = async () => { await redis.stop(); process.exit(130); };
+  process.once('SIGINT', stop);
+  try {
+    const s = await runTokenize({ corpus: values.corpus, outDir: values.out, config, redisUrl: redis.url, workers });
+    printSummary(s);
+  } finally {
+    process.off('SIGINT', stop);
+    await redis.stop();
+  }
+}
+
+/** @param {import('../stages/tokenize.js').TokenizeSummary} s */
+export function printSummary(s) {
+  const byCode = Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
+  process.stderr.write([
+    `tokenized ${s.documents} documents (${s.tokens} tokens) in ${s.seconds.toFixed(1)} s` +
+      (s.reusedShards ? `, ${s.reusedShards}/${s.shards} shards reused` : ''),
+    `  rejected lines: ${s.rejected}${byCode ? ` (${byCode})` : ''}; warnings: ${s.warnings}; documents with no token: ${s.emptyDocuments}`,
+    `  output: ${s.tokensFile}`,
+    s.rejected || s.warnings ? `  details: ${s.outDir}/rejected.jsonl, ${s.outDir}/warnings.jsonl` : '',
+  ].filter(Boolean).join('\n') + '\n');
+}

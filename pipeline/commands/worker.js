@@ -1,0 +1,21 @@
+// scdv worker <stage>: run queue workers alone, so that more machines can join the same Redis.
+import { parseArgs } from 'node:util';
+import { errors } from '../errors.js';
+import { redactUrl } from '../queue/redis.js';
+import { configFromFlags, intFlag } from './common.js';
+
+/** @param {string[]} argv */
+export async function run(argv) {
+  const { values, positionals } = parseArgs({
+    args: argv, allowPositionals: true,
+    options: { concurrency: { type: 'string' }, config: { type: 'string' }, 'config-json': { type: 'string' } },
+  });
+  const stage = positionals[0];
+  if (stage !== 'tokenize') throw errors.USAGE(`scdv worker needs a stage: tokenize (got ${stage ?? 'nothing'})`);
+  const redisUrl = process.env.REDIS_URL;
+  if (!redisUrl) throw errors.USAGE('scdv worker needs REDIS_URL: workers join the Redis of a running `scdv tokenize`');
+  const config = configFromFlags(values);
+  const { runTokenizeWorker } = await import('../../workers/tokenize.js');
+  if (!values['config-json']) process.stderr.write(`worker ${process.pid}: tokenize queue on ${redactUrl(redisUrl)}\n`);
+  await runTokenizeWorker({ redisUrl, config, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
+}

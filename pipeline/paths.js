@@ -1,0 +1,42 @@
+// Where things live. One place, so that moving a folder is a one-line change.
+import path from 'node:path';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root (the folder holding package.json). */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const DICTIONARIES_DIR = path.join(REPO_ROOT, 'dictionaries');
+export const STOPWORDS_DIR = path.join(DICTIONARIES_DIR, 'stopwords');
+export const USER_DICTIONARIES_DIR = path.join(DICTIONARIES_DIR, 'user');
+/** Ignored build output: compiled dictionaries (links into the cache) and active.json. */
+export const DICT_BUILD_DIR = path.join(DICTIONARIES_DIR, 'build');
+/** Written by setup: which system dictionary the tokenizer uses by default. */
+export const ACTIVE_DICT_FILE = path.join(DICT_BUILD_DIR, 'active.json');
+export const NEOLOGD_LINK = path.join(DICT_BUILD_DIR, 'neologd');
+
+/** Debian's compiled UTF-8 ipadic, the fallback system dictionary. */
+export const IPADIC_UTF8_DIR = '/var/lib/mecab/dic/ipadic-utf8';
+/** Debian's EUC-JP ipadic sources, the base of every dictionary we compile. */
+export const IPADIC_SOURCE_DIR = '/usr/share/mecab/dic/ipadic';
+
+export const MODELS_DIR = path.join(REPO_ROOT, 'models');
+export const VENV_DIR = path.join(REPO_ROOT, '.venv');
+export const VENV_PYTHON = path.join(VENV_DIR, 'bin', 'python');
+export const PYTHON_REQUIREMENTS = path.join(REPO_ROOT, 'workers', 'requirements.txt');
+export const NATIVE_ADDON = path.join(REPO_ROOT, 'build', 'Release', 'scdv_mecab.node');
+
+/** The bundled sample corpus (livedoor news, CC BY-ND 2.1 JP, see its ATTRIBUTION.md). */
+export const SAMPLE_CORPUS = path.join(REPO_ROOT, 'tests', 'fixtures', 'livedoor', 'sample.jsonl');
+/** Read-only material beside the clone on development and CI machines; absent on a user's machine. */
+export const SHARED_DIR = path.resolve(REPO_ROOT, '..', 'shared');
+
+/**
+ * Cache outside the clone, so that a fresh clone reuses the compiled dictionary (about 0.8 GB).
+ * @returns {string}
+ */
+export function cacheDir() {
+  if (process.env.SCDV_CACHE_DIR) return path.resolve(process.env.SCDV_CACHE_DIR);
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'scdv-recommender');
+}

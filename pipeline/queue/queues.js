@@ -1,0 +1,37 @@
+// Bull queues of the pipeline: one per stage, all under the configured (Redis-Cluster-safe) prefix.
+import Queue from 'bull';
+import { redisOptions } from './redis.js';
+
+/** @typedef {import('../config.js').Config['queue']} QueueConfig */
+
+export const QUEUE_NAMES = /** @type {const} */ (['tokenize', 'train', 'embed']);
+
+/**
+ * Open a stage's queue.
+ * @param {typeof QUEUE_NAMES[number]} name
+ * @param {string} redisUrl
+ * @param {QueueConfig} cfg
+ * @returns {Queue.Queue}
+ */
+export function openQueue(name, redisUrl, cfg) {
+  return new Queue(name, {
+    prefix: cfg.prefix,
+    redis: {
+      ...redisOptions(redisUrl),
+      // Reconnect forever (Redis restarts must not kill workers), backing off up to 2 s.
+      retryStrategy: (times) => Math.min(100 * times, 2000),
+    },
+    settings: {
+      lockDuration: cfg.lockDurationMs,
+      lockRenewTime: Math.floor(cfg.lockDurationMs / 2),
+      stalledInterval: cfg.stalledIntervalMs,
+      maxStalledCount: cfg.maxStalledCount,
+    },
+    defaultJobOptions: {
+      attempts: cfg.attempts,
+      backoff: { type: 'exponential', delay: cfg.backoffMs },
+      removeOnComplete: true,
+      removeOnFail: false,
+    },
+  });
+}

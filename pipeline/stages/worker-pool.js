@@ -1,0 +1,58 @@
+// Local worker processes for a queue stage (`scdv worker <stage>` children), restarted when one dies
+// unexpectedly, so that a run started on one machine finishes on its own.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { REPO_ROOT } from '../paths.js';
+
+const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
+
+export class WorkerPool {
+  /**
+   * @param {{stage: string, count: number, redisUrl: string, config: import('../config.js').Config, log: (m: string) => void, maxRestarts?: number}} opts
+   */
+  constructor(opts) {
+    this.opts = opts;
+    /** @type {Set<import('node:child_process').ChildProcess>} */
+    this.children = new Set();
+    this.restarts = 0;
+    this.maxRestarts = opts.maxRestarts ?? 3 * Math.max(1, opts.count);
+    this.stopping = false;
+  }
+
+  start() {
+    for (let i = 0; i < this.opts.count; i++) this.spawnOne();
+  }
+
+  /** The running worker processes (a test may kill one). */
+  get pids() {
+    return [...this.children].map((c) => /** @type {number} */ (c.pid));
+  }
+
+  spawnOne() {
+    const child = spawn(process.execPath, [CLI, 'worker', this.opts.stage, '--config-json', JSON.stringify(this.opts.config)], {
+      env: { ...process.env, REDIS_URL: this.opts.redisUrl },
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
+    this.children.add(child);
+    readline.createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stderr) })
+      .on('line', (l) => this.opts.log(l));
+    child.on('exit', (code, signal) => {
+      this.children.delete(child);
+      if (this.stopping) return;
+      this.opts.log(`worker ${child.pid} exited (${signal ?? code}); its shard will be taken over`);
+      if (this.restarts++ < this.maxRestarts) this.spawnOne();
+    });
+  }
+
+  /** SIGTERM every worker (each finishes its shard in hand) and wait for them. */
+  async stop() {
+    this.stopping = true;
+    await Promise.all([...this.children].map((c) => new Promise((resolve) => {
+      if (c.exitCode !== null || c.signalCode !== null) return resolve(undefined);
+      c.once('exit', resolve);
+      c.kill('SIGTERM');
+      setTimeout(() => c.kill('SIGKILL'), 30_000).unref();
+    })));
+  }
+}

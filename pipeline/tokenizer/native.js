@@ -1,0 +1,147 @@
+// Loader for the scdv_mecab native addon (build/Release/scdv_mecab.node).
+// Tokenising, filtering and packing run in C++; each call returns one string.
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * POS / text filter applied in C++. A token is kept when the longest prefix among
+ * keepPos ∪ dropPos that matches its feature (on a field boundary) is in keepPos;
+ * no match drops it. If keepPos is omitted, unmatched tokens are kept. An identical
+ * prefix in both lists counts as a drop.
+ * @typedef {object} FilterSpec
+ * @property {string[]} [keepPos] feature prefixes to keep, e.g. '名詞', '動詞,自立'
+ * @property {string[]} [dropPos] feature prefixes to drop, e.g. '名詞,非自立'
+ * @property {string[]} [stopwords] exact match on the output token (after lowercasing)
+ * @property {'none' | 'hiragana' | 'non-kanji' | 'all'} [singleChar] which 1-character tokens to drop (default 'none')
+ * @property {boolean} [dropDigitsOnly] drop tokens made only of digits and , . ・ (default false)
+ * @property {boolean} [dropSymbolsOnly] drop tokens without a letter, kana, kanji or digit (default false)
+ * @property {boolean} [lowercase] ASCII A-Z -> a-z in the output token (default false)
+ * @property {number} [maxTokenBytes] drop tokens longer than this many UTF-8 bytes (default: no limit)
+ */
+
+/**
+ * @typedef {object} NativeTaggerOptions
+ * @property {string} dicdir compiled MeCab dictionary folder (sys.dic, matrix.bin, char.bin, unk.dic, dicrc)
+ * @property {string[]} [userdic] compiled user dictionaries (.dic)
+ * @property {FilterSpec} [filter] omitted: every token is kept
+ */
+
+/**
+ * @typedef {object} DictionaryInfo
+ * @property {string} filename path of sys.dic
+ * @property {string} charset e.g. 'UTF-8'
+ * @property {number} size number of entries
+ * @property {number} version dictionary format version
+ */
+
+/**
+ * Shape of the C++ class exported by the addon.
+ * @typedef {object} RawTagger
+ * @property {(text: string) => string} tokenize
+ * @property {(text: string) => string} tokenizeWithPos
+ * @property {(texts: readonly string[], withPos?: boolean) => Promise<string[]>} tokenizeBatch
+ * @property {(text: string) => string} parse
+ * @property {DictionaryInfo} dictionaryInfo
+ */
+
+/** @typedef {{ NativeTagger: new (options: NativeTaggerOptions) => RawTagger, mecabVersion: string }} Addon */
+
+const ADDON_PATH = fileURLToPath(new URL('../../build/Release/scdv_mecab.node', import.meta.url));
+
+/** @type {Addon | undefined} */
+let addon;
+
+/**
+ * Loads the addon on first use, so that importing this module never fails.
+ * @returns {Addon}
+ */
+function loadAddon() {
+  if (addon) return addon;
+  if (!existsSync(ADDON_PATH)) {
+    throw new Error(
+      `The MeCab native addon is not built (${ADDON_PATH} is missing). ` +
+        'Run `npm run setup` (or `npm run build:native`).',
+    );
+  }
+  try {
+    addon = /** @type {Addon} */ (createRequire(import.meta.url)(ADDON_PATH));
+  } catch (err) {
+    throw new Error(
+      `Cannot load the MeCab native addon ${ADDON_PATH}: ${/** @type {Error} */ (err).message}. ` +
+        'Rebuild it with `npm run build:native` (or `npm run setup`).',
+      { cause: err },
+    );
+  }
+  return addon;
+}
+
+/**
+ * MeCab tagger with C++-side filtering. One shared MeCab Model/Tagger per instance;
+ * sync calls run on the caller's thread, tokenizeBatch on the libuv thread pool.
+ */
+export class NativeTagger {
+  /** @type {RawTagger} */
+  #native;
+  /** @type {Readonly<DictionaryInfo>} */
+  #info;
+
+  /**
+   * @param {NativeTaggerOptions} options
+   * @throws {TypeError} on a wrong option type
+   * @throws {Error} when the dictionary is missing, incomplete or corrupt
+   */
+  constructor(options) {
+    const { NativeTagger: Raw } = loadAddon();
+    this.#native = new Raw(options);
+    this.#info = Object.freeze(this.#native.dictionaryInfo);
+  }
+
+  /**
+   * Kept tokens joined by ' ' ('' when none). Synchronous: for short texts.
+   * @param {string} text
+   * @returns {string}
+   */
+  tokenize(text) {
+    return this.#native.tokenize(text);
+  }
+
+  /**
+   * One `token\tPOS` line per kept token (POS = first 4 feature fields), joined by '\n'.
+   * @param {string} text
+   * @returns {string}
+   */
+  tokenizeWithPos(text) {
+    return this.#native.tokenizeWithPos(text);
+  }
+
+  /**
+   * Same per-text strings as tokenize / tokenizeWithPos, computed on the libuv pool.
+   * Argument errors reject the promise too.
+   * @param {readonly string[]} texts
+   * @param {boolean} [withPos]
+   * @returns {Promise<string[]>}
+   */
+  async tokenizeBatch(texts, withPos = false) {
+    return this.#native.tokenizeBatch(texts, withPos);
+  }
+
+  /**
+   * MeCab's raw output for the text (debugging, benchmark baseline).
+   * @param {string} text
+   * @returns {string}
+   */
+  parse(text) {
+    return this.#native.parse(text);
+  }
+
+  /** @returns {Readonly<DictionaryInfo>} the system dictionary's info */
+  get dictionaryInfo() {
+    return this.#info;
+  }
+
+  /** @returns {string} libmecab version, e.g. '0.996' */
+  static get mecabVersion() {
+    return loadAddon().mecabVersion;
+  }
+}

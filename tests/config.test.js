@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, DEFAULT_CONFIG, hashOf } from '../pipeline/config.js';
+
+test('defaults load and overrides merge deeply', () => {
+  const c = loadConfig({ overrides: { tokenize: { shardSize: 7 }, tokenizer: { stopwords: { extra: ['foo'] } } } });
+  assert.equal(c.tokenize.shardSize, 7);
+  assert.equal(c.tokenize.workers, DEFAULT_CONFIG.tokenize.workers);
+  assert.deepEqual(c.tokenizer.stopwords.extra, ['foo']);
+  assert.equal(c.tokenizer.stopwords.families, null);
+});
+
+test('unknown keys and wrong types are named in the error', () => {
+  assert.throws(() => loadConfig({ overrides: { tokenize: { shardsize: 7 } } }), /unknown key tokenize\.shardsize/);
+  assert.throws(() => loadConfig({ overrides: { tokenize: { shardSize: 'big' } } }), /tokenize\.shardSize must be a number/);
+  assert.throws(() => loadConfig({ overrides: { tokenize: { shardSize: 0 } } }), /tokenize\.shardSize must be a positive integer/);
+  assert.throws(() => loadConfig({ overrides: { tokenizer: { singleChar: 'some' } } }), /tokenizer\.singleChar/);
+});
+
+test('a config file is read, and a broken one is reported with its path', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-cfg-'));
+  const good = path.join(dir, 'good.json');
+  fs.writeFileSync(good, JSON.stringify({ corpus: { maxDocumentBytes: 1234 } }));
+  assert.equal(loadConfig({ file: good }).corpus.maxDocumentBytes, 1234);
+  const bad = path.join(dir, 'bad.json');
+  fs.writeFileSync(bad, '{"corpus": ');
+  assert.throws(() => loadConfig({ file: bad }), (err) => /** @type {any} */ (err).code === 'SCDV_CONFIG_FILE_UNREADABLE' && /bad\.json/.test(/** @type {Error} */ (err).message));
+});
+
+test('hashOf ignores key order and sees every value', () => {
+  assert.equal(hashOf({ a: 1, b: [1, 2] }), hashOf({ b: [1, 2], a: 1 }));
+  assert.notEqual(hashOf({ a: 1, b: [1, 2] }), hashOf({ a: 1, b: [2, 1] }));
+});

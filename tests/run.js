@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// `npm test`: type-check the JavaScript, run the node:test suites, then the Python tests.
+// Every part runs even when an earlier one fails; the exit code is non-zero if any failed.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT, VENV_PYTHON } from '../pipeline/paths.js';
+
+/** @type {[string, string, string[], NodeJS.ProcessEnv?][]} */
+const parts = [
+  ['typecheck', process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'jsconfig.json']],
+  ['node tests', process.execPath, ['--test', '--test-concurrency=1', 'tests/**/*.test.js']],
+];
+if (fs.existsSync(path.join(REPO_ROOT, 'workers', 'tests'))) {
+  parts.push(['python tests', VENV_PYTHON, ['-m', 'pytest', '-q', 'workers/tests'], { ...process.env, PYTHONPATH: path.join(REPO_ROOT, 'workers') }]);
+}
+
+const failed = [];
+for (const [name, cmd, args, env] of parts) {
+  process.stderr.write(`\n== ${name}: ${path.basename(cmd)} ${args.join(' ')}\n`);
+  const t0 = Date.now();
+  const res = spawnSync(cmd, args, { cwd: REPO_ROOT, stdio: 'inherit', env: env ?? process.env });
+  process.stderr.write(`== ${name}: ${res.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  if (res.status !== 0) failed.push(name);
+}
+if (failed.length) {
+  process.stderr.write(`\nFAILED: ${failed.join(', ')}\n`);
+  process.exit(1);
+}
