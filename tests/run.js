@@ -6,10 +6,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT, VENV_PYTHON } from '../pipeline/paths.js';
 
+/**
+ * Every *.test.js below `dir` (Node 20's test runner does not expand globs itself).
+ * @param {string} dir
+ * @returns {string[]}
+ */
+function testFiles(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'fixtures' ? [] : testFiles(p);
+    return e.name.endsWith('.test.js') ? [path.relative(REPO_ROOT, p)] : [];
+  }).sort();
+}
+
 /** @type {[string, string, string[], NodeJS.ProcessEnv?][]} */
 const parts = [
   ['typecheck', process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'jsconfig.json']],
-  ['node tests', process.execPath, ['--test', '--test-concurrency=1', 'tests/**/*.test.js']],
+  ['node tests', process.execPath, ['--test', '--test-concurrency=1', ...testFiles(path.join(REPO_ROOT, 'tests'))]],
 ];
 if (fs.existsSync(path.join(REPO_ROOT, 'workers', 'tests'))) {
   parts.push(['python tests', VENV_PYTHON, ['-m', 'pytest', '-q', 'workers/tests'], { ...process.env, PYTHONPATH: path.join(REPO_ROOT, 'workers') }]);
