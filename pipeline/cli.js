@@ -4,6 +4,7 @@ import { ScdvError } from './errors.js';
 
 const COMMANDS = {
   tokenize: () => import('./commands/tokenize.js'),
+  train: () => import('./commands/train.js'),
   worker: () => import('./commands/worker.js'),
   demo: () => import('./commands/demo.js'),
 };
@@ -13,7 +14,9 @@ const USAGE = `scdv — SCDV document vectors for Japanese articles
 Usage:
   scdv tokenize --corpus FILE --out DIR [--workers N] [--shard-size M] [--config FILE]
   scdv tokenize --text "…" [--json] [--config FILE]
-  scdv worker tokenize [--concurrency N] [--config FILE]
+  scdv train --corpus FILE [--name NAME] [--force] [--config FILE] [--clusters K] [--dims D]
+             [--epochs E] [--min-count M] [--covariance tied|diag|full] [--seed S]
+  scdv worker tokenize|train [--concurrency N] [--config FILE]
   scdv demo                      the main job on the bundled sample corpus (what \`npm start\` runs)
 
 Environment:

@@ -40,6 +40,21 @@ export const DEFAULT_CONFIG = Object.freeze({
     stalledIntervalMs: 15_000,
     maxStalledCount: 3,
   },
+  /** The Python training stages' parameters (workers/scdv/config.py validates them again; a test keeps both in step). */
+  train: {
+    word2vec: {
+      vector_size: 200, window: 10, negative: 10, sample: 1e-3, min_count: 5, epochs: 10, workers: 2, seed: 1,
+      sg: 1, hs: 0, compute_loss: true,
+    },
+    gmm: {
+      n_components: 60, covariance_type: 'tied', max_iter: 100, tol: 1e-3, reg_covar: 1e-6, init_params: 'kmeans',
+      seed: 1, max_fit_words: 200_000, dtype: 'float32', n_init: 1,
+    },
+    topics: {
+      prob_threshold: 0.0, keep_fraction: /** @type {number|null} */ (0.03), keep_count: /** @type {number|null} */ (null),
+      chunk_words: 2000, vector_norm: 'l2',
+    },
+  },
   tokenize: {
     shardSize: 500,
     workers: 2,

@@ -46,5 +46,10 @@ export const errors = {
   REDIS_SERVER_MISSING: define('SCDV_REDIS_SERVER_MISSING', 500, 'redis-server is not installed: run `npm run setup` or set REDIS_URL (%s)'),
   REDIS_UNAVAILABLE: define('SCDV_REDIS_UNAVAILABLE', 503, 'Redis at %s is not reachable: %s'),
   SHARD_FAILED: define('SCDV_SHARD_FAILED', 500, '%s shard(s) failed after all retries; finished shards are kept and a re-run resumes: %s'),
+  PYTHON_MISSING: define('SCDV_PYTHON_MISSING', 500, 'the Python environment is missing (%s): run `npm run setup`'),
+  MODEL_NAME_INVALID: define('SCDV_MODEL_NAME_INVALID', 400, 'invalid model name "%s": use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
+  MODEL_EXISTS: define('SCDV_MODEL_EXISTS', 409, 'model "%s" already exists at %s: pass --force to replace it, or choose another --name'),
+  MODEL_NOT_FOUND: define('SCDV_MODEL_NOT_FOUND', 404, 'model "%s" not found in %s'),
+  TRAIN_FAILED: define('SCDV_TRAIN_FAILED', 500, 'training stage %s failed: %s'),
   OUTPUT_CONFLICT: define('SCDV_OUTPUT_CONFLICT', 409, 'output folder %s holds a run of another corpus or config (%s); choose another --out or delete it'),
 };

@@ -7,6 +7,7 @@
  * @property {string} [unit]
  * @property {string} [extra] free text after the bar (docs, rates)
  * @property {number} [fraction] finer-grained completion (0..1), for the ETA and the bar
+ * @property {number} [etaSeconds] the worker's own estimate, shown instead of one from elapsed time
  */
 
 export class ProgressBar {
@@ -22,6 +23,7 @@ export class ProgressBar {
     this.width = opts.width ?? 24;
     this.started = Date.now();
     this.lastDraw = 0;
+    this.lastLine = '';
     /** @type {ProgressState} */
     this.state = { done: 0, total: 0 };
   }
@@ -42,13 +44,17 @@ export class ProgressBar {
     const fraction = Math.min(1, this.state.fraction ?? (total ? done / total : 0));
     const filled = Math.round(fraction * this.width);
     const elapsed = (Date.now() - this.started) / 1000;
-    const eta = fraction > 0 && fraction < 1 ? `ETA ${formatSeconds(elapsed * (1 - fraction) / fraction)}` : '';
+    const estimate = this.state.etaSeconds ?? (fraction > 0 && fraction < 1 ? elapsed * (1 - fraction) / fraction : null);
+    const eta = estimate != null && fraction < 1 ? `ETA ${formatSeconds(estimate)}` : '';
     const bar = `[${'#'.repeat(filled)}${'-'.repeat(this.width - filled)}]`;
     return `${this.label} ${bar} ${done}/${total} ${unit} ${extra} ${eta}`.replace(/\s+/g, ' ').trim();
   }
 
   draw() {
-    this.stream.write(this.tty ? `\r\x1b[2K${this.render()}` : `${this.render()}\n`);
+    const line = this.render();
+    if (!this.tty && line === this.lastLine) return; // a log file gets each distinct line once
+    this.lastLine = line;
+    this.stream.write(this.tty ? `\r\x1b[2K${line}` : `${line}\n`);
   }
 
   /** Final redraw and newline. */

@@ -8,7 +8,7 @@ import { parseDocument, documentText } from '../pipeline/corpus/document.js';
 import { japaneseShare } from '../pipeline/tokenizer/normalize.js';
 import { createTokenizer } from '../pipeline/tokenizer/index.js';
 import { hashOf } from '../pipeline/config.js';
-import { openQueue } from '../pipeline/queue/queues.js';
+import { closeWorkerQueue, openQueue } from '../pipeline/queue/queues.js';
 import { shardTsv, shardMarker, shardsDir, writeFileAtomic } from '../pipeline/stages/tokenize-output.js';
 
 /**
@@ -155,5 +155,5 @@ export async function runTokenizeWorker(opts) {
     process.once('SIGINT', stop);
   });
   // Finish the shard in hand (Bull waits for active jobs), then leave.
-  await queue.close();
+  await closeWorkerQueue(queue);
 }

@@ -7,9 +7,14 @@ import { loadConfig } from '../config.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { runTokenize } from '../stages/tokenize.js';
+import { runTrain } from '../stages/train.js';
+import { MODELS_DIR } from '../paths.js';
 import { printSummary } from './tokenize.js';
+import { printTrainSummary } from './train.js';
 
 export const DEMO_DIR = path.join(REPO_ROOT, '.scdv', 'demo');
+/** The model `npm start` trains on the sample (once; later runs reuse it). */
+export const DEMO_MODEL = 'livedoor-sample';
 const EXAMPLE = 'きゃりーぱみゅぱみゅが新宿駅で東京スカイツリーを見た。ＡＭＡＺＯＮの送料無料キャンペーンは期間中のみ！';
 
 /** @param {string[]} _argv */
@@ -25,8 +30,10 @@ export async function run(_argv) {
   const redis = await connectOrStartRedis();
   say(`Redis: ${redis.private ? 'private redis-server (REDIS_URL unset)' : 'REDIS_URL'}`);
   try {
+    // Small shards, so that the two workers share the sample.
+    const demoConfig = { ...config, tokenize: { ...config.tokenize, shardSize: 50 } };
     const summary = await runTokenize({
-      corpus: SAMPLE_CORPUS, outDir: path.join(DEMO_DIR, 'tokens'), config, redisUrl: redis.url, workers: 2,
+      corpus: SAMPLE_CORPUS, outDir: path.join(DEMO_DIR, 'tokens'), config: demoConfig, redisUrl: redis.url, workers: 2,
     });
     printSummary(summary);
     say('\nFirst documents of the sample, as tokens:');
@@ -38,8 +45,18 @@ export async function run(_argv) {
       if (++n === 3) break;
     }
     rl.close();
+
+    const modelDir = path.join(MODELS_DIR, DEMO_MODEL);
+    if (fs.existsSync(path.join(modelDir, 'manifest.json'))) {
+      say(`\nModel: ${modelDir} exists (delete it to train again).`);
+      printTrainSummary(modelDir, JSON.parse(fs.readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')));
+    } else {
+      say(`\nTraining model "${DEMO_MODEL}" on the sample (word2vec, IDF, GMM, word-topic vectors):`);
+      const trained = await runTrain({ corpus: SAMPLE_CORPUS, name: DEMO_MODEL, config: demoConfig, redisUrl: redis.url });
+      printTrainSummary(trained.modelDir, trained.manifest);
+    }
   } finally {
     await redis.stop();
   }
-  say('\nNext stages (train, embed, serve) are not built yet; see README.md.');
+  say('\nNext stages (embed, serve) are not built yet; see README.md.');
 }

@@ -54,35 +54,46 @@ export async function runTokenize(opts) {
   const tokenizer = await createTokenizer(config.tokenizer);
   const described = tokenizer.describe();
   if (tokenizer.dictionary.warning) log(`WARNING: ${tokenizer.dictionary.warning}`);
+  // Workers start now, so that their start-up overlaps planning and queueing.
+  const pool = new WorkerPool({ stage: 'tokenize', count: opts.workers ?? config.tokenize.workers, redisUrl: opts.redisUrl, config, log });
+  pool.start();
+  opts.onWorkersStarted?.(pool);
+  /** @type {Promise<void> | null} */
+  let stopping = null;
+  try {
+    const plan = await planShards(corpus, config.tokenize.shardSize);
+    const runKey = hashOf({
+      corpus: plan.sha256, tokenizer: config.tokenizer, dictionary: [described.dictionary.name, described.dictionary.size],
+      maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.tokenize.shardSize,
+    });
+    prepareOutDir(outDir, runKey, log);
+    const pending = plan.shards.filter((s) => !readShardResult(outDir, s.index, runKey));
+    const reused = plan.shards.length - pending.length;
+    log(`tokenize: ${plan.lines} lines in ${plan.shards.length} shards` +
+      (reused ? ` (${reused} already done, reused)` : '') + `; dictionary ${described.dictionary.name}`);
 
-  const plan = await planShards(corpus, config.tokenize.shardSize);
-  const runKey = hashOf({
-    corpus: plan.sha256, tokenizer: config.tokenizer, dictionary: [described.dictionary.name, described.dictionary.size],
-    maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.tokenize.shardSize,
-  });
-  prepareOutDir(outDir, runKey, log);
-  const pending = plan.shards.filter((s) => !readShardResult(outDir, s.index, runKey));
-  const reused = plan.shards.length - pending.length;
-  log(`tokenize: ${plan.lines} lines in ${plan.shards.length} shards` +
-    (reused ? ` (${reused} already done, reused)` : '') + `; dictionary ${described.dictionary.name}`);
-
-  if (pending.length) await runShards({ ...opts, corpus, outDir, runKey, pending, log });
-  const merged = await mergeShards(outDir, plan.shards.map((s) => s.index), runKey);
-  const summary = {
-    outDir, tokensFile: path.join(outDir, 'tokens.tsv'), ...merged, shards: plan.shards.length,
-    reusedShards: reused, seconds: (Date.now() - t0) / 1000,
-  };
-  writeFileAtomic(path.join(outDir, 'manifest.json'), JSON.stringify({
-    format: 'scdv-tokens/1', runKey, created_at: new Date().toISOString(),
-    corpus: { path: corpus, bytes: plan.bytes, lines: plan.lines, sha256: plan.sha256 },
-    tokenizer: { ...described, config: config.tokenizer },
-    counts: {
-      documents: summary.documents, rejected: summary.rejected, warnings: summary.warnings,
-      emptyDocuments: summary.emptyDocuments, tokens: summary.tokens, shards: summary.shards,
-    },
-    rejectedByCode: summary.rejectedByCode, seconds: summary.seconds,
-  }, null, 2) + '\n');
-  return summary;
+    if (pending.length) await runShards({ ...opts, corpus, outDir, runKey, pending, log });
+    // Workers shut down (each closes its Redis connections) while the coordinator merges.
+    stopping = pool.stop();
+    const merged = await mergeShards(outDir, plan.shards.map((s) => s.index), runKey);
+    const summary = {
+      outDir, tokensFile: path.join(outDir, 'tokens.tsv'), ...merged, shards: plan.shards.length,
+      reusedShards: reused, seconds: (Date.now() - t0) / 1000,
+    };
+    writeFileAtomic(path.join(outDir, 'manifest.json'), JSON.stringify({
+      format: 'scdv-tokens/1', runKey, created_at: new Date().toISOString(),
+      corpus: { path: corpus, bytes: plan.bytes, lines: plan.lines, sha256: plan.sha256 },
+      tokenizer: { ...described, config: config.tokenizer },
+      counts: {
+        documents: summary.documents, rejected: summary.rejected, warnings: summary.warnings,
+        emptyDocuments: summary.emptyDocuments, tokens: summary.tokens, shards: summary.shards,
+      },
+      rejectedByCode: summary.rejectedByCode, seconds: summary.seconds,
+    }, null, 2) + '\n');
+    return summary;
+  } finally {
+    await (stopping ?? pool.stop());
+  }
 }
 
 /**
@@ -119,9 +130,10 @@ async function runShards(o) {
     await queue.add('shard', { runKey: o.runKey, corpus: o.corpus, shard, outDir: o.outDir, config: o.config }, { jobId: jobId(shard.index) });
   }
   const bar = o.quiet ? null : new ProgressBar('tokenize');
-  const pool = new WorkerPool({ stage: 'tokenize', count: o.workers ?? o.config.tokenize.workers, redisUrl: o.redisUrl, config: o.config, log: o.log });
-  pool.start();
-  o.onWorkersStarted?.(pool);
+  /** Wakes the wait below as soon as a job completes or fails, instead of at the next poll. */
+  let wake = () => {};
+  queue.on('global:completed', () => wake());
+  queue.on('global:failed', () => wake());
 
   /** @type {Map<number, number>} */
   const linesDone = new Map();
@@ -162,11 +174,15 @@ async function runShards(o) {
         done: o.pending.length - remaining.size, total: o.pending.length, unit: 'shards', fraction: lines / totalLines,
         extra: `${docs} docs ${(lines / Math.max(secs, 0.001)).toFixed(0)} docs/s`,
       });
-      if (remaining.size > 0) await new Promise((r) => setTimeout(r, 200));
+      if (remaining.size > 0) {
+        await new Promise((r) => {
+          const timer = setTimeout(r, 250);
+          wake = () => { clearTimeout(timer); r(undefined); };
+        });
+      }
     }
     bar?.finish();
   } finally {
-    await pool.stop();
     await queue.close();
   }
   if (failures.length) throw errors.SHARD_FAILED(failures.length, failures.join('; '));

@@ -1,0 +1,281 @@
+// `scdv train`: corpus -> tokenise -> word2vec -> idf -> gmm -> word-topic vectors -> models/<name>/.
+// Every stage's output is keyed by a hash of its inputs (the previous stage's key + its own parameters),
+// so a re-run reuses what is unchanged and resumes where a crash or Ctrl-C stopped it. The model folder
+// is assembled under a temporary name and renamed into place only when complete.
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import os from 'node:os';
+import { DATA_DIR, MODELS_DIR, VENV_PYTHON } from '../paths.js';
+import { hashOf } from '../config.js';
+import { errors } from '../errors.js';
+import { openQueue } from '../queue/queues.js';
+import { ProgressBar, formatSeconds } from '../progress.js';
+import { runTokenize } from './tokenize.js';
+import { WorkerPool } from './worker-pool.js';
+import { writeFileAtomic } from './tokenize-output.js';
+import { MODEL_FORMAT, validateModelName } from '../model/names.js';
+
+/** @typedef {'word2vec'|'idf'|'gmm'|'topics'} TrainStage */
+/** @type {TrainStage[]} */
+export const TRAIN_STAGES = ['word2vec', 'idf', 'gmm', 'topics'];
+
+/** Files of the work folder that make up a model (everything else there is scratch). */
+const MODEL_FILES = ['vocab.txt', 'word_vectors.npy', 'gmm.npz', 'word_topics.bin', 'clusters.tsv'];
+
+/**
+ * @typedef {object} TrainOptions
+ * @property {string} corpus JSON Lines corpus
+ * @property {string} name model name
+ * @property {import('../config.js').Config} config
+ * @property {string} redisUrl
+ * @property {boolean} [force] replace an existing model of that name
+ * @property {(m: string) => void} [log]
+ * @property {boolean} [quiet]
+ * @property {(pool: WorkerPool) => void} [onTrainWorkersStarted] test hook
+ */
+
+/**
+ * @param {TrainOptions} opts
+ * @returns {Promise<{modelDir: string, manifest: Record<string, any>}>}
+ */
+export async function runTrain(opts) {
+  const t0 = Date.now();
+  const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
+  const name = validateModelName(opts.name);
+  const modelDir = path.join(MODELS_DIR, name);
+  if (fs.existsSync(modelDir) && !opts.force) throw errors.MODEL_EXISTS(name, modelDir);
+  if (!fs.existsSync(VENV_PYTHON)) throw errors.PYTHON_MISSING(VENV_PYTHON);
+  const work = path.join(DATA_DIR, 'work', name);
+  const trainDir = path.join(work, 'train');
+  fs.mkdirSync(trainDir, { recursive: true });
+
+  const tokens = await runTokenize({
+    corpus: opts.corpus, outDir: path.join(work, 'tokens'), config: opts.config, redisUrl: opts.redisUrl, log, quiet: opts.quiet,
+  });
+  const tokensManifest = JSON.parse(fs.readFileSync(path.join(tokens.outDir, 'manifest.json'), 'utf8'));
+  const corpusTxt = path.join(trainDir, 'corpus.txt');
+  const corpusDocs = await writeTrainingCorpus(tokens.tokensFile, corpusTxt, tokensManifest.runKey);
+
+  /** @type {Record<string, any>} */
+  const stageResults = {};
+  let prevKey = tokensManifest.runKey;
+  const pending = [];
+  for (const stage of TRAIN_STAGES) {
+    const key = hashOf({ prev: prevKey, stage, params: stageParams(stage, opts.config) });
+    const stamp = readStamp(trainDir, stage);
+    if (stamp?.key === key && pending.length === 0) {
+      stageResults[stage] = { ...stamp.result, reused: true };
+    } else {
+      pending.push({ stage, key });
+    }
+    prevKey = key;
+  }
+  const reused = TRAIN_STAGES.filter((s) => stageResults[s]?.reused);
+  if (reused.length) log(`train: reusing finished stages: ${reused.join(', ')}`);
+  if (pending.length) {
+    Object.assign(stageResults, await runStagesOnQueue({ ...opts, log, trainDir, corpusTxt, pending }));
+  }
+
+  const manifest = {
+    format: MODEL_FORMAT,
+    name,
+    created_at: new Date().toISOString(),
+    corpus: tokensManifest.corpus,
+    tokenizer: tokensManifest.tokenizer,
+    tokens: { ...tokensManifest.counts, trainingDocuments: corpusDocs, runKey: tokensManifest.runKey },
+    hyperparameters: opts.config.train,
+    stages: stageResults,
+    counts: summarizeCounts(stageResults),
+    timings: {
+      tokenize_s: tokens.seconds,
+      ...Object.fromEntries(TRAIN_STAGES.map((s) => [`${s}_s`, stageResults[s]?.seconds ?? null])),
+      total_s: (Date.now() - t0) / 1000,
+    },
+    files: MODEL_FILES,
+    host: os.hostname(),
+  };
+  assembleModel(trainDir, modelDir, manifest);
+  return { modelDir, manifest };
+}
+
+/**
+ * The config sections a stage depends on (idf depends on the vocabulary, hence on word2vec's).
+ * @param {TrainStage} stage
+ * @param {import('../config.js').Config} config
+ */
+function stageParams(stage, config) {
+  const t = config.train;
+  return { word2vec: t.word2vec, idf: {}, gmm: t.gmm, topics: t.topics }[stage];
+}
+
+/**
+ * tokens.tsv -> one line of space-separated tokens per non-empty document (gensim's corpus_file format).
+ * @param {string} tokensFile
+ * @param {string} out
+ * @param {string} runKey rewritten only when the tokenised corpus changed
+ * @returns {Promise<number>} documents written
+ */
+async function writeTrainingCorpus(tokensFile, out, runKey) {
+  const stampFile = `${out}.json`;
+  try {
+    const s = JSON.parse(fs.readFileSync(stampFile, 'utf8'));
+    if (s.runKey === runKey && fs.existsSync(out)) return s.documents;
+  } catch { /* absent */ }
+  const tmp = `${out}.tmp-${process.pid}`;
+  const ws = fs.createWriteStream(tmp);
+  let documents = 0;
+  for await (const row of readline.createInterface({ input: fs.createReadStream(tokensFile), crlfDelay: Infinity })) {
+    const toks = row.slice(row.indexOf('\t') + 1);
+    if (toks === '') continue;
+    documents++;
+    if (!ws.write(`${toks}\n`)) await new Promise((r) => ws.once('drain', () => r(undefined)));
+  }
+  await new Promise((resolve, reject) => ws.end((/** @type {any} */ e) => (e ? reject(e) : resolve(undefined))));
+  fs.renameSync(tmp, out);
+  writeFileAtomic(stampFile, JSON.stringify({ runKey, documents }) + '\n');
+  return documents;
+}
+
+/**
+ * @param {string} trainDir
+ * @param {TrainStage} stage
+ * @returns {{key: string, result: Record<string, any>} | null}
+ */
+function readStamp(trainDir, stage) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(trainDir, `stage-${stage}.json`), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Queue the pending stages one after another on `train`, with a local worker, showing their progress.
+ * @param {TrainOptions & {log: (m: string) => void, trainDir: string, corpusTxt: string, pending: {stage: TrainStage, key: string}[]}} o
+ * @returns {Promise<Record<string, any>>}
+ */
+async function runStagesOnQueue(o) {
+  const queue = openQueue('train', o.redisUrl, o.config.queue);
+  queue.on('error', () => {});
+  const pool = new WorkerPool({ stage: 'train', count: 1, redisUrl: o.redisUrl, config: o.config, log: o.log });
+  pool.start();
+  o.onTrainWorkersStarted?.(pool);
+  /** @type {Record<string, any>} */
+  const results = {};
+  /** @type {ProgressBar | null} */
+  let bar = null;
+  /** @type {string | null} */
+  let currentJob = null;
+  queue.on('global:progress', (id, progress) => {
+    if (String(id) !== currentJob || !bar) return;
+    try {
+      const p = typeof progress === 'string' ? JSON.parse(progress) : progress;
+      bar.update(describeProgress(p));
+    } catch { /* ignore */ }
+  });
+  try {
+    for (const { stage, key } of o.pending) {
+      const jobId = `train-${key}`;
+      const stale = await queue.getJob(jobId);
+      if (stale) await stale.remove();
+      bar = o.quiet ? null : new ProgressBar(stage.padEnd(8));
+      currentJob = jobId;
+      await queue.add('stage', {
+        stage, corpus: o.corpusTxt, workDir: o.trainDir, params: o.config.train,
+      }, { jobId, removeOnComplete: false, removeOnFail: false });
+      const result = await waitForJob(queue, jobId);
+      bar?.update({ done: 1, total: 1, unit: '', extra: `done in ${formatSeconds(result.seconds ?? 0)}` });
+      bar?.finish();
+      // The Python result line nests the stage's own figures under stages[stage].
+      const summary = { ...(result.stages?.[stage] ?? {}), seconds: result.seconds };
+      results[stage] = summary;
+      writeFileAtomic(path.join(o.trainDir, `stage-${stage}.json`), JSON.stringify({ key, result: summary }, null, 2));
+      const job = await queue.getJob(jobId);
+      await job?.remove();
+    }
+  } finally {
+    await pool.stop();
+    await queue.close();
+  }
+  return results;
+}
+
+/**
+ * Resolve with the job's return value once completed; reject with its own failure message once it has
+ * failed for good (retries exhausted).
+ * @param {import('bull').Queue} queue
+ * @param {string} jobId
+ */
+async function waitForJob(queue, jobId) {
+  for (;;) {
+    const job = await queue.getJob(jobId);
+    if (job) {
+      const state = await job.getState();
+      if (state === 'completed') return job.returnvalue;
+      if (state === 'failed') throw errors.TRAIN_FAILED(job.data.stage, job.failedReason ?? 'unknown error');
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * A progress line from a Python stage -> progress bar state.
+ * @param {Record<string, any>} p
+ * @returns {import('../progress.js').ProgressState}
+ */
+function describeProgress(p) {
+  const parts = [];
+  if (p.loss != null) parts.push(`loss ${Number(p.loss).toExponential(3)}`);
+  if (p.loglik != null) parts.push(`loglik ${Number(p.loglik).toFixed(4)}`);
+  const done = p.epoch ?? p.iteration ?? p.done ?? 0;
+  const total = p.of ?? p.epochs ?? p.total ?? 0;
+  const unit = p.epoch != null ? 'epochs' : p.iteration != null ? 'iterations' : p.unit ?? '';
+  return {
+    done, total, unit, extra: parts.join(' '), ...(total ? { fraction: done / total } : {}),
+    ...(p.eta_s != null ? { etaSeconds: p.eta_s } : {}),
+  };
+}
+
+/** @param {Record<string, any>} stages */
+function summarizeCounts(stages) {
+  const topics = stages.topics ?? {};
+  return {
+    vocabulary: stages.word2vec?.n_words ?? null,
+    clusters: stages.gmm?.n_components ?? null,
+    dims: topics.n_clusters && topics.dim ? topics.n_clusters * topics.dim : null,
+    nnz: topics.nnz ?? null,
+    density: topics.density ?? null,
+  };
+}
+
+/**
+ * Hard-link (or copy) the model files and the manifest into a temporary folder, then rename it into place.
+ * @param {string} trainDir
+ * @param {string} modelDir
+ * @param {Record<string, any>} manifest
+ */
+function assembleModel(trainDir, modelDir, manifest) {
+  fs.mkdirSync(path.dirname(modelDir), { recursive: true });
+  const tmp = path.join(path.dirname(modelDir), `.${path.basename(modelDir)}.tmp-${process.pid}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp);
+  for (const f of MODEL_FILES) {
+    const src = path.join(trainDir, f);
+    if (!fs.existsSync(src)) throw errors.TRAIN_FAILED('assemble', `${f} is missing from ${trainDir}`);
+    try {
+      fs.linkSync(src, path.join(tmp, f));
+    } catch {
+      fs.copyFileSync(src, path.join(tmp, f));
+    }
+  }
+  fs.writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  if (fs.existsSync(modelDir)) {
+    const old = path.join(path.dirname(modelDir), `.${path.basename(modelDir)}.old-${process.pid}`);
+    fs.renameSync(modelDir, old);
+    fs.renameSync(tmp, modelDir);
+    fs.rmSync(old, { recursive: true, force: true });
+  } else {
+    fs.renameSync(tmp, modelDir);
+  }
+}

@@ -1,0 +1,156 @@
+"""Skip-gram Word2Vec on the tokenised corpus file (gensim, ``corpus_file`` mode).
+
+``corpus_file`` mode reads the file itself, one line = one document, so context
+windows never cross document boundaries (gensim cuts lines longer than 10,000
+tokens into pieces; windows never cross those cuts either). It also runs the
+workers without the Python job queue, which is much faster.
+
+Reproducibility: with ``workers=1`` and the same ``seed`` two runs give
+identical vectors. With several workers the file is split by byte offsets and
+the threads update shared weights in a racy order, so results differ slightly
+run to run; that is gensim's own limitation.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+from gensim.models import Word2Vec
+from gensim.models.callbacks import CallbackAny2Vec
+from numpy.typing import NDArray
+
+__all__ = ["Word2VecTrainer", "EpochCallback", "VocabCheck"]
+
+# (epoch 1-based, epochs, loss of this epoch or None, elapsed s, eta s)
+EpochCallback = Callable[[int, int, "float | None", float, float], None]
+# Called with the vocabulary size after the vocabulary scan, before training;
+# raise to stop early.
+VocabCheck = Callable[[int], None]
+
+
+class _EpochReporter(CallbackAny2Vec):  # type: ignore[misc]
+    def __init__(self, epochs: int, compute_loss: bool, on_epoch: EpochCallback | None) -> None:
+        self.epochs = epochs
+        self.compute_loss = compute_loss
+        self.on_epoch = on_epoch
+        self.epoch = 0
+        self.start = time.perf_counter()
+        self.prev_loss = 0.0
+        self.losses: list[float] = []
+
+    def on_epoch_end(self, model: Word2Vec) -> None:
+        self.epoch += 1
+        loss: float | None = None
+        if self.compute_loss:
+            # gensim's counter is cumulative over the train() call
+            total = float(model.get_latest_training_loss())
+            loss = total - self.prev_loss
+            self.prev_loss = total
+            self.losses.append(loss)
+        elapsed = time.perf_counter() - self.start
+        eta = elapsed / self.epoch * (self.epochs - self.epoch)
+        if self.on_epoch is not None:
+            self.on_epoch(self.epoch, self.epochs, loss, elapsed, eta)
+
+
+class Word2VecTrainer:
+    """Trains skip-gram word vectors from a corpus file.
+
+    Parameters
+    ----------
+    vector_size, window, negative, sample, min_count, epochs, workers, seed, sg, hs
+        gensim Word2Vec parameters (sg=1 skip-gram, hs=0 negative sampling only).
+    compute_loss : bool
+        Track gensim's training loss (reported per epoch).
+    on_epoch : EpochCallback or None
+        Progress hook called after each epoch.
+    check_vocab : VocabCheck or None
+        Called with the vocabulary size before training starts.
+
+    Attributes (after fit)
+    ----------------------
+    words_ : list[str], length n_words, most frequent first
+    counts_ : ndarray (n_words,) int64, corpus frequency of each word
+    vectors_ : ndarray (n_words, vector_size) float32, raw (not normalised)
+    corpus_documents_ : int, documents (lines) seen
+    corpus_tokens_ : int, tokens seen (before min_count)
+    epoch_losses_ : list[float], per-epoch loss when compute_loss
+    """
+
+    def __init__(
+        self,
+        *,
+        vector_size: int = 200,
+        window: int = 10,
+        negative: int = 10,
+        sample: float = 1e-3,
+        min_count: int = 5,
+        epochs: int = 10,
+        workers: int = 2,
+        seed: int = 1,
+        sg: int = 1,
+        hs: int = 0,
+        compute_loss: bool = True,
+        on_epoch: EpochCallback | None = None,
+        check_vocab: VocabCheck | None = None,
+    ) -> None:
+        self.vector_size = vector_size
+        self.window = window
+        self.negative = negative
+        self.sample = sample
+        self.min_count = min_count
+        self.epochs = epochs
+        self.workers = workers
+        self.seed = seed
+        self.sg = sg
+        self.hs = hs
+        self.compute_loss = compute_loss
+        self.on_epoch = on_epoch
+        self.check_vocab = check_vocab
+
+    def fit(self, corpus_file: str) -> Word2VecTrainer:
+        """Build the vocabulary, check it, train.
+
+        Parameters
+        ----------
+        corpus_file : str
+            UTF-8, one document per line, tokens separated by spaces.
+        """
+        model = Word2Vec(
+            vector_size=self.vector_size,
+            window=self.window,
+            negative=self.negative,
+            sample=self.sample,
+            min_count=self.min_count,
+            workers=self.workers,
+            seed=self.seed,
+            sg=self.sg,
+            hs=self.hs,
+            epochs=self.epochs,
+            compute_loss=self.compute_loss,
+        )
+        model.build_vocab(corpus_file=corpus_file)
+        n_words = len(model.wv)
+        if self.check_vocab is not None:
+            self.check_vocab(n_words)
+        if n_words == 0:
+            raise ValueError(f"no word occurs min_count={self.min_count} times in {corpus_file}")
+        reporter = _EpochReporter(self.epochs, self.compute_loss, self.on_epoch)
+        model.train(
+            corpus_file=corpus_file,
+            total_words=model.corpus_total_words,
+            total_examples=model.corpus_count,
+            epochs=self.epochs,
+            compute_loss=self.compute_loss,
+            callbacks=[reporter],
+        )
+        wv = model.wv
+        self.words_: list[str] = list(wv.index_to_key)
+        self.counts_: NDArray[np.int64] = np.array([wv.get_vecattr(w, "count") for w in self.words_], dtype=np.int64)
+        self.vectors_: NDArray[np.float32] = np.ascontiguousarray(wv.vectors, dtype=np.float32)
+        self.corpus_documents_ = int(model.corpus_count)
+        self.corpus_tokens_ = int(model.corpus_total_words)
+        self.epoch_losses_ = reporter.losses
+        return self

@@ -1,0 +1,49 @@
+"""Word2Vec wrapper: vocabulary order/counts and single-worker reproducibility."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from corpus_factory import two_group_corpus
+from scdv.word2vec import Word2VecTrainer
+
+
+def small(**kw: Any) -> Word2VecTrainer:
+    base: dict[str, Any] = dict(vector_size=12, window=3, negative=3, sample=0, min_count=1, epochs=3, workers=1, seed=5)
+    base.update(kw)
+    return Word2VecTrainer(**base)
+
+
+def test_vocab_counts_and_order(tmp_path: Path) -> None:
+    path = two_group_corpus(tmp_path / "c.txt", lines=60)
+    counts = Counter(open(path, encoding="utf-8").read().split())
+    epochs: list[tuple[int, int, float | None]] = []
+    t = small(on_epoch=lambda e, n, loss, el, eta: epochs.append((e, n, loss))).fit(str(path))
+    assert sorted(t.words_) == sorted(counts)
+    assert [counts[w] for w in t.words_] == t.counts_.tolist()
+    assert np.all(np.diff(t.counts_) <= 0), "most frequent first"
+    assert t.vectors_.dtype == np.float32 and t.vectors_.shape == (len(counts), 12)
+    assert [e for e, _, _ in epochs] == [1, 2, 3] and all(loss is not None for _, _, loss in epochs)
+    assert t.corpus_documents_ == 60
+
+
+def test_single_worker_same_seed_is_reproducible(tmp_path: Path) -> None:
+    path = str(two_group_corpus(tmp_path / "c.txt", lines=80))
+    a = small().fit(path)
+    b = small().fit(path)
+    c = small(seed=6).fit(path)
+    assert a.words_ == b.words_
+    np.testing.assert_array_equal(a.vectors_, b.vectors_)
+    assert not np.array_equal(a.vectors_, c.vectors_)
+
+
+def test_min_count_and_vocab_check(tmp_path: Path) -> None:
+    path = tmp_path / "c.txt"
+    path.write_text("猫 猫 犬\n猫 鳥\n", encoding="utf-8")
+    sizes: list[int] = []
+    t = small(min_count=2, check_vocab=sizes.append).fit(str(path))
+    assert t.words_ == ["猫"] and sizes == [1]
