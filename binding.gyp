@@ -1,14 +1,22 @@
+# scdv_mecab: MeCab binding (pipeline/tokenizer/native/mecab_addon.cc), built by `npm run build:native`.
+# node-addon-api is used with C++ exceptions (std::exception also becomes a JS Error), -O2, C++17.
 {
   "targets": [
     {
       "target_name": "scdv_mecab",
       "sources": ["pipeline/tokenizer/native/mecab_addon.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
-      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_CPP_EXCEPTIONS", "NODE_ADDON_API_CPP_EXCEPTIONS_ALL", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "defines": [
+        "NAPI_VERSION=8",
+        "NODE_ADDON_API_CPP_EXCEPTIONS",
+        "NODE_ADDON_API_CPP_EXCEPTIONS_ALL",
+        "NODE_ADDON_API_DISABLE_DEPRECATED"
+      ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
       "cflags_cc": ["-std=c++17", "-fexceptions"],
       "libraries": ["<!@(mecab-config --libs)"],
+      # node's common.gypi sets -O3 for Release; replace it with -O2.
       "configurations": {
         "Release": {
           "cflags!": ["-O3"],

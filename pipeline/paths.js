@@ -20,9 +20,12 @@ export const IPADIC_UTF8_DIR = '/var/lib/mecab/dic/ipadic-utf8';
 /** Debian's EUC-JP ipadic sources, the base of every dictionary we compile. */
 export const IPADIC_SOURCE_DIR = '/usr/share/mecab/dic/ipadic';
 
+const STORE_DIR_OVERRIDE = process.env.SCDV_STORE_DIR ? path.resolve(process.env.SCDV_STORE_DIR) : null;
 export const MODELS_DIR = process.env.SCDV_MODELS_DIR ? path.resolve(process.env.SCDV_MODELS_DIR) : path.join(REPO_ROOT, 'models');
 /** Working files of runs (tokenised corpora, training stages): reusable, never needed by a finished model. */
 export const DATA_DIR = process.env.SCDV_DATA_DIR ? path.resolve(process.env.SCDV_DATA_DIR) : path.join(REPO_ROOT, '.scdv');
+/** Vector stores, one per model: <STORE_DIR>/<model>/<collection>/ (vectors of different models never mix). */
+export const STORE_DIR = STORE_DIR_OVERRIDE ?? path.join(DATA_DIR, 'store');
 export const VENV_DIR = path.join(REPO_ROOT, '.venv');
 export const VENV_PYTHON = path.join(VENV_DIR, 'bin', 'python');
 export const PYTHON_REQUIREMENTS = path.join(REPO_ROOT, 'workers', 'requirements.txt');

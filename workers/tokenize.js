@@ -9,7 +9,9 @@ import { japaneseShare } from '../pipeline/tokenizer/normalize.js';
 import { createTokenizer } from '../pipeline/tokenizer/index.js';
 import { hashOf } from '../pipeline/config.js';
 import { closeWorkerQueue, openQueue } from '../pipeline/queue/queues.js';
-import { shardTsv, shardMarker, shardsDir, writeFileAtomic } from '../pipeline/stages/tokenize-output.js';
+import { shardTsv } from '../pipeline/stages/tokenize-output.js';
+import { shardMarker, shardsDir } from '../pipeline/stages/sharded.js';
+import { writeFileAtomic } from '../pipeline/fsutil.js';
 
 /**
  * @typedef {object} ShardJob

@@ -1,6 +1,9 @@
 // Reader of word_topics.bin (format SCDVWT01, written by workers/scdv/wtv_format.py, which documents it).
-// Lookups read only what they need with positional reads: the file stays in the OS page cache, shared
-// by every process that opens it, and no process holds a copy of the matrix in its heap.
+// Two ways to read the same bytes:
+//  - positional reads (default): the file stays in the OS page cache, shared by every process, and no
+//    process holds the matrix in its heap; each lookup costs a few system calls;
+//  - a mapped or loaded view (`WordTopics.fromBytes`): lookups are plain memory reads and rows are
+//    zero-copy typed-array views.
 import fs from 'node:fs';
 
 const MAGIC = 'SCDVWT01';
@@ -20,15 +23,71 @@ export function fnv1a32(bytes) {
 
 /** @typedef {{indices: Uint32Array, values: Float32Array}} SparseRow */
 
+/**
+ * @typedef {object} ByteSource
+ * @property {(offset: number, length: number) => Buffer} read bytes at an offset (may be a view)
+ * @property {(offset: number, n: number) => Uint32Array} u32 n little-endian u32 values
+ * @property {(offset: number, n: number) => Float32Array} f32 n little-endian f32 values
+ * @property {number} size
+ * @property {() => void} close
+ */
+
+/**
+ * Positional reads from an open file.
+ * @param {string} file
+ * @returns {ByteSource}
+ */
+function fileSource(file) {
+  const fd = fs.openSync(file, 'r');
+  const readInto = (/** @type {Uint8Array} */ dst, /** @type {number} */ offset) => {
+    const n = fs.readSync(fd, dst, 0, dst.length, offset);
+    if (n !== dst.length) throw new Error(`${file}: short read at ${offset}`);
+  };
+  return {
+    read(offset, length) { const b = Buffer.allocUnsafe(length); readInto(b, offset); return b; },
+    u32(offset, n) { const a = new Uint32Array(n); if (n) readInto(new Uint8Array(a.buffer), offset); return a; },
+    f32(offset, n) { const a = new Float32Array(n); if (n) readInto(new Uint8Array(a.buffer), offset); return a; },
+    size: fs.fstatSync(fd).size,
+    close() { fs.closeSync(fd); },
+  };
+}
+
+/**
+ * Reads from bytes already in memory (a memory map or a loaded file); sections are 8-byte aligned
+ * in the file, so views are aligned whenever the bytes start on an 8-byte boundary.
+ * @param {Uint8Array} bytes
+ * @returns {ByteSource}
+ */
+function memorySource(bytes) {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const aligned = bytes.byteOffset % 4 === 0;
+  return {
+    read(offset, length) { return buf.subarray(offset, offset + length); },
+    u32(offset, n) {
+      return aligned ? new Uint32Array(bytes.buffer, bytes.byteOffset + offset, n)
+        : new Uint32Array(new Uint8Array(buf.subarray(offset, offset + 4 * n)).buffer);
+    },
+    f32(offset, n) {
+      return aligned ? new Float32Array(bytes.buffer, bytes.byteOffset + offset, n)
+        : new Float32Array(new Uint8Array(buf.subarray(offset, offset + 4 * n)).buffer);
+    },
+    size: bytes.byteLength,
+    close() {},
+  };
+}
+
 export class WordTopics {
-  /** @param {string} file */
-  constructor(file) {
-    this.file = file;
-    this.fd = fs.openSync(file, 'r');
-    const h = this.read(0, HEADER_SIZE);
-    if (h.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${file} is not a word-topic file (bad magic)`);
+  /**
+   * @param {ByteSource} src
+   * @param {string} name for messages
+   */
+  constructor(src, name) {
+    this.src = src;
+    this.name = name;
+    const h = Buffer.from(src.read(0, HEADER_SIZE));
+    if (h.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${name} is not a word-topic file (bad magic)`);
     const version = h.readUInt32LE(8);
-    if (version !== 1) throw new Error(`${file}: unsupported word-topic format version ${version}`);
+    if (version !== 1) throw new Error(`${name}: unsupported word-topic format version ${version}`);
     this.nWords = h.readUInt32LE(12);
     this.nClusters = h.readUInt32LE(16);
     this.dim = h.readUInt32LE(20);
@@ -41,21 +100,29 @@ export class WordTopics {
     this.offWordBytes = Number(h.readBigUInt64LE(72));
     this.offHash = Number(h.readBigUInt64LE(80));
     const total = Number(h.readBigUInt64LE(88));
-    const size = fs.fstatSync(this.fd).size;
-    if (size !== total) throw new Error(`${file} is truncated or padded: ${size} bytes, header says ${total}`);
+    if (src.size !== total) throw new Error(`${name} is truncated or padded: ${src.size} bytes, header says ${total}`);
     /** Width of a word-topic vector: K clusters x d dimensions. */
     this.width = this.nClusters * this.dim;
   }
 
+  /** @param {string} file */
+  static open(file) {
+    return new WordTopics(fileSource(file), file);
+  }
+
   /**
-   * @param {number} offset
-   * @param {number} length
+   * @param {Uint8Array} bytes the whole file
+   * @param {string} [name]
    */
-  read(offset, length) {
-    const buf = Buffer.allocUnsafe(length);
-    const n = fs.readSync(this.fd, buf, 0, length, offset);
-    if (n !== length) throw new Error(`${this.file}: short read at ${offset}`);
-    return buf;
+  static fromBytes(bytes, name = 'word_topics.bin') {
+    return new WordTopics(memorySource(bytes), name);
+  }
+
+  /** @param {number} i */
+  wordSpan(i) {
+    const offs = this.src.read(this.offWordOffsets + 8 * i, 16);
+    const start = Number(offs.readBigUInt64LE(0));
+    return [start, Number(offs.readBigUInt64LE(8))];
   }
 
   /**
@@ -67,13 +134,11 @@ export class WordTopics {
     const mask = this.hashSlots - 1;
     let slot = fnv1a32(bytes) & mask;
     for (;;) {
-      const entry = this.read(this.offHash + 4 * slot, 4).readUInt32LE(0);
+      const entry = this.src.read(this.offHash + 4 * slot, 4).readUInt32LE(0);
       if (entry === 0) return -1;
       const i = entry - 1;
-      const offs = this.read(this.offWordOffsets + 8 * i, 16);
-      const start = Number(offs.readBigUInt64LE(0));
-      const end = Number(offs.readBigUInt64LE(8));
-      if (end - start === bytes.length && this.read(this.offWordBytes + start, bytes.length).equals(bytes)) return i;
+      const [start, end] = this.wordSpan(i);
+      if (end - start === bytes.length && this.src.read(this.offWordBytes + start, bytes.length).equals(bytes)) return i;
       slot = (slot + 1) & mask;
     }
   }
@@ -93,18 +158,10 @@ export class WordTopics {
    * @returns {SparseRow}
    */
   row(i) {
-    const ptr = this.read(this.offRowPtr + 8 * i, 16);
+    const ptr = this.src.read(this.offRowPtr + 8 * i, 16);
     const a = Number(ptr.readBigUInt64LE(0));
-    const b = Number(ptr.readBigUInt64LE(8));
-    const n = b - a;
-    // Fresh, aligned buffers so the typed-array views are valid whatever the file offsets are.
-    const indices = new Uint32Array(n);
-    const values = new Float32Array(n);
-    if (n > 0) {
-      fs.readSync(this.fd, new Uint8Array(indices.buffer), 0, 4 * n, this.offCols + 4 * a);
-      fs.readSync(this.fd, new Uint8Array(values.buffer), 0, 4 * n, this.offVals + 4 * a);
-    }
-    return { indices, values };
+    const n = Number(ptr.readBigUInt64LE(8)) - a;
+    return { indices: this.src.u32(this.offCols + 4 * a, n), values: this.src.f32(this.offVals + 4 * a, n) };
   }
 
   /**
@@ -112,12 +169,11 @@ export class WordTopics {
    * @param {number} i
    */
   word(i) {
-    const offs = this.read(this.offWordOffsets + 8 * i, 16);
-    const start = Number(offs.readBigUInt64LE(0));
-    return this.read(this.offWordBytes + start, Number(offs.readBigUInt64LE(8)) - start).toString('utf8');
+    const [start, end] = this.wordSpan(i);
+    return this.src.read(this.offWordBytes + start, end - start).toString('utf8');
   }
 
   close() {
-    fs.closeSync(this.fd);
+    this.src.close();
   }
 }

@@ -7,8 +7,8 @@
 //   rejected.jsonl           {line, code, reason, id?} for every line not in tokens.tsv
 //   warnings.jsonl           {line, code, reason, id} for documents kept with a remark
 //   manifest.json            counts, dictionary, config, timings
-import fs from 'node:fs';
 import path from 'node:path';
+import { shardsDir } from './sharded.js';
 
 /**
  * @typedef {object} ShardResult
@@ -26,36 +26,5 @@ import path from 'node:path';
  * @property {string} worker host:pid that wrote it
  */
 
-/** @param {string} outDir */
-export const shardsDir = (outDir) => path.join(outDir, 'shards');
 /** @param {string} outDir @param {number} index */
 export const shardTsv = (outDir, index) => path.join(shardsDir(outDir), `${String(index).padStart(5, '0')}.tsv`);
-/** @param {string} outDir @param {number} index */
-export const shardMarker = (outDir, index) => path.join(shardsDir(outDir), `${String(index).padStart(5, '0')}.json`);
-
-/**
- * The shard's result when it completed for this run, else null.
- * @param {string} outDir
- * @param {number} index
- * @param {string} runKey
- * @returns {ShardResult | null}
- */
-export function readShardResult(outDir, index, runKey) {
-  try {
-    const r = JSON.parse(fs.readFileSync(shardMarker(outDir, index), 'utf8'));
-    return r.runKey === runKey ? r : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Write `content` to `file` atomically (temp file in the same folder, then rename).
- * @param {string} file
- * @param {string} content
- */
-export function writeFileAtomic(file, content) {
-  const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, content);
-  fs.renameSync(tmp, file);
-}

@@ -8,10 +8,10 @@ import { planShards } from '../corpus/plan.js';
 import { hashOf } from '../config.js';
 import { errors } from '../errors.js';
 import { createTokenizer } from '../tokenizer/index.js';
-import { openQueue } from '../queue/queues.js';
-import { ProgressBar } from '../progress.js';
 import { WorkerPool } from './worker-pool.js';
-import { readShardResult, shardsDir, shardTsv, writeFileAtomic } from './tokenize-output.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { prepareRunDir, readShardResult, runShards } from './sharded.js';
+import { shardTsv } from './tokenize-output.js';
 
 /**
  * @typedef {object} TokenizeOptions
@@ -66,13 +66,18 @@ export async function runTokenize(opts) {
       corpus: plan.sha256, tokenizer: config.tokenizer, dictionary: [described.dictionary.name, described.dictionary.size],
       maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.tokenize.shardSize,
     });
-    prepareOutDir(outDir, runKey, log);
+    prepareRunDir(outDir, runKey, log);
     const pending = plan.shards.filter((s) => !readShardResult(outDir, s.index, runKey));
     const reused = plan.shards.length - pending.length;
     log(`tokenize: ${plan.lines} lines in ${plan.shards.length} shards` +
       (reused ? ` (${reused} already done, reused)` : '') + `; dictionary ${described.dictionary.name}`);
 
-    if (pending.length) await runShards({ ...opts, corpus, outDir, runKey, pending, log });
+    if (pending.length) {
+      await runShards({
+        queueName: 'tokenize', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet,
+        jobData: (shard) => ({ runKey, corpus, shard, outDir, config }),
+      });
+    }
     // Workers shut down (each closes its Redis connections) while the coordinator merges.
     stopping = pool.stop();
     const merged = await mergeShards(outDir, plan.shards.map((s) => s.index), runKey);
@@ -97,98 +102,6 @@ export async function runTokenize(opts) {
 }
 
 /**
- * Keep the folder's finished shards when they belong to this run; otherwise start it over.
- * @param {string} outDir
- * @param {string} runKey
- * @param {(m: string) => void} log
- */
-function prepareOutDir(outDir, runKey, log) {
-  const runFile = path.join(outDir, 'run.json');
-  let previous = null;
-  try {
-    previous = JSON.parse(fs.readFileSync(runFile, 'utf8')).runKey;
-  } catch { /* new folder */ }
-  if (previous && previous !== runKey) {
-    log(`tokenize: ${outDir} held a run with other inputs; its shards are discarded`);
-    fs.rmSync(shardsDir(outDir), { recursive: true, force: true });
-  }
-  fs.mkdirSync(shardsDir(outDir), { recursive: true });
-  writeFileAtomic(runFile, JSON.stringify({ runKey }) + '\n');
-}
-
-/**
- * Queue the pending shards and wait until each has a completion marker (or failed for good).
- * @param {TokenizeOptions & {corpus: string, outDir: string, runKey: string, pending: import('../corpus/plan.js').Shard[], log: (m: string) => void}} o
- */
-async function runShards(o) {
-  const queue = openQueue('tokenize', o.redisUrl, o.config.queue);
-  queue.on('error', () => {}); // reconnects are automatic; failures surface as missing progress
-  const jobId = (/** @type {number} */ i) => `${o.runKey}-${i}`;
-  for (const shard of o.pending) {
-    const stale = await queue.getJob(jobId(shard.index));
-    if (stale && ((await stale.isFailed()) || (await stale.isCompleted()))) await stale.remove();
-    await queue.add('shard', { runKey: o.runKey, corpus: o.corpus, shard, outDir: o.outDir, config: o.config }, { jobId: jobId(shard.index) });
-  }
-  const bar = o.quiet ? null : new ProgressBar('tokenize');
-  /** Wakes the wait below as soon as a job completes or fails, instead of at the next poll. */
-  let wake = () => {};
-  queue.on('global:completed', () => wake());
-  queue.on('global:failed', () => wake());
-
-  /** @type {Map<number, number>} */
-  const linesDone = new Map();
-  queue.on('global:progress', (id, progress) => {
-    const index = Number(String(id).slice(o.runKey.length + 1));
-    try {
-      const p = typeof progress === 'string' ? JSON.parse(progress) : progress;
-      if (Number.isInteger(index) && p && typeof p.lines === 'number') linesDone.set(index, p.lines);
-    } catch { /* not ours */ }
-  });
-
-  const remaining = new Set(o.pending.map((s) => s.index));
-  const totalLines = o.pending.reduce((a, s) => a + s.lines, 0);
-  /** @type {string[]} */
-  const failures = [];
-  let docs = 0;
-  const started = Date.now();
-  try {
-    while (remaining.size > 0) {
-      for (const index of [...remaining]) {
-        const r = readShardResult(o.outDir, index, o.runKey);
-        if (r) {
-          remaining.delete(index);
-          linesDone.set(index, r.lines);
-          docs += r.documents;
-        }
-      }
-      for (const job of await queue.getFailed()) {
-        const index = Number(String(job.id).slice(o.runKey.length + 1));
-        if (String(job.id).startsWith(`${o.runKey}-`) && remaining.has(index)) {
-          remaining.delete(index);
-          failures.push(`shard ${index} (lines ${job.data.shard.firstLine}-${job.data.shard.firstLine + job.data.shard.lines - 1}): ${job.failedReason}`);
-        }
-      }
-      const lines = [...linesDone.values()].reduce((a, b) => a + b, 0);
-      const secs = (Date.now() - started) / 1000;
-      bar?.update({
-        done: o.pending.length - remaining.size, total: o.pending.length, unit: 'shards', fraction: lines / totalLines,
-        extra: `${docs} docs ${(lines / Math.max(secs, 0.001)).toFixed(0)} docs/s`,
-      });
-      if (remaining.size > 0) {
-        await new Promise((r) => {
-          const timer = setTimeout(r, 250);
-          wake = () => { clearTimeout(timer); r(undefined); };
-        });
-      }
-    }
-    bar?.finish();
-  } finally {
-    await queue.close();
-  }
-  if (failures.length) throw errors.SHARD_FAILED(failures.length, failures.join('; '));
-}
-
-/**
  * Concatenate finished shards in corpus order into tokens.tsv; the first occurrence of an id wins.
  * @param {string} outDir
  * @param {number[]} indexes
@@ -206,6 +119,7 @@ async function mergeShards(outDir, indexes, runKey) {
   let emptyDocuments = 0;
   let tokens = 0;
   for (const index of indexes) {
+    /** @type {import('./tokenize-output.js').ShardResult | null} */
     const r = readShardResult(outDir, index, runKey);
     if (!r) throw new Error(`shard ${index} has no completion marker after the run`);
     rejectedOut.push(...r.rejected);

@@ -13,7 +13,7 @@ import { openQueue } from '../queue/queues.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { runTokenize } from './tokenize.js';
 import { WorkerPool } from './worker-pool.js';
-import { writeFileAtomic } from './tokenize-output.js';
+import { writeFileAtomic } from '../fsutil.js';
 import { MODEL_FORMAT, validateModelName } from '../model/names.js';
 
 /** @typedef {'word2vec'|'idf'|'gmm'|'topics'} TrainStage */

@@ -30,6 +30,7 @@ export class Tokenizer {
           stopwords: stop.words,
           singleChar: config.singleChar,
           dropDigitsOnly: config.dropDigitsOnly,
+          dropNumberCounters: config.dropNumberCounters,
           dropSymbolsOnly: config.dropSymbolsOnly,
           lowercase: config.lowercase,
           maxTokenBytes: config.maxTokenBytes,

@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
  * @property {string[]} [stopwords] exact match on the output token (after lowercasing)
  * @property {'none' | 'hiragana' | 'non-kanji' | 'all'} [singleChar] which 1-character tokens to drop (default 'none')
  * @property {boolean} [dropDigitsOnly] drop tokens made only of digits and , . ・ (default false)
+ * @property {boolean} [dropNumberCounters] drop a number followed by one or two kanji/kana, such as 6月, 33歳,
+ *   100万円 (default false)
  * @property {boolean} [dropSymbolsOnly] drop tokens without a letter, kana, kanji or digit (default false)
  * @property {boolean} [lowercase] ASCII A-Z -> a-z in the output token (default false)
  * @property {number} [maxTokenBytes] drop tokens longer than this many UTF-8 bytes (default: no limit)
@@ -49,15 +51,12 @@ import { fileURLToPath } from 'node:url';
 
 const ADDON_PATH = fileURLToPath(new URL('../../build/Release/scdv_mecab.node', import.meta.url));
 
-/** @type {Addon | undefined} */
-let addon;
-
 /**
- * Loads the addon on first use, so that importing this module never fails.
+ * Loads the addon. Done at import time on purpose: a missing or broken build makes the
+ * import fail, which pipeline/tokenizer/index.js reports as "addon not built".
  * @returns {Addon}
  */
 function loadAddon() {
-  if (addon) return addon;
   if (!existsSync(ADDON_PATH)) {
     throw new Error(
       `The MeCab native addon is not built (${ADDON_PATH} is missing). ` +
@@ -65,7 +64,7 @@ function loadAddon() {
     );
   }
   try {
-    addon = /** @type {Addon} */ (createRequire(import.meta.url)(ADDON_PATH));
+    return /** @type {Addon} */ (createRequire(import.meta.url)(ADDON_PATH));
   } catch (err) {
     throw new Error(
       `Cannot load the MeCab native addon ${ADDON_PATH}: ${/** @type {Error} */ (err).message}. ` +
@@ -73,8 +72,9 @@ function loadAddon() {
       { cause: err },
     );
   }
-  return addon;
 }
+
+const addon = loadAddon();
 
 /**
  * MeCab tagger with C++-side filtering. One shared MeCab Model/Tagger per instance;
@@ -92,8 +92,7 @@ export class NativeTagger {
    * @throws {Error} when the dictionary is missing, incomplete or corrupt
    */
   constructor(options) {
-    const { NativeTagger: Raw } = loadAddon();
-    this.#native = new Raw(options);
+    this.#native = new addon.NativeTagger(options);
     this.#info = Object.freeze(this.#native.dictionaryInfo);
   }
 
@@ -142,6 +141,6 @@ export class NativeTagger {
 
   /** @returns {string} libmecab version, e.g. '0.996' */
   static get mecabVersion() {
-    return loadAddon().mecabVersion;
+    return addon.mecabVersion;
   }
 }

@@ -5,10 +5,12 @@
 // Every contender reads the same NFKC-normalised text (one document per line, written to a
 // temp file once). Throughput is MB (10^6 bytes of UTF-8 input) per second, the median over
 // repeats; contenders are interleaved within each repeat. The last stdout line is JSON
-// ending with addon_mb_s, cli_mb_s and ratio (= addon / cli). Progress goes to stderr.
+// ending with addon_mb_s, cli_mb_s and ratio (= addon / cli, wall-clock). Progress goes to
+// stderr. Per-CPU-second rates (cpu_ratio) are reported too: on a shared machine they are
+// steadier than wall-clock rates.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -100,22 +102,31 @@ function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** @typedef {{ wall: number, cpu: number }} Timing seconds of wall-clock and of CPU (user + system) */
+
 /**
- * Runs `mecab` over a file with stdout to /dev/null; returns wall seconds.
+ * Runs `mecab` over a file with stdout to /dev/null. A `sh` wrapper reports the child's CPU
+ * time (`times`), which is steadier than wall time when other jobs share the cores.
  * @param {string[]} args
- * @returns {Promise<number>}
+ * @returns {Promise<Timing>}
  */
 function runCli(args) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn('mecab', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const script = 'mecab "$@" >/dev/null && times';
+    const child = spawn('sh', ['-c', script, 'mecab-bench', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => {
-      const seconds = (performance.now() - t0) / 1000;
-      if (code !== 0 || stderr.trim()) reject(new Error(`mecab exited ${code}: ${stderr.trim()}`));
-      else resolve(seconds);
+      const wall = (performance.now() - t0) / 1000;
+      if (code !== 0 || stderr.trim()) return reject(new Error(`mecab exited ${code}: ${stderr.trim()}`));
+      // `times` prints the shell's user/system times, then its children's.
+      const times = [...(stdout.trim().split('\n')[1] ?? '').matchAll(/(\d+)m([\d.]+)s/g)];
+      const cpu = times.reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+      resolve({ wall, cpu });
     });
   });
 }
@@ -124,15 +135,17 @@ function runCli(args) {
  * @param {NativeTagger} tagger
  * @param {string[]} docs
  * @param {(t: NativeTagger, doc: string) => string} fn
- * @returns {number} seconds
+ * @returns {Timing}
  */
 function timeSync(tagger, docs, fn) {
   let chars = 0; // consume the results so nothing is optimised away
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (const doc of docs) chars += fn(tagger, doc).length;
-  const seconds = (performance.now() - t0) / 1000;
+  const wall = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
   if (chars < 0) throw new Error('unreachable');
-  return seconds;
+  return { wall, cpu: (c.user + c.system) / 1e6 };
 }
 
 /**
@@ -226,19 +239,25 @@ async function main() {
     timeSync(tagger, docs, (t, d) => t.tokenize(d));
 
     /** @type {Record<string, number[]>} */
-    const mbs = { cli: [], addon: [], raw: [], fork: [], batch: [] };
+    const mbs = { cli: [], addon: [], raw: [], fork: [], batch: [], cliCpu: [], addonCpu: [] };
     /** @type {number[]} */
     const startup = [];
+    const rate = (/** @type {number} */ n, /** @type {number} */ seconds) => n / MB / seconds;
     for (let r = 1; r <= opts.repeats; r++) {
-      startup.push(await runCli([...cliArgs, emptyFile]));
-      mbs.cli.push(bytes / MB / (await runCli([...cliArgs, textFile])));
-      mbs.addon.push(bytes / MB / timeSync(tagger, docs, (t, d) => t.tokenize(d)));
-      mbs.raw.push(bytes / MB / timeSync(tagger, docs, (t, d) => t.parse(d)));
-      mbs.fork.push(forkBytes / MB / timeForkPerDoc(cliArgs, forkDocs));
-      mbs.batch.push(bytes / MB / (await timeBatch(tagger, docs, 2, 32)));
+      startup.push((await runCli([...cliArgs, emptyFile])).wall);
+      const cli = await runCli([...cliArgs, textFile]);
+      const addon = timeSync(tagger, docs, (t, d) => t.tokenize(d));
+      mbs.cli.push(rate(bytes, cli.wall));
+      mbs.cliCpu.push(rate(bytes, cli.cpu));
+      mbs.addon.push(rate(bytes, addon.wall));
+      mbs.addonCpu.push(rate(bytes, addon.cpu));
+      mbs.raw.push(rate(bytes, timeSync(tagger, docs, (t, d) => t.parse(d)).wall));
+      mbs.fork.push(rate(forkBytes, timeForkPerDoc(cliArgs, forkDocs)));
+      mbs.batch.push(rate(bytes, await timeBatch(tagger, docs, 2, 32)));
+      const f = (/** @type {number[]} */ xs) => xs[r - 1].toFixed(2);
       log(
-        `repeat ${r}/${opts.repeats}: cli ${mbs.cli[r - 1].toFixed(2)}, addon ${mbs.addon[r - 1].toFixed(2)}, ` +
-          `raw ${mbs.raw[r - 1].toFixed(2)}, fork ${mbs.fork[r - 1].toFixed(2)}, batch ${mbs.batch[r - 1].toFixed(2)} MB/s`,
+        `repeat ${r}/${opts.repeats} (MB/s): cli ${f(mbs.cli)} (cpu ${f(mbs.cliCpu)}), addon ${f(mbs.addon)} ` +
+          `(cpu ${f(mbs.addonCpu)}), raw ${f(mbs.raw)}, fork ${f(mbs.fork)}, batch ${f(mbs.batch)}; load ${loadavg()[0].toFixed(2)}`,
       );
     }
 
@@ -251,6 +270,8 @@ async function main() {
         ['(c) addon parse(), raw MeCab text', median(mbs.raw)],
         [`(d) mecab fork per document (first ${forkDocs.length} docs)`, median(mbs.fork)],
         ['(e) addon tokenizeBatch, 2 in flight (thread pool)', median(mbs.batch)],
+        ['(a) mecab CLI, per CPU-second', median(mbs.cliCpu)],
+        ['(b) addon tokenize(), per CPU-second', median(mbs.addonCpu)],
       ],
       bytes,
     );
@@ -268,6 +289,10 @@ async function main() {
         raw_parse_mb_s: +median(mbs.raw).toFixed(3),
         fork_mb_s: +median(mbs.fork).toFixed(3),
         batch_mb_s: +median(mbs.batch).toFixed(3),
+        cli_cpu_mb_s: +median(mbs.cliCpu).toFixed(3),
+        addon_cpu_mb_s: +median(mbs.addonCpu).toFixed(3),
+        cpu_ratio: +(median(mbs.addonCpu) / median(mbs.cliCpu)).toFixed(3),
+        load_avg_1m: +loadavg()[0].toFixed(2),
         addon_mb_s: +addon.toFixed(3),
         cli_mb_s: +cli.toFixed(3),
         ratio: +(addon / cli).toFixed(3),

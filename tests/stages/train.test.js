@@ -81,7 +81,7 @@ test('scdv train builds a complete model whose clusters follow the contexts; a r
   assert.match(manifest.corpus.sha256, /^[0-9a-f]{64}$/);
   assert.ok(manifest.timings.word2vec_s > 0 && manifest.timings.gmm_s > 0);
 
-  const wt = new WordTopics(path.join(modelDir, 'word_topics.bin'));
+  const wt = WordTopics.open(path.join(modelDir, 'word_topics.bin'));
   const a = ANIMALS.map((w) => topCluster(wt, w));
   const v = VEHICLES.map((w) => topCluster(wt, w));
   wt.close();

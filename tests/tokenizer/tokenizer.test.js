@@ -100,3 +100,19 @@ test('the async batch API under concurrency equals the sync API', async () => {
   assert.deepEqual(async, sync);
   assert.ok(sync.every((s) => s.length > 0));
 });
+
+test('numbers with a counter are dropped, numbers inside names are kept', async () => {
+  const on = await make({ stopwords: { families: [], extra: [] } });
+  const off = await make({ stopwords: { families: [], extra: [] }, dropNumberCounters: false });
+  const text = '6月に33歳の3人が100万円を3Dと4Kで2ちゃんねるに書いた';
+  const kept = on.tokenize(text);
+  for (const t of ['6月', '33歳', '3人', '100万円']) assert.ok(!kept.includes(t), `${t} dropped: ${kept}`);
+  for (const t of ['3d', '4k']) assert.ok(kept.includes(t), `${t} kept: ${kept}`);
+  assert.ok(off.tokenize(text).some((t) => /^\d+[^\x00-\x7f]{1,2}$/.test(t)), 'the rule can be switched off');
+});
+
+test('a base form never gains punctuation its surface lacks', async () => {
+  const tok = await make({ stopwords: { families: [], extra: [] } });
+  const tokens = tok.tokenize('連絡先を涙ながらに消した。彼女は泣いた！');
+  assert.ok(tokens.every((t) => !/[。、！？!?.,]$/.test(t)), tokens.join(' '));
+});

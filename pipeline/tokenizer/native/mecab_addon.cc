@@ -83,6 +83,17 @@ inline bool IsDigitSeparator(uint32_t c) {
 }
 
 // Decodes one UTF-8 sequence; malformed bytes yield U+FFFD and advance by one byte.
+inline bool IsWordChar(uint32_t c) {
+  return IsDigit(c) || IsKanji(c) || IsHiragana(c) || IsKatakana(c) || IsLetter(c);
+}
+
+// Start of the last code point of [begin, end) (end > begin).
+inline const unsigned char* LastCodePointStart(const unsigned char* begin, const unsigned char* end) {
+  const unsigned char* p = end - 1;
+  while (p > begin && (*p & 0xC0) == 0x80) --p;
+  return p;
+}
+
 inline uint32_t NextCodePoint(const unsigned char*& p, const unsigned char* end) {
   const unsigned char b = *p++;
   if (b < 0x80) return b;
@@ -214,12 +225,19 @@ class PosTrie {
 };
 
 struct Filter {
+  Filter() = default;
+  Filter(Filter&&) = default;  // moving keeps the stopwordStore nodes, so the views stay valid
+  Filter& operator=(Filter&&) = default;
+  Filter(const Filter&) = delete;  // a copy would point its views at the source's strings
+  Filter& operator=(const Filter&) = delete;
+
   PosTrie pos;
   bool keepUnmatched = false;  // true only when keepPos was not given at all
   std::unordered_set<std::string> stopwordStore;
   std::unordered_set<std::string_view> stopwords;  // views into stopwordStore (stable nodes)
   SingleChar singleChar = SingleChar::kNone;
   bool dropDigitsOnly = false;
+  bool dropNumberCounters = false;
   bool dropSymbolsOnly = false;
   bool lowercase = false;
   size_t maxTokenBytes = std::numeric_limits<size_t>::max();
@@ -238,6 +256,10 @@ struct Filter {
     size_t count = 0;
     bool onlyDigits = true, anyDigit = false, anyWord = false;
     uint32_t first = 0;
+    // Number + counter ("6月", "33歳", "100万円"): leading digits, then 1-2 kanji/kana and nothing else.
+    bool inNumber = true;
+    size_t counterChars = 0;
+    bool counterIsKana = true;
     while (p < end) {
       const uint32_t c = NextCodePoint(p, end);
       if (count++ == 0) first = c;
@@ -245,6 +267,11 @@ struct Filter {
       anyDigit |= digit;
       onlyDigits &= digit || IsDigitSeparator(c);
       anyWord |= digit || IsKanji(c) || IsHiragana(c) || IsKatakana(c) || IsLetter(c);
+      if (inNumber && !(digit || (count > 1 && IsDigitSeparator(c)))) inNumber = false;
+      if (!inNumber) {
+        ++counterChars;
+        counterIsKana &= IsKanji(c) || IsHiragana(c) || IsKatakana(c);
+      }
     }
     if (count == 1) {
       switch (singleChar) {
@@ -255,6 +282,7 @@ struct Filter {
       }
     }
     if (dropDigitsOnly && onlyDigits && anyDigit) return false;
+    if (dropNumberCounters && IsDigit(first) && counterChars >= 1 && counterChars <= 2 && counterIsKana) return false;
     if (dropSymbolsOnly && !anyWord) return false;
     return stopwords.find(tok) == stopwords.end();
   }
@@ -286,7 +314,18 @@ class Core {
   void Tokenize(MeCab::Lattice* lattice, const char* text, size_t len, bool withPos,
                 std::string* out) const {
     Parse(lattice, text, len);
+    // Features live in the mmapped dictionary and Viterbi never touched them, so reading
+    // them is mostly cache misses: prefetch a few nodes ahead.
+    constexpr int kPrefetchDistance = 8;
+    const MeCab::Node* ahead = lattice->bos_node();
+    for (int i = 0; i < kPrefetchDistance && ahead; ++i, ahead = ahead->next) {
+      __builtin_prefetch(ahead->feature);
+    }
     for (const MeCab::Node* node = lattice->bos_node(); node; node = node->next) {
+      if (ahead) {
+        __builtin_prefetch(ahead->feature);
+        ahead = ahead->next;
+      }
       if (node->stat == MECAB_BOS_NODE || node->stat == MECAB_EOS_NODE) continue;
       const char* feature = node->feature;
       if (!feature || !filter_.KeepPos(feature)) continue;
@@ -325,6 +364,7 @@ class Core {
     const char* base = FieldStart(feature, 6);
     if (base && *base && *base != ',' && !(base[0] == '*' && (base[1] == ',' || base[1] == '\0'))) {
       AppendField(base, out);
+      TrimAddedPunctuation(node, start, out);
     }
     if (out->size() == start) out->append(node->surface, node->length);
     char* p = &(*out)[start];
@@ -333,6 +373,26 @@ class Core {
       const char c = *p;
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') *p = '_';
       else if (filter_.lowercase && c >= 'A' && c <= 'Z') *p = static_cast<char>(c + 32);
+    }
+  }
+
+  // Some neologd entries carry punctuation in the base form that the surface lacks (surface 涙,
+  // base form 涙。): trailing non-word characters of the base form are dropped unless the surface
+  // ends with the same character.
+  static void TrimAddedPunctuation(const MeCab::Node* node, size_t start, std::string* out) {
+    if (node->length == 0) return;
+    const auto* sBegin = reinterpret_cast<const unsigned char*>(node->surface);
+    const unsigned char* sLast = LastCodePointStart(sBegin, sBegin + node->length);
+    const unsigned char* sp = sLast;
+    const uint32_t surfaceLast = NextCodePoint(sp, sBegin + node->length);
+    for (;;) {
+      if (out->size() <= start) return;
+      const auto* b = reinterpret_cast<const unsigned char*>(out->data());
+      const unsigned char* last = LastCodePointStart(b + start, b + out->size());
+      const unsigned char* q = last;
+      const uint32_t c = NextCodePoint(q, b + out->size());
+      if (IsWordChar(c) || c == surfaceLast) return;
+      out->resize(static_cast<size_t>(last - b));
     }
   }
 
@@ -405,8 +465,8 @@ Filter ParseFilter(Napi::Env env, Napi::Value value) {
   }
   Napi::Object o = value.As<Napi::Object>();
   static const char* const kKeys[] = {"keepPos", "dropPos", "stopwords", "singleChar",
-                                      "dropDigitsOnly", "dropSymbolsOnly", "lowercase",
-                                      "maxTokenBytes"};
+                                      "dropDigitsOnly", "dropNumberCounters", "dropSymbolsOnly",
+                                      "lowercase", "maxTokenBytes"};
   Napi::Array names = o.GetPropertyNames();
   for (uint32_t i = 0; i < names.Length(); ++i) {
     const std::string k = names.Get(i).ToString().Utf8Value();
@@ -427,6 +487,7 @@ Filter ParseFilter(Napi::Env env, Napi::Value value) {
 
   f.lowercase = OptionalBool(env, o, "lowercase", false);
   f.dropDigitsOnly = OptionalBool(env, o, "dropDigitsOnly", false);
+  f.dropNumberCounters = OptionalBool(env, o, "dropNumberCounters", false);
   f.dropSymbolsOnly = OptionalBool(env, o, "dropSymbolsOnly", false);
 
   Napi::Value stop = o.Get("stopwords");

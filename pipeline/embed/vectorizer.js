@@ -1,0 +1,149 @@
+// SCDV document vectors: the one implementation, used by batch indexing and by requests alike.
+//   v(doc) = sparsify_k( Σ_{distinct words w of doc} damp(tf_w) · wtv(w) ), then L2-normalised,
+// where wtv(w) = idf(w) · concat_k P(k|w)·v_w is the word's (already sparse) word-topic vector from the model.
+
+/** @typedef {import('../model/word-topics.js').SparseRow} SparseVector */
+/** @typedef {import('../config.js').Config['embed']} EmbedConfig */
+
+/**
+ * @typedef {object} Embedding
+ * @property {Uint32Array} indices increasing
+ * @property {Float32Array} values L2 norm 1 (empty when no word was known)
+ * @property {number} knownWords distinct words found in the model
+ * @property {number} unknownWords distinct words not in the model
+ */
+
+/**
+ * Term-frequency damping.
+ * @param {number} tf occurrences in the document (>= 1)
+ * @param {EmbedConfig} cfg
+ */
+export function damp(tf, cfg) {
+  switch (cfg.damping) {
+    case 'binary': return 1;
+    case 'log': return 1 + Math.log(tf);
+    case 'raw': return tf;
+    case 'saturate': return (tf * (cfg.saturationK + 1)) / (tf + cfg.saturationK);
+    default: throw new Error(`unknown damping ${cfg.damping}`);
+  }
+}
+
+export class DocumentVectorizer {
+  /**
+   * @param {{width: number, lookup: (word: string) => SparseVector | null}} wordTopics
+   * @param {EmbedConfig} cfg
+   */
+  constructor(wordTopics, cfg) {
+    this.wordTopics = wordTopics;
+    this.cfg = cfg;
+    this.width = wordTopics.width;
+    this.keep = Math.max(1, cfg.keepCount ?? Math.ceil(cfg.keepFraction * this.width));
+    // Reused between calls: a dense accumulator and the list of dims it touched (reset after each call).
+    this.acc = new Float64Array(this.width);
+    this.seen = new Uint8Array(this.width);
+    this.touched = new Uint32Array(this.width);
+  }
+
+  /**
+   * @param {string[]} tokens the document's kept tokens, in any order
+   * @returns {Embedding}
+   */
+  embed(tokens) {
+    /** @type {Map<string, number>} */
+    const tf = new Map();
+    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+    const { acc, seen, touched } = this;
+    let nTouched = 0;
+    let knownWords = 0;
+    for (const [word, count] of tf) {
+      const row = this.wordTopics.lookup(word);
+      if (!row) continue;
+      knownWords++;
+      const w = damp(count, this.cfg);
+      const { indices, values } = row;
+      for (let i = 0; i < indices.length; i++) {
+        const d = indices[i];
+        if (!seen[d]) { seen[d] = 1; touched[nTouched++] = d; }
+        acc[d] += w * values[i];
+      }
+    }
+    const result = this.sparsify(nTouched);
+    for (let i = 0; i < nTouched; i++) { acc[touched[i]] = 0; seen[touched[i]] = 0; }
+    return { ...result, knownWords, unknownWords: tf.size - knownWords };
+  }
+
+  /**
+   * Keep the `keep` largest-magnitude entries of the accumulator (ties: lower index first), in index order,
+   * L2-normalised. Selection is linear (quickselect of the threshold), not a sort of every touched dim.
+   * @param {number} nTouched
+   */
+  sparsify(nTouched) {
+    const { acc, touched } = this;
+    /** @type {number[]} */
+    let dims = [];
+    if (nTouched <= this.keep) {
+      for (let i = 0; i < nTouched; i++) if (acc[touched[i]] !== 0) dims.push(touched[i]);
+    } else {
+      const mags = new Float64Array(nTouched);
+      for (let i = 0; i < nTouched; i++) mags[i] = Math.abs(acc[touched[i]]);
+      const threshold = kthLargest(mags, this.keep);
+      /** @type {number[]} */
+      const ties = [];
+      for (let i = 0; i < nTouched; i++) {
+        const d = touched[i];
+        const m = Math.abs(acc[d]);
+        if (m > threshold) dims.push(d); else if (m === threshold && m > 0) ties.push(d);
+      }
+      ties.sort((a, b) => a - b);
+      dims = dims.concat(ties.slice(0, this.keep - dims.length));
+    }
+    dims.sort((a, b) => a - b);
+    let norm = 0;
+    for (const d of dims) norm += acc[d] * acc[d];
+    norm = Math.sqrt(norm);
+    const indices = Uint32Array.from(dims);
+    const values = new Float32Array(dims.length);
+    for (let i = 0; i < dims.length; i++) values[i] = acc[dims[i]] / norm;
+    return { indices, values };
+  }
+}
+
+/**
+ * The k-th largest value of `a` (1-based), by quickselect; `a` is reordered.
+ * @param {Float64Array} a
+ * @param {number} k
+ */
+export function kthLargest(a, k) {
+  let lo = 0;
+  let hi = a.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >>> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] > pivot) i++;
+      while (a[j] < pivot) j--;
+      if (i <= j) { const t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
+    }
+    if (target <= j) hi = j; else if (target >= i) lo = i; else return a[target];
+  }
+  return a[target];
+}
+
+/**
+ * Dot product of two sparse vectors with increasing indices.
+ * @param {SparseVector} a
+ * @param {SparseVector} b
+ */
+export function sparseDot(a, b) {
+  let i = 0;
+  let j = 0;
+  let s = 0;
+  while (i < a.indices.length && j < b.indices.length) {
+    const x = a.indices[i];
+    const y = b.indices[j];
+    if (x === y) { s += a.values[i++] * b.values[j++]; } else if (x < y) i++; else j++;
+  }
+  return s;
+}

@@ -1,0 +1,39 @@
+// Open a trained model folder for embedding: manifest + word-topic vectors.
+import fs from 'node:fs';
+import path from 'node:path';
+import { MODELS_DIR } from '../paths.js';
+import { errors } from '../errors.js';
+import { MODEL_FORMAT, validateModelName } from './names.js';
+import { WordTopics } from './word-topics.js';
+
+/**
+ * @typedef {object} LoadedModel
+ * @property {string} name
+ * @property {string} dir
+ * @property {Record<string, any>} manifest
+ * @property {WordTopics} wordTopics
+ * @property {number} width dims of word-topic and document vectors
+ */
+
+/**
+ * @param {string} name
+ * @param {{modelsDir?: string, inMemory?: boolean}} [opts] inMemory: read the word-topic file into memory
+ *   (fast lookups for batch jobs); otherwise lookups read the file through the shared page cache
+ * @returns {LoadedModel}
+ */
+export function loadModel(name, opts = {}) {
+  const modelsDir = opts.modelsDir ?? MODELS_DIR;
+  const dir = path.join(modelsDir, validateModelName(name));
+  let manifest;
+  try {
+    manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+  } catch {
+    throw errors.MODEL_NOT_FOUND(name, modelsDir);
+  }
+  if (manifest.format !== MODEL_FORMAT) {
+    throw errors.MODEL_NOT_FOUND(name, `${modelsDir} (format ${manifest.format}, this version reads ${MODEL_FORMAT}: train it again)`);
+  }
+  const file = path.join(dir, 'word_topics.bin');
+  const wordTopics = opts.inMemory ? WordTopics.fromBytes(fs.readFileSync(file), file) : WordTopics.open(file);
+  return { name, dir, manifest, wordTopics, width: wordTopics.width };
+}

@@ -1,0 +1,139 @@
+// Running a corpus stage as one Bull job per shard: shared by tokenise and embed.
+// Completion is decided by files, not by Redis: a shard is done when its result marker
+// (outDir/shards/NNNNN.json, written last and atomically, carrying the run key) exists. So a run
+// survives Redis restarts and worker deaths, and a re-run skips every finished shard.
+import fs from 'node:fs';
+import path from 'node:path';
+import { errors } from '../errors.js';
+import { openQueue } from '../queue/queues.js';
+import { ProgressBar } from '../progress.js';
+import { writeFileAtomic } from '../fsutil.js';
+
+/** @param {string} outDir */
+export const shardsDir = (outDir) => path.join(outDir, 'shards');
+/** @param {string} outDir @param {number} index */
+export const shardMarker = (outDir, index) => path.join(shardsDir(outDir), `${String(index).padStart(5, '0')}.json`);
+
+/**
+ * The shard's result marker when it completed for this run, else null.
+ * @template T
+ * @param {string} outDir
+ * @param {number} index
+ * @param {string} runKey
+ * @returns {(T & {runKey: string, lines: number, documents: number}) | null}
+ */
+export function readShardResult(outDir, index, runKey) {
+  try {
+    const r = JSON.parse(fs.readFileSync(shardMarker(outDir, index), 'utf8'));
+    return r.runKey === runKey ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Keep the folder's finished shards when they belong to this run; otherwise start it over.
+ * @param {string} outDir
+ * @param {string} runKey
+ * @param {(m: string) => void} log
+ */
+export function prepareRunDir(outDir, runKey, log) {
+  const runFile = path.join(outDir, 'run.json');
+  let previous = null;
+  try {
+    previous = JSON.parse(fs.readFileSync(runFile, 'utf8')).runKey;
+  } catch { /* new folder */ }
+  if (previous && previous !== runKey) {
+    log(`${outDir} held a run with other inputs; its shard results are discarded`);
+    fs.rmSync(shardsDir(outDir), { recursive: true, force: true });
+  }
+  fs.mkdirSync(shardsDir(outDir), { recursive: true });
+  writeFileAtomic(runFile, JSON.stringify({ runKey }) + '\n');
+}
+
+/**
+ * @typedef {object} ShardRunOptions
+ * @property {'tokenize'|'embed'} queueName
+ * @property {string} outDir the run folder (shard markers live in outDir/shards)
+ * @property {string} runKey
+ * @property {import('../corpus/plan.js').Shard[]} pending
+ * @property {(shard: import('../corpus/plan.js').Shard) => Record<string, any>} jobData
+ * @property {import('../config.js').Config} config
+ * @property {string} redisUrl
+ * @property {(m: string) => void} log
+ * @property {boolean} [quiet]
+ */
+
+/**
+ * Queue the pending shards and wait until each has a completion marker (or failed for good).
+ * Workers must already be running (a WorkerPool, or `scdv worker <stage>` elsewhere).
+ * @param {ShardRunOptions} o
+ */
+export async function runShards(o) {
+  const queue = openQueue(o.queueName, o.redisUrl, o.config.queue);
+  queue.on('error', () => {}); // reconnects are automatic; failures surface as missing progress
+  const jobId = (/** @type {number} */ i) => `${o.runKey}-${i}`;
+  for (const shard of o.pending) {
+    const stale = await queue.getJob(jobId(shard.index));
+    if (stale && ((await stale.isFailed()) || (await stale.isCompleted()))) await stale.remove();
+    await queue.add('shard', o.jobData(shard), { jobId: jobId(shard.index) });
+  }
+  const bar = o.quiet ? null : new ProgressBar(o.queueName);
+  /** Wakes the wait below as soon as a job completes or fails, instead of at the next poll. */
+  let wake = () => {};
+  queue.on('global:completed', () => wake());
+  queue.on('global:failed', () => wake());
+
+  /** @type {Map<number, number>} */
+  const linesDone = new Map();
+  queue.on('global:progress', (id, progress) => {
+    const index = Number(String(id).slice(o.runKey.length + 1));
+    try {
+      const p = typeof progress === 'string' ? JSON.parse(progress) : progress;
+      if (Number.isInteger(index) && p && typeof p.lines === 'number') linesDone.set(index, p.lines);
+    } catch { /* not ours */ }
+  });
+
+  const remaining = new Set(o.pending.map((s) => s.index));
+  const totalLines = o.pending.reduce((a, s) => a + s.lines, 0);
+  /** @type {string[]} */
+  const failures = [];
+  let docs = 0;
+  const started = Date.now();
+  try {
+    while (remaining.size > 0) {
+      for (const index of [...remaining]) {
+        const r = readShardResult(o.outDir, index, o.runKey);
+        if (r) {
+          remaining.delete(index);
+          linesDone.set(index, r.lines);
+          docs += r.documents;
+        }
+      }
+      for (const job of await queue.getFailed()) {
+        const index = Number(String(job.id).slice(o.runKey.length + 1));
+        if (String(job.id).startsWith(`${o.runKey}-`) && remaining.has(index)) {
+          remaining.delete(index);
+          failures.push(`shard ${index} (lines ${job.data.shard.firstLine}-${job.data.shard.firstLine + job.data.shard.lines - 1}): ${job.failedReason}`);
+        }
+      }
+      const lines = [...linesDone.values()].reduce((a, b) => a + b, 0);
+      const secs = (Date.now() - started) / 1000;
+      bar?.update({
+        done: o.pending.length - remaining.size, total: o.pending.length, unit: 'shards', fraction: lines / totalLines,
+        extra: `${docs} docs ${(lines / Math.max(secs, 0.001)).toFixed(0)} docs/s`,
+      });
+      if (remaining.size > 0) {
+        await new Promise((r) => {
+          const timer = setTimeout(r, 250);
+          wake = () => { clearTimeout(timer); r(undefined); };
+        });
+      }
+    }
+    bar?.finish();
+  } finally {
+    await queue.close();
+  }
+  if (failures.length) throw errors.SHARD_FAILED(failures.length, failures.join('; '));
+}
+
