@@ -6,6 +6,7 @@ const COMMANDS = {
   tokenize: () => import('./commands/tokenize.js'),
   train: () => import('./commands/train.js'),
   worker: () => import('./commands/worker.js'),
+  dict: () => import('./commands/dict.js'),
   demo: () => import('./commands/demo.js'),
 };
 
@@ -16,7 +17,8 @@ Usage:
   scdv tokenize --text "…" [--json] [--config FILE]
   scdv train --corpus FILE [--name NAME] [--force] [--config FILE] [--clusters K] [--dims D]
              [--epochs E] [--min-count M] [--covariance tied|diag|full] [--seed S]
-  scdv worker tokenize|train [--concurrency N] [--config FILE]
+  scdv worker tokenize|train|embed [--concurrency N] [--config FILE]
+  scdv dict compile --csv words.csv --out words.dic   a user dictionary for tokenizer.userDictionaries
   scdv demo                      the main job on the bundled sample corpus (what \`npm start\` runs)
 
 Environment:

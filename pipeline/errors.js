@@ -40,6 +40,7 @@ export const errors = {
   ADDON_NOT_BUILT: define('SCDV_ADDON_NOT_BUILT', 500, 'the native MeCab addon is not built (%s): run `npm run setup`'),
   DICTIONARY_NOT_FOUND: define('SCDV_DICTIONARY_NOT_FOUND', 500, 'MeCab dictionary %s not found at %s: %s'),
   DICTIONARY_BROKEN: define('SCDV_DICTIONARY_BROKEN', 500, 'MeCab could not load the dictionary at %s: %s'),
+  USER_DICTIONARY_INVALID: define('SCDV_USER_DICTIONARY_INVALID', 400, 'user dictionary line %s: %s'),
   STOPWORD_FAMILY_UNKNOWN: define('SCDV_STOPWORD_FAMILY_UNKNOWN', 400, 'unknown stop-word family "%s" (known: %s)'),
   CORPUS_NOT_FOUND: define('SCDV_CORPUS_NOT_FOUND', 400, 'corpus file %s: %s'),
   CORPUS_EMPTY: define('SCDV_CORPUS_EMPTY', 400, 'corpus file %s has no lines'),

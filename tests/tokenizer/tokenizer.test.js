@@ -116,3 +116,19 @@ test('a base form never gains punctuation its surface lacks', async () => {
   const tokens = tok.tokenize('連絡先を涙ながらに消した。彼女は泣いた！');
   assert.ok(tokens.every((t) => !/[。、！？!?.,]$/.test(t)), tokens.join(' '));
 });
+
+test('a user dictionary compiled with scdv dict compile keeps a new word whole', async () => {
+  const { compileUserDictionary } = await import('../../pipeline/tokenizer/user-dictionary.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-ud-'));
+  const csv = path.join(dir, 'words.csv');
+  fs.writeFileSync(csv, 'スコデブ推薦機,1285,1285,100,名詞,固有名詞,一般,*,*,*,スコデブ推薦機,スコデブスイセンキ,スコデブスイセンキ\n');
+  const dic = path.join(dir, 'words.dic');
+  assert.equal(compileUserDictionary(csv, dic).entries, 1);
+  const text = 'スコデブ推薦機を使う';
+  const plain = await make({ dictionary: 'ipadic', stopwords: { families: [], extra: [] } });
+  assert.ok(!plain.tokenize(text).includes('スコデブ推薦機'));
+  const withUser = await make({ dictionary: 'ipadic', userDictionaries: [dic], stopwords: { families: [], extra: [] } });
+  assert.ok(withUser.tokenize(text).includes('スコデブ推薦機'), withUser.tokenize(text).join(' '));
+  fs.writeFileSync(csv, 'broken,line\n');
+  assert.throws(() => compileUserDictionary(csv, dic), /user dictionary line 1: 2 fields, need 13/);
+});
