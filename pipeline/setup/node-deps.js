@@ -1,35 +1,66 @@
-// Step 4: npm dependencies and our native MeCab addon.
+// Step 4: npm dependencies and our native addons (the MeCab binding, the vector store).
 import fs from 'node:fs';
 import path from 'node:path';
-import { NATIVE_ADDON, REPO_ROOT } from '../paths.js';
+import { REPO_ROOT } from '../paths.js';
 import { hashFile, hashStrings, readStamp, run } from './run.js';
 
 const LOCK = path.join(REPO_ROOT, 'package-lock.json');
 const STAMP = path.join(REPO_ROOT, 'node_modules', '.scdv-lock.sha256');
-const NATIVE_SOURCES = [path.join(REPO_ROOT, 'binding.gyp'), path.join(REPO_ROOT, 'pipeline', 'tokenizer', 'native', 'mecab_addon.cc')];
-const NATIVE_STAMP = path.join(REPO_ROOT, 'build', '.scdv-native.sha256');
 
 /**
- * `npm install` when node_modules does not match package-lock.json, then (re)build the addon when its sources changed.
+ * Each addon: the folder holding its binding.gyp, its sources, and the npm script that builds it.
+ * A stamp of the sources' hash beside the output decides whether to rebuild.
+ */
+const ADDONS = [
+  { name: 'MeCab binding', dir: REPO_ROOT, sources: ['binding.gyp', 'pipeline/tokenizer/native'], output: 'build/Release/scdv_mecab.node', script: 'build:native' },
+  { name: 'vector store', dir: path.join(REPO_ROOT, 'pipeline', 'store', 'native'), sources: ['binding.gyp', 'src'], output: 'build/Release/scdv_store.node', script: 'build:store' },
+];
+
+/**
+ * Files under the given paths (relative to dir), sorted, for hashing.
+ * @param {string} dir
+ * @param {string[]} rel
+ * @returns {string[]}
+ */
+function sourceFiles(dir, rel) {
+  return rel.flatMap((r) => {
+    const p = path.join(dir, r);
+    if (!fs.existsSync(p)) return [];
+    if (fs.statSync(p).isFile()) return [p];
+    return fs.readdirSync(p, { recursive: true, encoding: 'utf8' })
+      .map((f) => path.join(p, f))
+      .filter((f) => fs.statSync(f).isFile() && /\.(cc|cpp|h|hpp|gyp|gypi)$/.test(f));
+  }).sort();
+}
+
+/**
+ * `npm install` when node_modules does not match package-lock.json, then (re)build each addon whose sources changed.
  * @param {(msg: string) => void} log
  */
 export function ensureNodeDependencies(log) {
   const lockHash = hashFile(LOCK);
   if (readStamp(STAMP) !== lockHash) {
     // `npm install` rather than `npm ci`: npm 11 leaves other platforms' optional packages out of the
-    // lock file it writes, and `npm ci` then refuses it. Scripts are off: the addon is built below.
+    // lock file it writes, and `npm ci` then refuses it. Scripts are off: the addons are built below.
     log('npm: installing dependencies');
     run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: REPO_ROOT });
     fs.writeFileSync(STAMP, lockHash + '\n');
   } else {
     log('npm: dependencies up to date');
   }
-  const nativeHash = hashStrings(NATIVE_SOURCES.map((f) => hashFile(f)));
-  if (fs.existsSync(NATIVE_ADDON) && readStamp(NATIVE_STAMP) === nativeHash) {
-    log('native addon: up to date');
-    return;
+  for (const addon of ADDONS) {
+    if (!fs.existsSync(path.join(addon.dir, 'binding.gyp'))) continue;
+    const files = sourceFiles(addon.dir, addon.sources);
+    const want = hashStrings(files.flatMap((f) => [path.relative(addon.dir, f), hashFile(f)]));
+    const output = path.join(addon.dir, addon.output);
+    // The stamp lives outside build/, which node-gyp wipes on every rebuild.
+    const stampFile = path.join(addon.dir, '.scdv-native.sha256');
+    if (fs.existsSync(output) && readStamp(stampFile) === want) {
+      log(`native ${addon.name}: up to date`);
+      continue;
+    }
+    log(`native ${addon.name}: building (node-gyp)`);
+    run('npm', ['run', '--silent', addon.script], { cwd: REPO_ROOT, quiet: true });
+    fs.writeFileSync(stampFile, want + '\n');
   }
-  log('native addon: building (node-gyp)');
-  run('npm', ['run', '--silent', 'build:native'], { cwd: REPO_ROOT, quiet: true });
-  fs.writeFileSync(NATIVE_STAMP, nativeHash + '\n');
 }
