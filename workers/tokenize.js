@@ -8,7 +8,7 @@ import { parseDocument, documentText } from '../pipeline/corpus/document.js';
 import { japaneseShare } from '../pipeline/tokenizer/normalize.js';
 import { createTokenizer } from '../pipeline/tokenizer/index.js';
 import { hashOf } from '../pipeline/config.js';
-import { closeWorkerQueue, openQueue } from '../pipeline/queue/queues.js';
+import { runQueueWorker } from '../pipeline/queue/worker.js';
 import { shardTsv } from '../pipeline/stages/tokenize-output.js';
 import { shardMarker, shardsDir } from '../pipeline/stages/sharded.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
@@ -134,28 +134,14 @@ function countSpaces(s) {
 
 /**
  * Run a worker on the `tokenize` queue until SIGTERM/SIGINT; resolves when it has stopped.
- * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number, log?: (m: string) => void}} opts
+ * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number}} opts
  */
-export async function runTokenizeWorker(opts) {
-  const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`[worker ${process.pid}] ${m}\n`));
-  const queue = openQueue('tokenize', opts.redisUrl, opts.config.queue);
-  queue.on('error', (err) => log(`redis: ${err.message}`));
-  queue.process('shard', opts.concurrency ?? 1, async (/** @type {import('bull').Job<ShardJob>} */ job) => {
-    let last = 0;
-    const r = await processShard(job.data, (p) => {
-      const now = Date.now();
-      if (now - last > 250) {
-        last = now;
-        job.progress(p).catch(() => {}); // progress is best effort; the lock and result are what count
-      }
-    });
-    return { shard: r.shard, documents: r.documents, rejected: r.rejected.length, seconds: r.seconds };
+export function runTokenizeWorker(opts) {
+  return runQueueWorker({
+    ...opts, queueName: 'tokenize', jobName: 'shard',
+    handle: async (/** @type {import('bull').Job<ShardJob>} */ job, progress) => {
+      const r = await processShard(job.data, progress);
+      return { shard: r.shard, documents: r.documents, rejected: r.rejected.length, seconds: r.seconds };
+    },
   });
-  await new Promise((resolve) => {
-    const stop = () => resolve(undefined);
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
-  // Finish the shard in hand (Bull waits for active jobs), then leave.
-  await closeWorkerQueue(queue);
 }

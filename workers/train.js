@@ -7,7 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { REPO_ROOT, VENV_PYTHON } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
-import { closeWorkerQueue, openQueue } from '../pipeline/queue/queues.js';
+import { runQueueWorker } from '../pipeline/queue/worker.js';
 
 /**
  * @typedef {object} TrainStageJob
@@ -72,34 +72,21 @@ export function runPythonStage(job, onProgress, opts = {}) {
 }
 
 /**
- * Run a worker on the `train` queue until SIGTERM/SIGINT.
- * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, log?: (m: string) => void}} opts
+ * Run a worker on the `train` queue until SIGTERM/SIGINT. Stopping kills the Python stage in flight:
+ * stages write atomically, so only its own unfinished work is lost.
+ * @param {{redisUrl: string, config: import('../pipeline/config.js').Config}} opts
  */
-export async function runTrainWorker(opts) {
-  const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`[train worker ${process.pid}] ${m}\n`));
-  const queue = openQueue('train', opts.redisUrl, opts.config.queue);
-  queue.on('error', (err) => log(`redis: ${err.message}`));
-  const abort = new AbortController();
-  queue.process('stage', 1, async (/** @type {import('bull').Job<TrainStageJob>} */ job) => {
-    let last = 0;
-    try {
-      return await runPythonStage(job.data, (p) => {
-        const now = Date.now();
-        if (now - last > 200 || p.phase === 'done') {
-          last = now;
-          job.progress(p).catch(() => {});
-        }
-      }, { signal: abort.signal });
-    } catch (err) {
-      // Bad input fails the same way every time: do not retry it.
-      if (/** @type {any} */ (err).inputError) job.discard();
-      throw err;
-    }
+export function runTrainWorker(opts) {
+  return runQueueWorker({
+    ...opts, queueName: 'train', jobName: 'stage',
+    handle: async (/** @type {import('bull').Job<TrainStageJob>} */ job, progress, signal) => {
+      try {
+        return await runPythonStage(job.data, progress, { signal });
+      } catch (err) {
+        // Bad input fails the same way every time: do not retry it.
+        if (/** @type {any} */ (err).inputError) job.discard();
+        throw err;
+      }
+    },
   });
-  await new Promise((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
-  abort.abort(); // Python stages write atomically: stopping one loses only its own unfinished work
-  await closeWorkerQueue(queue);
 }

@@ -1,6 +1,7 @@
 // Helpers shared by subcommands: config from flags, integer flags, Redis for the run.
 import { loadConfig } from '../config.js';
 import { errors } from '../errors.js';
+import { connectOrStartRedis } from '../queue/redis.js';
 
 /**
  * Config from --config FILE (users) or --config-json (parent process -> local workers).
@@ -24,4 +25,22 @@ export function intFlag(value, flag) {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw errors.USAGE(`${flag} must be a whole number, got "${value}"`);
   return n;
+}
+
+/**
+ * Run `fn` with Redis (REDIS_URL, or a private server stopped afterwards, also on Ctrl-C).
+ * @template T
+ * @param {(redisUrl: string) => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export async function withRedis(fn) {
+  const redis = await connectOrStartRedis();
+  const stop = async () => { await redis.stop(); process.exit(130); };
+  process.once('SIGINT', stop);
+  try {
+    return await fn(redis.url);
+  } finally {
+    process.off('SIGINT', stop);
+    await redis.stop();
+  }
 }

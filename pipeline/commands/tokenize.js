@@ -2,9 +2,8 @@
 import { parseArgs } from 'node:util';
 import { errors } from '../errors.js';
 import { createTokenizer } from '../tokenizer/index.js';
-import { connectOrStartRedis } from '../queue/redis.js';
 import { runTokenize } from '../stages/tokenize.js';
-import { configFromFlags, intFlag } from './common.js';
+import { configFromFlags, intFlag, withRedis } from './common.js';
 
 /** @param {string[]} argv */
 export async function run(argv) {
@@ -30,16 +29,11 @@ export async function run(argv) {
   }
   if (!values.corpus || !values.out) throw errors.USAGE('scdv tokenize needs --corpus FILE and --out DIR (or --text "…")');
 
-  const redis = await connectOrStartRedis();
-  const stop = async () => { await redis.stop(); process.exit(130); };
-  process.once('SIGINT', stop);
-  try {
-    const s = await runTokenize({ corpus: values.corpus, outDir: values.out, config, redisUrl: redis.url, workers });
+  const { corpus, out } = values;
+  await withRedis(async (redisUrl) => {
+    const s = await runTokenize({ corpus, outDir: out, config, redisUrl, workers });
     printSummary(s);
-  } finally {
-    process.off('SIGINT', stop);
-    await redis.stop();
-  }
+  });
 }
 
 /** @param {import('../stages/tokenize.js').TokenizeSummary} s */

@@ -1,10 +1,9 @@
 // scdv train: a corpus in, a model folder out (models/<name>/).
 import { parseArgs } from 'node:util';
 import { errors } from '../errors.js';
-import { connectOrStartRedis } from '../queue/redis.js';
 import { runTrain } from '../stages/train.js';
 import { formatSeconds } from '../progress.js';
-import { configFromFlags, intFlag } from './common.js';
+import { configFromFlags, intFlag, withRedis } from './common.js';
 
 /** @param {string[]} argv */
 export async function run(argv) {
@@ -35,16 +34,11 @@ export async function run(argv) {
     ...(workers ? { tokenize: { workers } } : {}),
   });
 
-  const redis = await connectOrStartRedis();
-  const stop = async () => { await redis.stop(); process.exit(130); };
-  process.once('SIGINT', stop);
-  try {
-    const { modelDir, manifest } = await runTrain({ corpus: values.corpus, name: values.name, config, redisUrl: redis.url, force: values.force });
+  const { corpus, name, force } = values;
+  await withRedis(async (redisUrl) => {
+    const { modelDir, manifest } = await runTrain({ corpus, name, config, redisUrl, force });
     printTrainSummary(modelDir, manifest);
-  } finally {
-    process.off('SIGINT', stop);
-    await redis.stop();
-  }
+  });
 }
 
 /**

@@ -62,6 +62,7 @@ export function prepareRunDir(outDir, runKey, log) {
  * @property {string} redisUrl
  * @property {(m: string) => void} log
  * @property {boolean} [quiet]
+ * @property {{failure: string | null}} [pool] local workers: the run fails when they all died for good
  */
 
 /**
@@ -117,6 +118,7 @@ export async function runShards(o) {
           failures.push(`shard ${index} (lines ${job.data.shard.firstLine}-${job.data.shard.firstLine + job.data.shard.lines - 1}): ${job.failedReason}`);
         }
       }
+      if (o.pool?.failure && remaining.size > 0) throw errors.WORKERS_DIED(o.pool.failure);
       const lines = [...linesDone.values()].reduce((a, b) => a + b, 0);
       const secs = (Date.now() - started) / 1000;
       bar?.update({

@@ -6,11 +6,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { planShards } from '../corpus/plan.js';
 import { hashOf } from '../config.js';
-import { errors } from '../errors.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { WorkerPool } from './worker-pool.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { prepareRunDir, readShardResult, runShards } from './sharded.js';
+import { prepareRunDir, readShardResult, runShards, shardsDir } from './sharded.js';
 import { shardTsv } from './tokenize-output.js';
 
 /**
@@ -74,7 +73,7 @@ export async function runTokenize(opts) {
 
     if (pending.length) {
       await runShards({
-        queueName: 'tokenize', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet,
+        queueName: 'tokenize', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
         jobData: (shard) => ({ runKey, corpus, shard, outDir, config }),
       });
     }
@@ -145,6 +144,8 @@ async function mergeShards(outDir, indexes, runKey) {
   }
   await new Promise((resolve, reject) => out.end((/** @type {any} */ e) => (e ? reject(e) : resolve(undefined))));
   fs.renameSync(tmp, tokensFile);
+  // Temp files of workers killed mid-shard: their shards were done again by others.
+  for (const f of fs.readdirSync(shardsDir(outDir))) if (f.includes('.tmp-')) fs.rmSync(path.join(shardsDir(outDir), f), { force: true });
   rejectedOut.sort((a, b) => a.line - b.line);
   warningsOut.sort((a, b) => a.line - b.line);
   writeFileAtomic(path.join(outDir, 'rejected.jsonl'), rejectedOut.map((r) => JSON.stringify(r)).join('\n') + (rejectedOut.length ? '\n' : ''));

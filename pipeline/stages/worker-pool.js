@@ -18,6 +18,10 @@ export class WorkerPool {
     this.restarts = 0;
     this.maxRestarts = opts.maxRestarts ?? 3 * Math.max(1, opts.count);
     this.stopping = false;
+    /** Set when workers keep dying and no restart is left: the run cannot finish on its own. */
+    this.failure = /** @type {string | null} */ (null);
+    /** @type {string[]} */
+    this.recentLog = [];
   }
 
   start() {
@@ -36,12 +40,20 @@ export class WorkerPool {
     });
     this.children.add(child);
     readline.createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stderr) })
-      .on('line', (l) => this.opts.log(l));
+      .on('line', (l) => {
+        this.recentLog.push(l);
+        if (this.recentLog.length > 5) this.recentLog.shift();
+        this.opts.log(l);
+      });
     child.on('exit', (code, signal) => {
       this.children.delete(child);
       if (this.stopping) return;
       this.opts.log(`worker ${child.pid} exited (${signal ?? code}); its shard will be taken over`);
       if (this.restarts++ < this.maxRestarts) this.spawnOne();
+      else if (this.children.size === 0) {
+        this.failure = `all ${this.opts.stage} workers died (${this.restarts} restarts); last exit ${signal ?? code}` +
+          (this.recentLog.length ? `; last output: ${this.recentLog.join(' | ')}` : '');
+      }
     });
   }
 

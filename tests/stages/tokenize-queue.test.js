@@ -81,7 +81,8 @@ test('a worker killed mid-shard: the shard is redone elsewhere, each document ex
         const shards = path.join(out, 'shards');
         const timer = setInterval(() => {
           // A temp file named after its writer's pid means that worker is mid-shard.
-          const tmpFile = fs.readdirSync(shards).find((f) => /\.tsv\.tmp-\d+$/.test(f));
+          // Workers start before the run folder exists: nothing to look at yet.
+          const tmpFile = fs.existsSync(shards) ? fs.readdirSync(shards).find((f) => /\.tsv\.tmp-\d+$/.test(f)) : undefined;
           const pid = tmpFile ? Number(tmpFile.split('tmp-')[1]) : 0;
           if (pid && pool.pids.includes(pid)) {
             killedPid = pid;
@@ -102,6 +103,7 @@ test('a worker killed mid-shard: the shard is redone elsewhere, each document ex
   const runKey = JSON.parse(fs.readFileSync(path.join(out, 'run.json'), 'utf8')).runKey;
   const writers = new Set(Array.from({ length: s.shards }, (_, i) => /** @type {import('../../pipeline/stages/tokenize-output.js').ShardResult | null} */ (readShardResult(out, i, runKey))?.worker.split(':')[1]));
   assert.ok(!writers.has(String(killedPid)), 'no shard result comes from the killed worker');
+  assert.deepEqual(fs.readdirSync(path.join(out, 'shards')).filter((f) => f.includes('.tmp-')), [], 'the killed worker\'s temp file is cleaned up');
 
   const before = fs.readFileSync(s.tokensFile, 'utf8');
   const again = await runTokenize({ corpus: SAMPLE, outDir: out, config: config(60), redisUrl: redis.url, workers: 1, log: quietLog, quiet: true });
