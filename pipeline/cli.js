@@ -5,6 +5,7 @@ import { ScdvError } from './errors.js';
 const COMMANDS = {
   tokenize: () => import('./commands/tokenize.js'),
   train: () => import('./commands/train.js'),
+  index: () => import('./commands/index.js'),
   worker: () => import('./commands/worker.js'),
   dict: () => import('./commands/dict.js'),
   demo: () => import('./commands/demo.js'),
@@ -17,6 +18,7 @@ Usage:
   scdv tokenize --text "…" [--json] [--config FILE]
   scdv train --corpus FILE [--name NAME] [--force] [--config FILE] [--clusters K] [--dims D]
              [--epochs E] [--min-count M] [--covariance tied|diag|full] [--seed S]
+  scdv index --model NAME --corpus FILE [--collection C] [--workers N] [--batch-size B] [--config FILE]
   scdv worker tokenize|train|embed [--concurrency N] [--config FILE]
   scdv dict compile --csv words.csv --out words.dic   a user dictionary for tokenizer.userDictionaries
   scdv demo                      the main job on the bundled sample corpus (what \`npm start\` runs)

@@ -8,6 +8,9 @@ import { createTokenizer } from '../tokenizer/index.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { runTokenize } from '../stages/tokenize.js';
 import { runTrain } from '../stages/train.js';
+import { runIndex, storeDirFor } from '../stages/embed.js';
+import { openStore } from '../store/index.js';
+import { printIndexSummary } from './index.js';
 import { MODELS_DIR } from '../paths.js';
 import { printSummary } from './tokenize.js';
 import { printTrainSummary } from './train.js';
@@ -55,8 +58,37 @@ export async function run(_argv) {
       const trained = await runTrain({ corpus: SAMPLE_CORPUS, name: DEMO_MODEL, config: demoConfig, redisUrl: redis.url });
       printTrainSummary(trained.modelDir, trained.manifest);
     }
+
+    say(`\nIndexing the sample into collection "articles" of model ${DEMO_MODEL}:`);
+    const indexed = await runIndex({ corpus: SAMPLE_CORPUS, model: DEMO_MODEL, collection: 'articles', config: demoConfig, redisUrl: redis.url, workers: 2 });
+    printIndexSummary(indexed);
+    showRelated(say);
   } finally {
     await redis.stop();
   }
-  say('\nNext stages (embed, serve) are not built yet; see README.md.');
+  say('\nNext stage (the REST server) is not built yet; see README.md.');
+}
+
+/** Example ids: one article of three categories of the sample. */
+const EXAMPLES = ['sports-watch-4597641', 'it-life-hack-6292880', 'movie-enter-5840081'];
+
+/**
+ * Related articles for a few documents, straight from the store.
+ * @param {(s: string) => void} say
+ */
+function showRelated(say) {
+  const store = openStore(storeDirFor(DEMO_MODEL));
+  try {
+    const articles = store.collection('articles');
+    for (const id of EXAMPLES) {
+      const doc = articles.get(id);
+      if (!doc) continue;
+      say(`\nRelated to ${id} 「${doc.meta.title}」:`);
+      for (const r of articles.search(doc.vector, { k: 5, excludeIds: [id] })) {
+        say(`  ${r.score.toFixed(3)}  ${r.id}  ${String(r.meta.title).slice(0, 50)}`);
+      }
+    }
+  } finally {
+    store.close();
+  }
 }

@@ -11,12 +11,17 @@ export async function run(argv) {
     options: { concurrency: { type: 'string' }, config: { type: 'string' }, 'config-json': { type: 'string' } },
   });
   const stage = positionals[0];
-  if (stage !== 'tokenize' && stage !== 'train') throw errors.USAGE(`scdv worker needs a stage: tokenize or train (got ${stage ?? 'nothing'})`);
+  if (stage !== 'tokenize' && stage !== 'train' && stage !== 'embed') {
+    throw errors.USAGE(`scdv worker needs a stage: tokenize, train or embed (got ${stage ?? 'nothing'})`);
+  }
   const redisUrl = process.env.REDIS_URL;
   if (!redisUrl) throw errors.USAGE('scdv worker needs REDIS_URL: workers join the Redis of a running `scdv tokenize`');
   const config = configFromFlags(values);
   if (!values['config-json']) process.stderr.write(`worker ${process.pid}: ${stage} queue on ${redactUrl(redisUrl)}\n`);
-  if (stage === 'train') {
+  if (stage === 'embed') {
+    const { runEmbedWorker } = await import('../../workers/embed.js');
+    await runEmbedWorker({ redisUrl, config, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
+  } else if (stage === 'train') {
     const { runTrainWorker } = await import('../../workers/train.js');
     await runTrainWorker({ redisUrl, config });
   } else {

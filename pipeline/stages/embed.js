@@ -1,0 +1,128 @@
+// `scdv index`: embed a corpus with a model and write it to a store collection, one Bull `embed` job per
+// shard, with the same run-folder bookkeeping as tokenise (a re-run skips finished shards).
+import fs from 'node:fs';
+import path from 'node:path';
+import { DATA_DIR, STORE_DIR } from '../paths.js';
+import { hashOf } from '../config.js';
+import { planShards } from '../corpus/plan.js';
+import { loadModel } from '../model/load.js';
+import { WorkerPool } from './worker-pool.js';
+import { prepareRunDir, readShardResult, runShards } from './sharded.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { openStore, validateCollectionName } from '../store/index.js';
+
+/**
+ * @typedef {object} IndexOptions
+ * @property {string} corpus
+ * @property {string} model
+ * @property {string} collection
+ * @property {import('../config.js').Config} config
+ * @property {string} redisUrl
+ * @property {number} [workers]
+ * @property {(m: string) => void} [log]
+ * @property {boolean} [quiet]
+ * @property {(pool: WorkerPool) => void} [onWorkersStarted]
+ */
+
+/**
+ * @typedef {object} IndexSummary
+ * @property {string} collection
+ * @property {string} model
+ * @property {string} storeDir
+ * @property {number} documents indexed
+ * @property {number} empty documents without known words (not indexed)
+ * @property {number} rejected lines with reasons
+ * @property {Record<string, number>} rejectedByCode
+ * @property {number} shards
+ * @property {number} reusedShards
+ * @property {number} writes
+ * @property {number} seconds
+ * @property {string} reportFile rejected and empty documents, one JSON object per line
+ */
+
+/** @param {string} model */
+export const storeDirFor = (model) => path.join(STORE_DIR, model);
+
+/**
+ * @param {IndexOptions} opts
+ * @returns {Promise<IndexSummary>}
+ */
+export async function runIndex(opts) {
+  const t0 = Date.now();
+  const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
+  const collection = validateCollectionName(opts.collection);
+  const { config } = opts;
+  const model = loadModel(opts.model); // fails early on a missing model
+  model.wordTopics.close();
+  const corpus = path.resolve(opts.corpus);
+  const storeDir = storeDirFor(opts.model);
+  const pool = new WorkerPool({ stage: 'embed', count: opts.workers ?? config.index.workers, redisUrl: opts.redisUrl, config, log });
+  pool.start();
+  opts.onWorkersStarted?.(pool);
+  try {
+    const plan = await planShards(corpus, config.index.shardSize);
+    const runKey = hashOf({
+      corpus: plan.sha256, model: opts.model, modelCreated: model.manifest.created_at, collection,
+      collectionCreated: collectionIdentity(storeDir, collection, model.width),
+      embed: config.embed, maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.index.shardSize,
+    });
+    const outDir = path.join(DATA_DIR, 'runs', 'index', `${opts.model}-${collection}-${runKey}`);
+    prepareRunDir(outDir, runKey, log);
+    const pending = plan.shards.filter((s) => !readShardResult(outDir, s.index, runKey));
+    log(`index: ${plan.lines} lines in ${plan.shards.length} shards` +
+      (plan.shards.length - pending.length ? ` (${plan.shards.length - pending.length} already done)` : '') +
+      ` -> model ${opts.model}, collection ${collection}`);
+    if (pending.length) {
+      await runShards({
+        queueName: 'embed', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
+        jobData: (shard) => ({ runKey, corpus, shard, outDir, model: opts.model, storeDir, collection, config }),
+      });
+    }
+    /** @type {import('../corpus/document.js').LineIssue[]} */
+    const issues = [];
+    let documents = 0;
+    let empty = 0;
+    let writes = 0;
+    /** @type {Record<string, number>} */
+    const rejectedByCode = {};
+    for (const s of plan.shards) {
+      /** @type {import('../../workers/embed.js').EmbedShardResult | null} */
+      const r = readShardResult(outDir, s.index, runKey);
+      if (!r) throw new Error(`shard ${s.index} has no result after the run`);
+      documents += r.documents;
+      empty += r.empty.length;
+      writes += r.writes;
+      for (const x of r.rejected) rejectedByCode[x.code] = (rejectedByCode[x.code] ?? 0) + 1;
+      issues.push(...r.rejected, ...r.empty);
+    }
+    issues.sort((a, b) => a.line - b.line);
+    const reportFile = path.join(outDir, 'report.jsonl');
+    writeFileAtomic(reportFile, issues.map((x) => JSON.stringify(x)).join('\n') + (issues.length ? '\n' : ''));
+    const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
+    return {
+      collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
+      shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile,
+    };
+  } finally {
+    await pool.stop();
+  }
+}
+
+
+/**
+ * Open (creating if needed) the collection, which checks its width against the model before any worker
+ * starts, and return its creation time: a run's finished shards count only for the collection instance
+ * they were written to (a deleted and recreated store must be filled again).
+ * @param {string} storeDir
+ * @param {string} collection
+ * @param {number} width
+ */
+function collectionIdentity(storeDir, collection, width) {
+  const store = openStore(storeDir);
+  try {
+    store.collection(collection, { width });
+  } finally {
+    store.close();
+  }
+  return JSON.parse(fs.readFileSync(path.join(storeDir, collection, 'collection.json'), 'utf8')).created_at;
+}

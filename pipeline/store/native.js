@@ -1,0 +1,119 @@
+// Loader for the scdv_store native addon (pipeline/store/native/build/Release/scdv_store.node).
+// The addon is loaded on first use, so that importing the store never fails on a machine without it.
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { errors } from '../errors.js';
+
+export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_store.node', import.meta.url));
+
+/**
+ * Documents in columns, as the addon takes them. Row i has the non-zeros
+ * indices/values[offsets[i] .. offsets[i+1]); times are epoch ms (NaN: none); '' means no site / category.
+ * @typedef {object} PackedDocs
+ * @property {string[]} ids
+ * @property {string[]} metas JSON text of each document's metadata
+ * @property {string[]} sites
+ * @property {string[]} cats
+ * @property {Float64Array} times
+ * @property {Float64Array} offsets
+ * @property {Uint32Array} indices
+ * @property {Float32Array} values
+ */
+
+/**
+ * @typedef {object} BuildOptions
+ * @property {number[]} [tiers] cumulative share of each posting list per tier, by |value|, ending with 1
+ * @property {number} [minTierList] lists with fewer postings are not split into tiers
+ */
+
+/** @typedef {{docs: number, nnz: number, bytes: number, postingsBytes: number}} BuildResult */
+
+/**
+ * Search arguments after validation (times in epoch ms, inclusive).
+ * @typedef {object} NativeSearchOptions
+ * @property {number} k
+ * @property {boolean} exact
+ * @property {number} [budget]
+ * @property {number} [candidates]
+ * @property {number} [minPostings]
+ * @property {number} [since]
+ * @property {number} [until]
+ * @property {string[]} [sites]
+ * @property {string[]} [excludeSites]
+ * @property {string[]} [categories]
+ * @property {string[]} [excludeIds]
+ * @property {boolean} [stats]
+ */
+
+/**
+ * @typedef {object} NativeSearchStats
+ * @property {number} postings postings decoded
+ * @property {number} postingsTotal postings in every list the query touches
+ * @property {number} rescored documents scored exactly
+ * @property {number} segments
+ * @property {number} bruteSegments segments answered by scoring their filtered documents directly
+ * @property {number} earlyExits exact-mode segments finished early by the score-bound check
+ * @property {number} taatMs time reading postings
+ * @property {number} scanMs time selecting candidates
+ * @property {number} rescoreMs time rescoring candidates exactly
+ */
+
+/** @typedef {{ids: string[], metas: string[], scores: Float64Array, stats?: NativeSearchStats}} NativeHits */
+
+/**
+ * @typedef {object} NativeSegmentStats
+ * @property {string} path
+ * @property {number} docs
+ * @property {number} deleted
+ * @property {number} hidden live documents superseded by the WAL tail
+ * @property {number} live
+ * @property {number} nnz
+ * @property {number} bytes
+ * @property {number} postingsBytes
+ * @property {number} forwardBytes
+ * @property {number} lists
+ * @property {number} blocks
+ */
+
+/**
+ * @typedef {object} NativeView
+ * @property {(spec: {segments?: {path: string, delPath?: string | null}[], resetMem?: boolean, upserts?: PackedDocs, deletes?: string[]}) => void} update
+ * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions) => NativeHits} search
+ * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions) => Promise<NativeHits>} searchAsync
+ * @property {(id: string) => {meta: string, indices: Uint32Array, values: Float32Array} | null} get
+ * @property {(ids: string[]) => Uint8Array} live
+ * @property {(ids: string[]) => Uint32Array[]} locate
+ * @property {() => number} count
+ * @property {() => {segments: NativeSegmentStats[], memDocs: number, memDeleted: number, memNnz: number}} stats
+ * @property {() => void} close
+ */
+
+/**
+ * @typedef {object} Addon
+ * @property {new (width: number) => NativeView} View
+ * @property {(path: string, width: number, docs: PackedDocs, opts?: BuildOptions) => BuildResult} buildSegment
+ * @property {(path: string, width: number, docs: PackedDocs, opts?: BuildOptions) => Promise<BuildResult>} buildSegmentAsync
+ * @property {(out: string, inputs: {path: string, delPath?: string | null}[], opts?: BuildOptions) => Promise<BuildResult | null>} mergeSegmentsAsync
+ * @property {(path: string, locals: Uint32Array) => string[]} segmentIds
+ * @property {(path: string, ids: string[]) => Float64Array} segmentLookup
+ * @property {(path: string) => {width: number, docs: number, nnz: number, bytes: number, postingsBytes: number, forwardBytes: number, lists: number, blocks: number, tiers: number[]}} segmentInfo
+ * @property {(fd: number, mode: 'ex' | 'exnb' | 'sh' | 'shnb' | 'un') => boolean} flock
+ * @property {(fd: number, mode: 'ex' | 'sh') => Promise<void>} flockAsync
+ * @property {number} formatVersion
+ */
+
+/** @type {Addon | undefined} */
+let addon;
+
+/** @returns {Addon} */
+export function loadAddon() {
+  if (addon) return addon;
+  if (!existsSync(ADDON_PATH)) throw errors.STORE_ADDON_NOT_BUILT(`${ADDON_PATH} is missing`);
+  try {
+    addon = /** @type {Addon} */ (createRequire(import.meta.url)(ADDON_PATH));
+  } catch (err) {
+    throw errors.STORE_ADDON_NOT_BUILT(`cannot load ${ADDON_PATH}: ${/** @type {Error} */ (err).message}`);
+  }
+  return addon;
+}

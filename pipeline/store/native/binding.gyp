@@ -1,0 +1,44 @@
+# scdv_store: the vector store's native part (segments, search, merge, flock), built with
+#   npx node-gyp rebuild --directory pipeline/store/native
+# node-addon-api with C++ exceptions, C++17, -O3 for a portable x86-64-v2 baseline (SSE4.2, POPCNT):
+# the .node file must run on any CPU of the CI/production class, so no -march=native.
+{
+  "targets": [
+    {
+      "target_name": "scdv_store",
+      "sources": [
+        "src/addon.cc",
+        "src/segment.cc",
+        "src/search.cc",
+        "src/util.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": [
+        "NAPI_VERSION=8",
+        "NODE_ADDON_API_CPP_EXCEPTIONS",
+        "NODE_ADDON_API_CPP_EXCEPTIONS_ALL",
+        "NODE_ADDON_API_DISABLE_DEPRECATED"
+      ],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "conditions": [
+        ["target_arch=='x64'", {
+          "cflags": ["-march=x86-64-v2", "-mtune=generic"],
+          "cflags_cc": ["-march=x86-64-v2", "-mtune=generic"]
+        }]
+      ],
+      "configurations": {
+        "Release": {
+          "cflags": ["-O3"],
+          "cflags_cc": ["-O3"]
+        }
+      },
+      "xcode_settings": {
+        "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+        "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+        "GCC_OPTIMIZATION_LEVEL": "3"
+      }
+    }
+  ]
+}

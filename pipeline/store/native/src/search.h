@@ -1,0 +1,85 @@
+// Search over a snapshot of a collection: its segments (with deletions) and the in-memory WAL tail.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "segment.h"
+
+namespace scdv {
+
+/** A not-yet-flushed document from the write-ahead log. */
+struct MemDoc {
+  std::string id, meta, site, cat;
+  int64_t time = kNoTime;
+  std::vector<uint32_t> idx;
+  std::vector<float> val;
+};
+
+/** The WAL tail: the latest upsert of each id, and the ids whose latest operation is a delete. */
+struct MemTable {
+  std::vector<std::shared_ptr<const MemDoc>> docs;
+  std::unordered_map<std::string, size_t> pos;  // id -> index in docs
+  std::unordered_set<std::string> deleted;
+  uint64_t nnz = 0;
+};
+
+/** A segment as seen by one snapshot. */
+struct SegView {
+  std::shared_ptr<Segment> seg;
+  std::shared_ptr<const Deletions> del;     // may be null
+  std::string delPath;
+  std::vector<uint32_t> hidden;             // sorted live locals whose id is in the memtable
+  bool isDeleted(uint32_t d) const { return del && del->has(d); }
+  bool isHidden(uint32_t d) const;
+  uint32_t live() const { return seg->ndocs() - (del ? del->ndeleted : 0) - static_cast<uint32_t>(hidden.size()); }
+};
+
+struct State {
+  std::vector<std::shared_ptr<const SegView>> segs;
+  std::shared_ptr<const MemTable> mem;
+};
+
+struct Filters {
+  bool hasSince = false, hasUntil = false;
+  int64_t since = 0, until = 0;  // inclusive, epoch ms
+  bool hasSites = false;
+  std::vector<std::string> sites, excludeSites, categories;
+  bool hasCategories = false;
+  std::vector<std::string> excludeIds;
+};
+
+struct SearchParams {
+  uint32_t k = 10;
+  bool exact = false;
+  double budget = 0.35;      // fast: share of the query's postings read (largest contributions first)
+  uint32_t candidates = 1000; // fast: documents rescored exactly, shared among segments by size (at least 3k each)
+  uint64_t minPostings = 100000;  // fast: read at least this many postings per segment (small segments: all)
+  double segShare = 1.0;          // set per segment: its share of the collection's documents (scales candidates)
+};
+
+struct SearchStats {
+  uint64_t postings = 0;       // postings decoded
+  uint64_t postingsTotal = 0;  // postings of every list the query touches
+  uint64_t rescored = 0;       // documents scored exactly
+  uint32_t segments = 0;
+  uint32_t bruteSegments = 0;  // segments answered by scanning their filtered documents
+  uint32_t earlyExits = 0;     // 'exact' segments finished early by the score-bound check
+  double taatMs = 0, scanMs = 0, rescoreMs = 0;  // time in postings, candidate selection, exact rescoring
+};
+
+struct Hit {
+  double score;
+  std::string_view id;   // valid while the snapshot lives
+  std::string_view meta;
+};
+
+/** Top-k of the snapshot for the query (indices strictly increasing). Results sorted by score desc, id asc. */
+std::vector<Hit> search(const State& st, uint32_t width, const uint32_t* qidx, const float* qval, uint32_t qn,
+                        const Filters& f, const SearchParams& p, SearchStats* stats);
+
+}  // namespace scdv

@@ -1,0 +1,321 @@
+// Vector store benchmark: index build, size, latency, throughput and recall, against exact brute force
+// (scipy) and Seismic (pyseismic-lsr), on the same vectors.
+//
+//   node tests/bench/search.bench.js --data vectors.csr            real vectors (format: search.data.js)
+//   node tests/bench/search.bench.js --generate 100000             SCDV-like synthetic vectors (cached in /tmp)
+//        [--coherence 0.5] [--seed 42] [--queries 2000] [--k 10] [--segments 16] [--write-docs 5000]
+//        [--budget B] [--candidates C] [--skip-seismic] [--skip-scipy] [--store DIR] [--keep]
+//
+// Steps, in one run:
+//  1. queries: --queries distinct stored documents (seeded), each searched with its own vector, itself excluded;
+//  2. ground truth: scipy exact brute force (tests/bench/search.baselines.py in .venv), with its latency;
+//  3. build: upsert in batches of 10,000 with flushes into --segments segments, then search on the many
+//     small segments; then merge into one segment (build time = upserts + flushes + merge; size; bytes/nnz);
+//  4. one segment: single-query latency p50/p99 (sync search, after a warm-up), recall@10, QPS with 1, 2 and 4
+//     concurrent searchers (searchAsync on the libuv pool), and the same for mode 'exact';
+//  5. Seismic: built from the same vectors, queried with query_cut 10, heap_factor 0.7;
+//  6. writes: --write-docs documents upserted in batches of 1, 10, 100 and 1,000 (each call awaited, durable).
+// Progress and the report go to stderr; the last stdout line is JSON.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { openStore } from '../../pipeline/store/index.js';
+import { generate, readCsr, rng, row, writeCsr } from './search.data.js';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const PYTHON = path.join(REPO, '.venv', 'bin', 'python');
+const BASELINES = fileURLToPath(new URL('./search.baselines.py', import.meta.url));
+
+/** @param {string} m */
+const log = (m) => process.stderr.write(`[search.bench] ${m}\n`);
+
+const { values: opt } = parseArgs({
+  options: {
+    data: { type: 'string' },
+    generate: { type: 'string' },
+    coherence: { type: 'string', default: '0.5' },
+    seed: { type: 'string', default: '42' },
+    queries: { type: 'string', default: '2000' },
+    k: { type: 'string', default: '10' },
+    segments: { type: 'string', default: '16' },
+    'write-docs': { type: 'string', default: '5000' },
+    budget: { type: 'string' },
+    candidates: { type: 'string' },
+    'skip-seismic': { type: 'boolean', default: false },
+    'skip-scipy': { type: 'boolean', default: false },
+    store: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+/** @param {number[]} xs @param {number} p */
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))];
+};
+const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const round = (/** @type {number} */ x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+function loadData() {
+  if (opt.data) {
+    log(`reading ${opt.data}`);
+    return { m: readCsr(opt.data), file: opt.data };
+  }
+  const n = Number(opt.generate ?? 100000);
+  const coherence = Number(opt.coherence);
+  const seed = Number(opt.seed);
+  const file = path.join(os.tmpdir(), `scdv-synth-${n}-c${coherence}-s${seed}.csr`);
+  if (fs.existsSync(file)) {
+    log(`reading cached synthetic vectors ${file}`);
+    return { m: readCsr(file), file };
+  }
+  log(`generating ${n} SCDV-like vectors (60 clusters x 200 dims, coherence ${coherence}, seed ${seed})`);
+  const t = now();
+  const m = generate({ docs: n, coherence, seed });
+  writeCsr(file, m);
+  log(`  generated in ${((now() - t) / 1000).toFixed(1)} s -> ${file}`);
+  return { m, file };
+}
+
+/**
+ * @param {string} cmd
+ * @param {string[]} args
+ */
+function python(cmd, args) {
+  const r = spawnSync(PYTHON, [BASELINES, cmd, ...args], { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`search.baselines.py ${cmd} failed (${r.status ?? r.signal})`);
+}
+
+async function main() {
+  const { m, file } = loadData();
+  const k = Number(opt.k);
+  const ids = m.ids ?? null;
+  const idOf = (/** @type {number} */ r) => (ids ? ids[r] : String(r));
+  let neg = 0;
+  for (let i = 0; i < m.values.length; i++) if (m.values[i] < 0) neg++;
+  const nnz = m.indices.length;
+  log(`${m.rows} documents, width ${m.width}, ${(nnz / m.rows).toFixed(1)} non-zeros per document, ${((100 * neg) / nnz).toFixed(1)} % negative`);
+
+  // 1. queries
+  const nq = Math.min(Number(opt.queries), m.rows);
+  const r = rng(Number(opt.seed) + 1);
+  const perm = Uint32Array.from({ length: m.rows }, (_, i) => i);
+  for (let i = 0; i < nq; i++) {
+    const j = i + Math.floor(r() * (m.rows - i));
+    const t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+  }
+  const queries = perm.slice(0, nq);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-search-bench-'));
+  const qfile = path.join(tmp, 'queries.u32');
+  fs.writeFileSync(qfile, Buffer.from(queries.buffer));
+
+  // 2. ground truth
+  /** @type {any} */
+  let scipy = null;
+  /** @type {string[][] | null} */
+  let truth = null;
+  if (!opt['skip-scipy']) {
+    log(`scipy exact brute force over ${nq} queries`);
+    const out = path.join(tmp, 'scipy.json');
+    python('scipy', ['--data', file, '--queries', qfile, '--k', String(k), '--out', out]);
+    scipy = JSON.parse(fs.readFileSync(out, 'utf8'));
+    truth = scipy.ids.map((/** @type {number[]} */ l) => l.map(idOf));
+    log(`  p50 ${scipy.p50_ms.toFixed(2)} ms, p99 ${scipy.p99_ms.toFixed(2)} ms`);
+  }
+
+  // 3. build
+  const storeDir = opt.store ?? path.join(tmp, 'store');
+  const budget = opt.budget ? Number(opt.budget) : undefined;
+  const candidates = opt.candidates ? Number(opt.candidates) : undefined;
+  const store = openStore(storeDir, { autoFlush: false, autoMerge: false, maintenanceMs: 0,
+    ...(budget ? { budget } : {}), ...(candidates ? { candidates } : {}) });
+  const c = store.collection('bench', { width: m.width });
+  const nseg = Math.max(1, Number(opt.segments));
+  const perSeg = Math.ceil(m.rows / nseg);
+  const BATCH = 10000;
+  let upsertMs = 0, flushMs = 0;
+  log(`ingest: upserts of ${BATCH} documents, a flush every ${perSeg} documents`);
+  for (let s0 = 0; s0 < m.rows; s0 += perSeg) {
+    const s1 = Math.min(m.rows, s0 + perSeg);
+    for (let i = s0; i < s1; i += BATCH) {
+      const batch = [];
+      for (let j = i; j < Math.min(s1, i + BATCH); j++) batch.push({ id: idOf(j), vector: row(m, j) });
+      const t = now();
+      await c.upsert(batch);
+      upsertMs += now() - t;
+    }
+    const t = now();
+    await c.flush();
+    flushMs += now() - t;
+  }
+  const many = c.stats();
+  log(`  ${many.segments} segments: upserts ${(upsertMs / 1000).toFixed(1)} s (${Math.round(m.rows / (upsertMs / 1000))} docs/s), flushes ${(flushMs / 1000).toFixed(1)} s`);
+
+  /**
+   * Sequential sync searches over the queries: latency and recall.
+   * @param {import('../../pipeline/store/index.js').SearchOptions} o
+   * @param {number} [limit]
+   */
+  const measure = (o, limit = nq) => {
+    const lat = [];
+    let rec = 0, postings = 0, postingsTotal = 0;
+    const got = [];
+    // warm-up (page cache, JIT): a tenth of the queries, not timed
+    for (let i = 0; i < Math.min(limit, Math.max(20, limit / 10)); i++) c.search(row(m, queries[i]), { ...o, k, excludeIds: [idOf(queries[i])] });
+    for (let i = 0; i < limit; i++) {
+      const q = queries[i];
+      const t = now();
+      const { hits, stats } = c.profile(row(m, q), { ...o, k, excludeIds: [idOf(q)] });
+      lat.push(now() - t);
+      postings += stats.postings;
+      postingsTotal += stats.postingsTotal;
+      got.push(hits.map((h) => h.id));
+    }
+    if (!truth) {
+      // no scipy: the exact mode is the reference
+      truth = queries.slice(0, limit).reduce((/** @type {string[][]} */ acc, q) => {
+        acc.push(c.search(row(m, q), { k, mode: 'exact', excludeIds: [idOf(q)] }).map((h) => h.id));
+        return acc;
+      }, []);
+    }
+    for (let i = 0; i < limit; i++) {
+      const want = new Set(/** @type {string[][]} */ (truth)[i]);
+      rec += got[i].filter((id) => want.has(id)).length / Math.max(1, want.size);
+    }
+    return { p50: pct(lat, 0.5), p99: pct(lat, 0.99), mean: mean(lat), recall: rec / limit, postings: postings / limit, postingsTotal: postingsTotal / limit };
+  };
+
+  /**
+   * Queries per second with `conc` concurrent searchAsync loops over all queries.
+   * @param {number} conc
+   * @param {import('../../pipeline/store/index.js').SearchOptions} o
+   * @param {number} [limit]
+   */
+  const throughput = async (conc, o, limit = nq) => {
+    let next = 0;
+    const t = now();
+    await Promise.all(Array.from({ length: conc }, async () => {
+      while (next < limit) {
+        const q = queries[next++];
+        await c.searchAsync(row(m, q), { ...o, k, excludeIds: [idOf(q)] });
+      }
+    }));
+    return limit / ((now() - t) / 1000);
+  };
+
+  const manyLimit = Math.min(nq, 500);
+  const manyFast = measure({}, manyLimit);
+  const manyQps = { 1: await throughput(1, {}, manyLimit), 4: await throughput(4, {}, manyLimit) };
+  log(`  search on ${many.segments} segments: p50 ${manyFast.p50.toFixed(2)} ms, p99 ${manyFast.p99.toFixed(2)} ms, recall@${k} ${manyFast.recall.toFixed(4)}, QPS 1: ${manyQps[1].toFixed(0)}, 4: ${manyQps[4].toFixed(0)}`);
+
+  let t = now();
+  await c.merge();
+  const mergeMs = now() - t;
+  const one = c.stats();
+  const buildS = (upsertMs + flushMs + mergeMs) / 1000;
+  log(`merge into ${one.segments} segment: ${(mergeMs / 1000).toFixed(1)} s; build total ${buildS.toFixed(1)} s`);
+  log(`  size ${(one.bytes / 2 ** 20).toFixed(1)} MiB, ${one.bytes_per_nnz.total.toFixed(2)} bytes per non-zero (postings ${one.bytes_per_nnz.postings.toFixed(2)})`);
+
+  // 4. one segment
+  const fast = measure({});
+  const qps = { 1: await throughput(1, {}), 2: await throughput(2, {}), 4: await throughput(4, {}) };
+  log(`fast: p50 ${fast.p50.toFixed(2)} ms, p99 ${fast.p99.toFixed(2)} ms, recall@${k} ${fast.recall.toFixed(4)}, ` +
+    `postings read ${Math.round(fast.postings)} of ${Math.round(fast.postingsTotal)}; QPS 1: ${qps[1].toFixed(0)}, 2: ${qps[2].toFixed(0)}, 4: ${qps[4].toFixed(0)}`);
+  const exactLimit = Math.min(nq, 300);
+  const exact = measure({ mode: 'exact' }, exactLimit);
+  const exactQps = await throughput(2, { mode: 'exact' }, exactLimit);
+  log(`exact: p50 ${exact.p50.toFixed(2)} ms, p99 ${exact.p99.toFixed(2)} ms, recall@${k} ${exact.recall.toFixed(4)} (first ${exactLimit} queries), QPS 2: ${exactQps.toFixed(0)}`);
+  store.close();
+
+  // 5. Seismic
+  /** @type {any} */
+  let seis = null;
+  if (!opt['skip-seismic']) {
+    log('seismic: build and search');
+    const out = path.join(tmp, 'seismic.json');
+    python('seismic', ['--data', file, '--queries', qfile, '--k', String(k), '--out', out]);
+    seis = JSON.parse(fs.readFileSync(out, 'utf8'));
+    if (truth) {
+      let rec = 0;
+      seis.ids.forEach((/** @type {number[]} */ l, /** @type {number} */ i) => {
+        const want = new Set(/** @type {string[][]} */ (truth)[i]);
+        rec += l.map(idOf).filter((id) => want.has(id)).length / Math.max(1, want.size);
+      });
+      seis.recall = rec / seis.ids.length;
+    }
+    log(`  build ${seis.build_s.toFixed(1)} s, ${seis.bytes ? (seis.bytes / 2 ** 20).toFixed(1) + ' MiB' : '?'}, p50 ${seis.p50_ms.toFixed(2)} ms, p99 ${seis.p99_ms.toFixed(2)} ms, recall@${k} ${seis.recall?.toFixed(4)}, QPS 1/2/4: ${Object.values(seis.qps).map((x) => Number(x).toFixed(0)).join('/')}`);
+  }
+
+  // 6. writes by batch size
+  /** @type {Record<string, number>} */
+  const writes = {};
+  const wdocs = Number(opt['write-docs']);
+  if (wdocs > 0) {
+    const wdir = path.join(tmp, 'writes');
+    for (const size of [1, 10, 100, 1000]) {
+      const ws = openStore(wdir, { autoMerge: true });
+      const wc = ws.collection(`w${size}`, { width: m.width });
+      // warm-up
+      await wc.upsert([{ id: 'warm', vector: row(m, 0) }]);
+      t = now();
+      for (let i = 0; i < wdocs; i += size) {
+        const batch = [];
+        for (let j = i; j < Math.min(wdocs, i + size); j++) batch.push({ id: `w${j}`, vector: row(m, j % m.rows) });
+        await wc.upsert(batch);
+      }
+      const ms = now() - t;
+      writes[size] = ms;
+      log(`writes: ${wdocs} documents in batches of ${size}: ${(ms / 1000).toFixed(2)} s (${Math.round(wdocs / (ms / 1000))} docs/s)`);
+      await ws.close();
+    }
+  }
+  if (!opt.keep) fs.rmSync(tmp, { recursive: true, force: true });
+  else log(`kept ${tmp}`);
+
+  const result = {
+    docs: m.rows,
+    width: m.width,
+    nnz_per_doc: round(nnz / m.rows, 1),
+    queries: nq,
+    p50_ms: round(fast.p50),
+    p99_ms: round(fast.p99),
+    qps_1: round(qps[1], 1),
+    qps_2: round(qps[2], 1),
+    qps_4: round(qps[4], 1),
+    recall_at_10: round(fast.recall, 4),
+    bytes_per_nnz: round(one.bytes_per_nnz.total),
+    postings_bytes_per_nnz: round(one.bytes_per_nnz.postings),
+    index_bytes: one.bytes,
+    build_s: round(buildS, 1),
+    merge_s: round(mergeMs / 1000, 1),
+    exact_p50_ms: round(exact.p50),
+    exact_p99_ms: round(exact.p99),
+    exact_recall_at_10: round(exact.recall, 4),
+    many_segments: many.segments,
+    many_p50_ms: round(manyFast.p50),
+    many_p99_ms: round(manyFast.p99),
+    many_qps_1: round(manyQps[1], 1),
+    many_qps_4: round(manyQps[4], 1),
+    many_recall_at_10: round(manyFast.recall, 4),
+    scipy_p50_ms: scipy ? round(scipy.p50_ms) : null,
+    scipy_p99_ms: scipy ? round(scipy.p99_ms) : null,
+    seismic_p50_ms: seis ? round(seis.p50_ms) : null,
+    seismic_p99_ms: seis ? round(seis.p99_ms) : null,
+    seismic_qps_1: seis ? round(seis.qps['1'], 1) : null,
+    seismic_qps_2: seis ? round(seis.qps['2'], 1) : null,
+    seismic_recall_at_10: seis && seis.recall !== undefined ? round(seis.recall, 4) : null,
+    seismic_build_s: seis ? round(seis.build_s, 1) : null,
+    seismic_bytes: seis ? seis.bytes : null,
+    write_ms_by_batch: writes,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack ?? err}\n`);
+  process.exit(1);
+});

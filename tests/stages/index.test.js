@@ -1,0 +1,141 @@
+// `scdv index` end to end: a small real model, real Redis and embed workers, the real store.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-index-'));
+process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
+process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
+const { loadConfig } = await import('../../pipeline/config.js');
+const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
+const { runTrain } = await import('../../pipeline/stages/train.js');
+const { runIndex, storeDirFor } = await import('../../pipeline/stages/embed.js');
+const { createEmbedder } = await import('../../pipeline/embed/index.js');
+const { openStore } = await import('../../pipeline/store/index.js');
+
+const SAMPLE = 'tests/fixtures/livedoor/sample.jsonl';
+const lines = fs.readFileSync(SAMPLE, 'utf8').trim().split('\n');
+const config = (/** @type {Record<string, any>} */ index = {}) => loadConfig({
+  overrides: {
+    train: { word2vec: { vector_size: 32, epochs: 3, min_count: 2, workers: 2 }, gmm: { n_components: 8 } },
+    index: { shardSize: 60, ...index },
+    queue: { lockDurationMs: 2000, stalledIntervalMs: 1000, backoffMs: 200 },
+  },
+});
+
+/** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
+let redis;
+before(async () => {
+  redis = await startPrivateRedis();
+  await runTrain({ corpus: SAMPLE, name: 'small', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
+});
+after(async () => {
+  await redis.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** @param {string} collection */
+function openCollection(collection) {
+  const store = openStore(storeDirFor('small'));
+  return { store, c: store.collection(collection, { width: 8 * 32 }) };
+}
+
+test('index: every good document stored once; empty and bad lines reported; batch and request vectors agree', async () => {
+  const corpus = path.join(tmp, 'with-bad.jsonl');
+  fs.writeFileSync(corpus, [
+    ...lines.slice(0, 100),
+    '{"id": "broken"',
+    JSON.stringify({ id: 'unknown-words', title: 'Zyxqv', body: 'Wqplkz zzvtq xqvvz qqzzx.' }), // no word of it is in the model
+  ].join('\n') + '\n');
+  const s = await runIndex({ corpus, model: 'small', collection: 'articles', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
+  assert.equal(s.documents, 100);
+  assert.equal(s.empty, 1);
+  assert.deepEqual(s.rejectedByCode, { INVALID_JSON: 1 });
+  const report = fs.readFileSync(s.reportFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(report.map((r) => [r.line, r.code]), [[101, 'INVALID_JSON'], [102, 'NO_KNOWN_WORDS']]);
+
+  const { store, c } = openCollection('articles');
+  assert.equal(c.count(), 100);
+  const doc = JSON.parse(lines[7]);
+  const stored = c.get(doc.id);
+  assert.ok(stored);
+  assert.equal(stored.meta.title, doc.title);
+  assert.equal(stored.meta.category, doc.category);
+  // The request path (one text) gives the vector the batch path stored.
+  const embedder = await createEmbedder('small', config());
+  const live = embedder.embedText(`${doc.title}\n${doc.body}`);
+  assert.deepEqual([...live.indices], [...stored.vector.indices]);
+  live.values.forEach((v, i) => assert.ok(Math.abs(v - stored.vector.values[i]) < 1e-6));
+  const related = c.search(stored.vector, { k: 5, excludeIds: [doc.id] });
+  assert.equal(related.length, 5);
+  assert.ok(!related.some((r) => r.id === doc.id));
+  assert.ok(related[0].score <= 1 + 1e-6 && related[0].score >= related[4].score);
+  store.close();
+
+  const again = await runIndex({ corpus, model: 'small', collection: 'articles', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
+  assert.equal(again.reusedShards, again.shards, 'a re-run skips finished shards');
+});
+
+test('write batch sizes 1, 10 and 1000 give the same collection', async () => {
+  const corpus = path.join(tmp, 'forty.jsonl');
+  fs.writeFileSync(corpus, lines.slice(0, 40).join('\n') + '\n');
+  /** @type {Map<string, number[]>[]} */
+  const snapshots = [];
+  for (const writeBatchSize of [1, 10, 1000]) {
+    const name = `batch-${writeBatchSize}`;
+    const s = await runIndex({ corpus, model: 'small', collection: name, config: config({ writeBatchSize }), redisUrl: redis.url, quiet: true, log: () => {} });
+    assert.equal(s.writes, writeBatchSize === 1 ? 40 : writeBatchSize === 10 ? 4 : 1);
+    const { store, c } = openCollection(name);
+    const snap = new Map(lines.slice(0, 40).map((l) => { const id = JSON.parse(l).id; return [id, [.../** @type {any} */ (c.get(id)).vector.indices]]; }));
+    snapshots.push(snap);
+    store.close();
+  }
+  assert.deepEqual(snapshots[1], snapshots[0]);
+  assert.deepEqual(snapshots[2], snapshots[0]);
+});
+
+test('an embed worker killed mid-shard: the shard is redone, every document present exactly once', async () => {
+  process.env.SCDV_FAULT_BATCH_DELAY_MS = '100';
+  let killed = 0;
+  try {
+    const s = await runIndex({
+      corpus: SAMPLE, model: 'small', collection: 'killed', config: config({ writeBatchSize: 10 }), redisUrl: redis.url,
+      quiet: true, log: () => {},
+      onWorkersStarted: (pool) => {
+        // Kill the first worker once the store has received some of its writes.
+        const timer = setInterval(() => {
+          const dir = path.join(storeDirFor('small'), 'killed');
+          if (!killed && fs.existsSync(dir) && pool.pids.length) {
+            killed = pool.pids[0];
+            setTimeout(() => process.kill(killed, 'SIGKILL'), 150);
+            clearInterval(timer);
+          }
+        }, 20);
+      },
+    });
+    assert.equal(s.documents, lines.length);
+  } finally {
+    delete process.env.SCDV_FAULT_BATCH_DELAY_MS;
+  }
+  assert.ok(killed > 0, 'a worker was killed');
+  const { store, c } = openCollection('killed');
+  assert.equal(c.count(), lines.length, 'no document lost, none duplicated');
+  for (const l of lines) assert.ok(c.get(JSON.parse(l).id), 'every document is there');
+  store.close();
+});
+
+test('a deleted store is filled again: finished shards count only for the collection they were written to', async () => {
+  const corpus = path.join(tmp, 'ten.jsonl');
+  fs.writeFileSync(corpus, lines.slice(0, 10).join('\n') + '\n');
+  const run = () => runIndex({ corpus, model: 'small', collection: 'recreated', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
+  await run();
+  fs.rmSync(path.join(storeDirFor('small'), 'recreated'), { recursive: true, force: true });
+  await new Promise((r) => setTimeout(r, 5)); // a new created_at
+  const again = await run();
+  assert.equal(again.reusedShards, 0);
+  const { store, c } = openCollection('recreated');
+  assert.equal(c.count(), 10);
+  store.close();
+});

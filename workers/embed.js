@@ -1,0 +1,135 @@
+// Bull processor of the `embed` queue: one job = one shard of a corpus, embedded with a model and written
+// to a store collection in batches. Every write is an upsert, so a shard redone after a crash rewrites the
+// same documents instead of duplicating them; the shard's marker is written only after its last write is
+// acknowledged (durable).
+import os from 'node:os';
+import fs from 'node:fs';
+import { readLines } from '../pipeline/corpus/lines.js';
+import { parseDocument } from '../pipeline/corpus/document.js';
+import { createEmbedder } from '../pipeline/embed/index.js';
+import { openStore } from '../pipeline/store/index.js';
+import { runQueueWorker } from '../pipeline/queue/worker.js';
+import { shardMarker, shardsDir } from '../pipeline/stages/sharded.js';
+import { writeFileAtomic } from '../pipeline/fsutil.js';
+import { hashOf } from '../pipeline/config.js';
+import { documentMeta } from '../pipeline/embed/meta.js';
+
+/**
+ * @typedef {object} EmbedShardJob
+ * @property {string} runKey
+ * @property {string} corpus
+ * @property {import('../pipeline/corpus/plan.js').Shard} shard
+ * @property {string} outDir run folder (shard markers)
+ * @property {string} model
+ * @property {string} storeDir the model's store
+ * @property {string} collection
+ * @property {import('../pipeline/config.js').Config} config
+ */
+
+/**
+ * @typedef {object} EmbedShardResult
+ * @property {number} shard
+ * @property {string} runKey
+ * @property {number} lines
+ * @property {number} documents documents written to the store
+ * @property {import('../pipeline/corpus/document.js').LineIssue[]} rejected lines not indexed, with reasons
+ * @property {import('../pipeline/corpus/document.js').LineIssue[]} empty documents without any known word (not indexed)
+ * @property {number} writes store write batches
+ * @property {number} seconds
+ * @property {string} worker
+ */
+
+/** Embedders and stores by key: loaded once per worker process. */
+const embedders = new Map();
+const stores = new Map();
+
+/** @param {EmbedShardJob} job */
+async function embedderFor(job) {
+  const key = hashOf({ model: job.model, tokenizer: job.config.tokenizer, embed: job.config.embed });
+  if (!embedders.has(key)) embedders.set(key, await createEmbedder(job.model, job.config, { inMemory: true }));
+  return embedders.get(key);
+}
+
+/** @param {string} dir */
+function storeFor(dir) {
+  if (!stores.has(dir)) stores.set(dir, openStore(dir));
+  return stores.get(dir);
+}
+
+/** Fault injection for the reliability tests: a pause after each write batch. */
+const BATCH_DELAY_MS = Number(process.env.SCDV_FAULT_BATCH_DELAY_MS || 0);
+
+/**
+ * @param {EmbedShardJob} job
+ * @param {(p: {lines: number, documents: number}) => void} [onProgress]
+ * @returns {Promise<EmbedShardResult>}
+ */
+export async function processEmbedShard(job, onProgress) {
+  const t0 = Date.now();
+  const embedder = await embedderFor(job);
+  const collection = storeFor(job.storeDir).collection(job.collection, { width: embedder.model.width });
+  const { shard, config } = job;
+  /** @type {EmbedShardResult} */
+  const result = {
+    shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, rejected: [], empty: [], writes: 0, seconds: 0,
+    worker: `${os.hostname()}:${process.pid}`,
+  };
+  /** @type {{line: number, doc: import('../pipeline/corpus/document.js').Document}[]} */
+  let batch = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    const vectors = await embedder.embedDocuments(batch.map((b) => b.doc));
+    const writes = [];
+    for (let i = 0; i < batch.length; i++) {
+      const { line, doc } = batch[i];
+      const v = vectors[i];
+      if (v.indices.length === 0) {
+        result.empty.push({ line, id: doc.id, code: 'NO_KNOWN_WORDS', reason: `none of its ${v.unknownWords} distinct words is in model ${job.model}` });
+        continue;
+      }
+      writes.push({ id: doc.id, vector: { indices: v.indices, values: v.values }, meta: documentMeta(doc) });
+    }
+    if (writes.length) {
+      await collection.upsert(writes);
+      result.writes++;
+      result.documents += writes.length;
+    }
+    batch = [];
+    onProgress?.({ lines: result.lines, documents: result.documents });
+    if (BATCH_DELAY_MS > 0) await new Promise((r) => setTimeout(r, BATCH_DELAY_MS));
+  };
+  for await (const l of readLines(job.corpus, {
+    start: shard.start, end: shard.end, firstLine: shard.firstLine, maxLineBytes: config.corpus.maxDocumentBytes,
+  })) {
+    result.lines++;
+    if ('tooLongBytes' in l) {
+      result.rejected.push({ line: l.lineNo, code: 'TOO_LARGE', reason: `line of ${l.tooLongBytes} bytes exceeds corpus.maxDocumentBytes = ${config.corpus.maxDocumentBytes}` });
+      continue;
+    }
+    const parsed = parseDocument(l.buf, l.lineNo);
+    if ('blank' in parsed) continue;
+    if ('error' in parsed) { result.rejected.push(parsed.error); continue; }
+    batch.push({ line: l.lineNo, doc: parsed.doc });
+    if (batch.length >= config.index.writeBatchSize) await flush();
+  }
+  await flush();
+  result.seconds = (Date.now() - t0) / 1000;
+  fs.mkdirSync(shardsDir(job.outDir), { recursive: true });
+  writeFileAtomic(shardMarker(job.outDir, shard.index), JSON.stringify(result));
+  return result;
+}
+
+/**
+ * Run a worker on the `embed` queue until SIGTERM/SIGINT.
+ * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number}} opts
+ */
+export function runEmbedWorker(opts) {
+  return runQueueWorker({
+    ...opts, queueName: 'embed', jobName: 'shard',
+    handle: async (/** @type {import('bull').Job<EmbedShardJob>} */ job, progress) => {
+      const r = await processEmbedShard(job.data, progress);
+      return { shard: r.shard, documents: r.documents, rejected: r.rejected.length, empty: r.empty.length };
+    },
+    onStop: () => { for (const s of stores.values()) s.close(); },
+  });
+}
