@@ -59,7 +59,9 @@ export const DEFAULT_ENGINE_OPTIONS = Object.freeze({
   mergeFactor: 8,
   tiers: [0.05, 0.15, 0.35, 1],
   minTierList: 256,
-  budget: 0.3,
+  // 0.7, not the 0.3 that reaches 0.998 on synthetic SCDV-like data: on real SCDV vectors (livedoor model,
+  // 100k documents) 0.3 gave recall@10 0.910, 0.6 gave 0.989 and 0.7 gives 0.999, at p50 1.7 ms.
+  budget: 0.7,
   candidates: 1000,
   minPostings: 100000,
   onBackgroundError: null,
