@@ -13,6 +13,9 @@
 // Document ids are the row numbers ("0", "1", ...) unless a sidecar "<file>.ids" holds one id per line.
 // `python tests/bench/search.baselines.py convert in.npz out.csr` converts a scipy.sparse .npz.
 import fs from 'node:fs';
+import { rng } from '../lib/random.js';
+
+export { rng };
 
 const MAGIC = 'SCDVCSR1';
 
@@ -106,21 +109,6 @@ export function readCsr(file) {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/**
- * Mulberry32.
- * @param {number} seed
- */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

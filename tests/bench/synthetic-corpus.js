@@ -2,21 +2,7 @@
 // livedoor dev split within one category (so related documents really share topics), then embedded with a
 // model trained on that split — the same code path as `scdv index`.
 import fs from 'node:fs';
-
-/**
- * Deterministic PRNG (mulberry32).
- * @param {number} seed
- */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../lib/random.js';
 
 /**
  * Sentence pools per category from a JSON Lines corpus with `category`, `title`, `body`.
