@@ -72,31 +72,34 @@ test('two reader processes stay correct while a third writes, flushes and merges
   const dir = tempDir('readers');
   const store = openStore(dir, STREAM_OPTIONS);
   store.collection('stream', { width: WIDTH }); // create it before the children race to
-  store.close();
-  const writer = run(['writer', dir, '4000', '40', 'w']);
-  const readers = [run(['reader', dir, '2500']), run(['reader', dir, '2500'])];
-  const wres = await writer.done;
-  assert.equal(wres.code, 0, wres.err);
-  const acked = wres.out.split('\n').filter((l) => l.startsWith('ack ')).length;
-  assert.equal(acked, 4000);
-  for (const r of readers) {
-    const res = await r.done;
-    assert.equal(res.code, 0, res.err);
-    const s = JSON.parse(res.out.trim().split('\n').pop() ?? '{}');
-    assert.equal(s.errors, 0, JSON.stringify(s.problems));
-    assert.deepEqual(s.problems, []);
-    assert.ok(s.searches > 50, `only ${s.searches} searches`);
-    process.stderr.write(`# reader: ${s.searches} searches (${s.asyncSearches} async), saw up to ${s.maxCount} docs\n`);
-  }
-  const st = openStore(dir, { ...STREAM_OPTIONS, autoMerge: false });
+  await store.close();
   try {
-    const c = st.collection('stream');
-    assert.equal(c.count(), 4000);
-    const stats = c.stats();
-    process.stderr.write(`# after the stream: ${stats.segments} segments, WAL ${stats.wal.docs} docs\n`);
-    assert.ok(stats.segments <= 4, `merging kept up: ${stats.segments} segments`);
+    const writer = run(['writer', dir, '4000', '40', 'w']);
+    const readers = [run(['reader', dir, '2500']), run(['reader', dir, '2500'])];
+    const wres = await writer.done;
+    assert.equal(wres.code, 0, wres.err);
+    const acked = wres.out.split('\n').filter((l) => l.startsWith('ack ')).length;
+    assert.equal(acked, 4000);
+    for (const r of readers) {
+      const res = await r.done;
+      assert.equal(res.code, 0, res.err);
+      const s = JSON.parse(res.out.trim().split('\n').pop() ?? '{}');
+      assert.equal(s.errors, 0, JSON.stringify(s.problems));
+      assert.deepEqual(s.problems, []);
+      assert.ok(s.searches > 50, `only ${s.searches} searches`);
+      process.stderr.write(`# reader: ${s.searches} searches (${s.asyncSearches} async), saw up to ${s.maxCount} docs\n`);
+    }
+    const st = openStore(dir, { ...STREAM_OPTIONS, autoMerge: false });
+    try {
+      const c = st.collection('stream');
+      assert.equal(c.count(), 4000);
+      const stats = c.stats();
+      process.stderr.write(`# after the stream: ${stats.segments} segments, WAL ${stats.wal.docs} docs\n`);
+      assert.ok(stats.segments <= STREAM_OPTIONS.maxSegments + STREAM_OPTIONS.mergeFactor, `merging kept up: ${stats.segments} segments`);
+    } finally {
+      st.close();
+    }
   } finally {
-    st.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -108,33 +111,46 @@ test('every acknowledged write survives kill -9 of the writer', async () => {
   store0.close();
   /** @type {Set<string>} */
   const acked = new Set();
-  // Kill at different moments of the stream (writes, flushes and merges happen throughout).
-  for (const [round, killAfter] of [[0, 250], [1, 700], [2, 1300], [3, 40]]) {
-    let n = 0;
-    const child = run(['writer', dir, '1000000', '30', `r${round}-`], (line) => {
-      if (line.startsWith('ack ')) { acked.add(line.slice(4)); n++; }
-    });
-    await new Promise((r) => setTimeout(r, killAfter));
-    child.proc.kill('SIGKILL');
-    const res = await child.done;
-    assert.equal(res.signal, 'SIGKILL', res.err);
-    assert.ok(n > 0 || killAfter < 100, `round ${round}: nothing acknowledged before the kill`);
-    const store = openStore(dir, { ...STREAM_OPTIONS, autoMerge: false, maintenanceMs: 0 });
-    try {
-      const c = store.collection('stream');
-      for (const id of acked) {
-        const d = c.get(id);
-        assert.ok(d, `acknowledged ${id} is missing after kill -9 (round ${round})`);
-        assert.deepEqual([...d.vector.indices], [...vectorFor(id).indices]);
+  try {
+    // Kill at different moments of the stream (writes, flushes and merges happen throughout): after a number of
+    // acknowledged writes, plus a few milliseconds, so that the kill lands anywhere in the write path.
+    for (const [round, killAt, extraMs] of [[0, 1, 0], [1, 400, 3], [2, 2500, 7], [3, 6000, 1]]) {
+      let n = 0;
+      /** @type {() => void} */
+      let reached = () => {};
+      const reachedP = new Promise((res) => { reached = () => res(undefined); });
+      const child = run(['writer', dir, '1000000', '30', `r${round}-`], (line) => {
+        if (line.startsWith('ack ')) {
+          acked.add(line.slice(4));
+          if (++n >= killAt) reached();
+        }
+      });
+      const timeout = setTimeout(reached, 20000);
+      await reachedP;
+      clearTimeout(timeout);
+      if (extraMs) await new Promise((r) => setTimeout(r, extraMs));
+      child.proc.kill('SIGKILL');
+      const res = await child.done;
+      assert.equal(res.signal, 'SIGKILL', res.err);
+      assert.ok(n >= killAt, `round ${round}: only ${n} writes acknowledged in 20 s`);
+      const store = openStore(dir, { ...STREAM_OPTIONS, autoMerge: false, maintenanceMs: 0 });
+      try {
+        const c = store.collection('stream');
+        for (const id of acked) {
+          const d = c.get(id);
+          assert.ok(d, `acknowledged ${id} is missing after kill -9 (round ${round})`);
+          assert.deepEqual([...d.vector.indices], [...vectorFor(id).indices]);
+        }
+        assert.ok(c.count() >= acked.size);
+        // And the store keeps working: search finds a document by its own vector.
+        const some = [...acked].pop();
+        if (some) assert.equal(c.search(vectorFor(some), { k: 1, mode: 'exact' })[0].id, some);
+      } finally {
+        store.close();
       }
-      assert.ok(c.count() >= acked.size);
-      // And the store keeps working: search finds a document by its own vector.
-      const some = [...acked].pop();
-      if (some) assert.equal(c.search(vectorFor(some), { k: 1, mode: 'exact' })[0].id, some);
-    } finally {
-      store.close();
     }
+    process.stderr.write(`# kill -9: ${acked.size} acknowledged writes checked\n`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
-  process.stderr.write(`# kill -9: ${acked.size} acknowledged writes checked\n`);
-  fs.rmSync(dir, { recursive: true, force: true });
 });

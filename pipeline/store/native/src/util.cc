@@ -115,7 +115,7 @@ Mapping::Mapping(const std::string& path) : path_(path) {
   }
   size_ = static_cast<uint64_t>(st.st_size);
   if (size_ > 0) {
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
       ::close(fd);
       throwErrno("cannot map", path);
