@@ -8,6 +8,8 @@ const COMMANDS = {
   index: () => import('./commands/index.js'),
   worker: () => import('./commands/worker.js'),
   dict: () => import('./commands/dict.js'),
+  serve: () => import('./commands/serve.js'),
+  precompute: () => import('./commands/precompute.js'),
   demo: () => import('./commands/demo.js'),
 };
 
@@ -20,6 +22,10 @@ Usage:
              [--epochs E] [--min-count M] [--covariance tied|diag|full] [--seed S]
   scdv index --model NAME --corpus FILE [--collection C] [--workers N] [--batch-size B] [--config FILE]
   scdv worker tokenize|train|embed [--concurrency N] [--config FILE]
+  scdv serve [--model NAME] [--host H] [--port P] [--workers N] [--embed-workers N] [--config FILE]
+             the REST API (docs at /docs once running)
+  scdv precompute --target T [--collection C] [--k K] [--ttl SECONDS] [--model NAME] [--config FILE]
+             top-k of T for every document of C, into Redis for the match route and ad servers
   scdv dict compile --csv words.csv --out words.dic   a user dictionary for tokenizer.userDictionaries
   scdv demo                      the main job on the bundled sample corpus (what \`npm start\` runs)
 

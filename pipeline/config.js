@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { errors } from './errors.js';
+import { validateModelName } from './model/names.js';
 
 /** @typedef {'none'|'hiragana'|'non-kanji'|'all'} SingleCharRule */
 
@@ -69,6 +70,16 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** Entries kept per document vector, by magnitude: keepCount when set, else keepFraction of the width. */
     keepFraction: 0.02,
     keepCount: /** @type {number|null} */ (null),
+    /**
+     * Hybrid layout: the SCDV block weighted α and a lexical TF-IDF block (sublinear tf, the model's IDF) weighted
+     * 1 − α in one sparse vector, so one dot product is α·cos(SCDV) + (1 − α)·cos(TF-IDF). alpha 1: pure SCDV
+     * (width K·d); below 1 the width grows by the vocabulary size. maxTerms: keep only the heaviest words of the
+     * lexical block (null: all the document's known words).
+     */
+    hybrid: {
+      alpha: 1,
+      maxTerms: /** @type {number|null} */ (null),
+    },
   },
   index: {
     /** Documents per store write: each write is one durable (fsynced) batch. */
@@ -81,6 +92,50 @@ export const DEFAULT_CONFIG = Object.freeze({
     workers: 2,
     /** Documents sent to the native tokenizer per call (one call in flight per worker keeps one core busy). */
     batchSize: 64,
+  },  /** `scdv serve`, the REST server (server/). */
+  server: {
+    host: '127.0.0.1',
+    port: 8080,
+    /** Processes serving the one port (node:cluster); they share the store on disk. */
+    workers: 1,
+    /** Model served until one is activated through the API (null: the newest model whose store has collections). */
+    model: /** @type {string|null} */ (null),
+    /** SHA-256 hex digests of the API keys allowed on write and admin routes; keys themselves are never stored. */
+    apiKeyHashes: /** @type {string[]} */ ([]),
+    /** Read routes answer without a key; false: reads need a key too (health checks stay open). */
+    openReads: true,
+    /** Origins allowed by CORS ('*' for any); empty: no CORS headers, browsers on other origins are refused. */
+    corsOrigins: /** @type {string[]} */ ([]),
+    /** Largest JSON request body, bytes (413 above). */
+    bodyLimit: 1 << 20,
+    /** Largest JSON Lines body of a bulk upload, bytes: it is streamed to a file, never held in memory. */
+    bulkBodyLimit: 256 << 20,
+    /** Folders whose files a bulk request may name by path, besides <DATA_DIR>/imports (links are resolved first). */
+    bulkFileRoots: /** @type {string[]} */ ([]),
+    /** Upper bound of `k` on every route (at most 1000). */
+    maxK: 1000,
+    defaultK: 10,
+    /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker embed` elsewhere). */
+    embedWorkers: 1,
+    /** How often every process checks the active-model file, so that all of them follow an activation. */
+    modelPollMs: 500,
+    /** Related-by-id results kept per process, each valid while its collection is unchanged (0: no cache). */
+    relatedCacheEntries: 10_000,
+    /** Search mode passed to the store for live queries. */
+    searchMode: /** @type {'fast'|'exact'} */ ('fast'),
+    /** Grace for in-flight requests on SIGTERM before connections are cut. */
+    shutdownTimeoutMs: 10_000,
+    /** Honour X-Forwarded-For behind a proxy (the logged client address). */
+    trustProxy: false,
+    logLevel: /** @type {'fatal'|'error'|'warn'|'info'|'debug'|'silent'} */ ('info'),
+    precompute: {
+      /** Lifetime of a precomputed match list in Redis; past it the API searches live. */
+      ttlSeconds: 86_400,
+      /** Source documents per precompute job (jobs run in parallel on the `precompute` queue). */
+      batchSize: 500,
+      /** Concurrent searches per precompute worker. */
+      concurrency: 2,
+    },
   },
 });
 
@@ -152,10 +207,54 @@ function validate(cfg) {
   if (cfg.embed.keepCount !== null && (!Number.isInteger(cfg.embed.keepCount) || cfg.embed.keepCount < 1)) {
     throw errors.CONFIG_INVALID(`embed.keepCount must be a positive integer or null, got ${cfg.embed.keepCount}`);
   }
+  if (!(cfg.embed.hybrid.alpha >= 0 && cfg.embed.hybrid.alpha <= 1)) {
+    throw errors.CONFIG_INVALID(`embed.hybrid.alpha must be in [0, 1], got ${cfg.embed.hybrid.alpha}`);
+  }
+  if (cfg.embed.hybrid.maxTerms !== null && (!Number.isInteger(cfg.embed.hybrid.maxTerms) || cfg.embed.hybrid.maxTerms < 1)) {
+    throw errors.CONFIG_INVALID(`embed.hybrid.maxTerms must be a positive integer or null, got ${cfg.embed.hybrid.maxTerms}`);
+  }
   if (!(cfg.embed.saturationK > 0)) throw errors.CONFIG_INVALID(`embed.saturationK must be > 0, got ${cfg.embed.saturationK}`);
   if (!['none', 'hiragana', 'non-kanji', 'all'].includes(cfg.tokenizer.singleChar)) {
     throw errors.CONFIG_INVALID(`tokenizer.singleChar must be none, hiragana, non-kanji or all, got ${cfg.tokenizer.singleChar}`);
   }
+  validateServer(cfg.server);
+}
+
+/** @param {Config['server']} s */
+function validateServer(s) {
+  const positive = /** @type {const} */ ([
+    ['server.workers', s.workers], ['server.bodyLimit', s.bodyLimit], ['server.bulkBodyLimit', s.bulkBodyLimit],
+    ['server.maxK', s.maxK], ['server.defaultK', s.defaultK], ['server.modelPollMs', s.modelPollMs],
+    ['server.shutdownTimeoutMs', s.shutdownTimeoutMs], ['server.precompute.ttlSeconds', s.precompute.ttlSeconds],
+    ['server.precompute.batchSize', s.precompute.batchSize], ['server.precompute.concurrency', s.precompute.concurrency],
+  ]);
+  for (const [name, v] of positive) {
+    if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);
+  }
+  if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) throw errors.CONFIG_INVALID(`server.port must be 0-65535, got ${s.port}`);
+  if (!Number.isInteger(s.relatedCacheEntries) || s.relatedCacheEntries < 0) {
+    throw errors.CONFIG_INVALID(`server.relatedCacheEntries must be 0 or more, got ${s.relatedCacheEntries}`);
+  }
+  if (!Number.isInteger(s.embedWorkers) || s.embedWorkers < 0) throw errors.CONFIG_INVALID(`server.embedWorkers must be 0 or more, got ${s.embedWorkers}`);
+  if (s.maxK > 1000) throw errors.CONFIG_INVALID(`server.maxK must be at most 1000, got ${s.maxK}`);
+  if (s.defaultK > s.maxK) throw errors.CONFIG_INVALID(`server.defaultK (${s.defaultK}) must not exceed server.maxK (${s.maxK})`);
+  s.apiKeyHashes.forEach((h, i) => {
+    // The value itself stays out of the message: it is a secret's digest.
+    if (typeof h !== 'string' || !/^[0-9a-f]{64}$/i.test(h)) throw errors.CONFIG_INVALID(`server.apiKeyHashes[${i}] must be a SHA-256 digest in hex (64 characters)`);
+  });
+  s.bulkFileRoots.forEach((r, i) => {
+    if (typeof r !== 'string' || r === '') throw errors.CONFIG_INVALID(`server.bulkFileRoots[${i}] must be a folder path`);
+  });
+  s.corsOrigins.forEach((o, i) => {
+    if (typeof o !== 'string' || !(o === '*' || /^https?:\/\/[^/\s]+$/.test(o))) {
+      throw errors.CONFIG_INVALID(`server.corsOrigins[${i}] must be "*" or an origin such as https://example.com, got ${JSON.stringify(o)}`);
+    }
+  });
+  if (!['fast', 'exact'].includes(s.searchMode)) throw errors.CONFIG_INVALID(`server.searchMode must be fast or exact, got ${s.searchMode}`);
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'silent'].includes(s.logLevel)) {
+    throw errors.CONFIG_INVALID(`server.logLevel must be fatal, error, warn, info, debug or silent, got ${s.logLevel}`);
+  }
+  if (s.model !== null) validateModelName(s.model);
 }
 
 /**

@@ -1,4 +1,5 @@
-// scdv demo (`npm start`): the pipeline as far as it exists, on the bundled livedoor sample.
+// scdv demo (`npm start`): the whole product on the bundled livedoor sample: tokenise, train a model if there
+// is none, index the articles and a few ads, precompute ad matches, then serve the REST API until stopped.
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -8,16 +9,22 @@ import { createTokenizer } from '../tokenizer/index.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { runTokenize } from '../stages/tokenize.js';
 import { runTrain } from '../stages/train.js';
-import { runIndex, storeDirFor } from '../stages/embed.js';
-import { openStore } from '../store/index.js';
+import { runIndex } from '../stages/embed.js';
 import { printIndexSummary } from './index.js';
 import { MODELS_DIR } from '../paths.js';
+import { startServer } from '../../server/start.js';
+import { hashKey } from '../../server/auth.js';
+import { runPrecompute } from '../../server/precompute.js';
 import { printSummary } from './tokenize.js';
 import { printTrainSummary } from './train.js';
 
 export const DEMO_DIR = path.join(REPO_ROOT, '.scdv', 'demo');
 /** The model `npm start` trains on the sample (once; later runs reuse it). */
 export const DEMO_MODEL = 'livedoor-sample';
+/** A few hand-written ads (our own text), so that the ad-matching routes have something to match. */
+const SAMPLE_ADS = path.join(REPO_ROOT, 'tests', 'fixtures', 'ads', 'sample.jsonl');
+/** The demo's key for write routes; a real deployment configures its own (server.apiKeyHashes). */
+export const DEMO_API_KEY = 'demo-key';
 const EXAMPLE = 'きゃりーぱみゅぱみゅが新宿駅で東京スカイツリーを見た。ＡＭＡＺＯＮの送料無料キャンペーンは期間中のみ！';
 
 /** @param {string[]} _argv */
@@ -32,6 +39,8 @@ export async function run(_argv) {
 
   const redis = await connectOrStartRedis();
   say(`Redis: ${redis.private ? 'private redis-server (REDIS_URL unset)' : 'REDIS_URL'}`);
+  /** @type {import('../../server/start.js').RunningServer | undefined} */
+  let server;
   try {
     // Small shards, so that the two workers share the sample.
     const demoConfig = { ...config, tokenize: { ...config.tokenize, shardSize: 50 } };
@@ -60,35 +69,85 @@ export async function run(_argv) {
     }
 
     say(`\nIndexing the sample into collection "articles" of model ${DEMO_MODEL}:`);
-    const indexed = await runIndex({ corpus: SAMPLE_CORPUS, model: DEMO_MODEL, collection: 'articles', config: demoConfig, redisUrl: redis.url, workers: 2 });
-    printIndexSummary(indexed);
-    showRelated(say);
+    printIndexSummary(await runIndex({ corpus: SAMPLE_CORPUS, model: DEMO_MODEL, collection: 'articles', config: demoConfig, redisUrl: redis.url, workers: 2 }));
+    say(`\nIndexing ${SAMPLE_ADS} into collection "ads":`);
+    printIndexSummary(await runIndex({ corpus: SAMPLE_ADS, model: DEMO_MODEL, collection: 'ads', config: demoConfig, redisUrl: redis.url, workers: 1 }));
+    say('\nPrecomputing the best 3 ads for every article (what an ad server reads from Redis):');
+    const pre = await runPrecompute({ model: DEMO_MODEL, source: 'articles', target: 'ads', k: 3, redisUrl: redis.url, config });
+    say(`  ${pre.written} articles, ${pre.jobs} jobs, ${pre.seconds.toFixed(1)} s`);
+
+    const serverConfig = { ...config, server: { ...config.server, apiKeyHashes: [hashKey(DEMO_API_KEY)] } };
+    server = await listen(serverConfig, redis.url, say);
+    await showExamples(server.url, say);
+    say(`\nWrite routes take the demo key: -H 'Authorization: Bearer ${DEMO_API_KEY}' (set server.apiKeyHashes for your own).`);
+    say(`API documentation: ${server.url}/docs   queues: ${server.url}/admin/queues   metrics: ${server.url}/metrics`);
+    say(`\nServing on ${server.url}`);
+    say('(Ctrl-C to stop)');
+    await untilSignal();
+    say('\nstopping: finishing requests in flight');
   } finally {
+    await server?.close();
     await redis.stop();
   }
-  say('\nNext stage (the REST server) is not built yet; see README.md.');
+}
+
+/**
+ * The server on the configured port, or on any free port when that one is taken (say, by another demo).
+ * @param {import('../config.js').Config} config
+ * @param {string} redisUrl
+ * @param {(s: string) => void} say
+ */
+async function listen(config, redisUrl, say) {
+  const opts = { config, model: DEMO_MODEL, redisUrl, embedWorkers: 1, logger: false };
+  try {
+    return await startServer(opts);
+  } catch (err) {
+    if (/** @type {any} */ (err)?.code !== 'EADDRINUSE') throw err;
+    say(`\nport ${config.server.port} is in use; serving on a free port instead`);
+    return startServer({ ...opts, port: 0 });
+  }
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal() {
+  return new Promise((resolve) => {
+    const done = () => { process.off('SIGINT', done); process.off('SIGTERM', done); resolve(undefined); };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}
+
+/**
+ * A few requests to the running server, printed as the curl command and the answer's gist.
+ * @param {string} base
+ * @param {(s: string) => void} say
+ */
+async function showExamples(base, say) {
+  const get = async (/** @type {string} */ p) => {
+    const res = await fetch(base + p);
+    if (!res.ok) throw new Error(`GET ${p}: ${res.status} ${await res.text()}`);
+    return /** @type {any} */ (await res.json());
+  };
+  const post = async (/** @type {string} */ p, /** @type {object} */ body) => {
+    const res = await fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`POST ${p}: ${res.status} ${await res.text()}`);
+    return /** @type {any} */ (await res.json());
+  };
+  const line = (/** @type {any} */ r) => `  ${r.score.toFixed(3)}  ${r.id}  ${String(r.title ?? '').slice(0, 48)}`;
+  for (const id of EXAMPLES) {
+    const path = `/v1/collections/articles/documents/${id}/related?k=5`;
+    const doc = await get(`/v1/collections/articles/documents/${id}`);
+    say(`\n$ curl '${base}${path}'\n  related to 「${doc.title}」:`);
+    for (const r of (await get(path)).results) say(line(r));
+  }
+  const text = 'スマートフォンの新機種が発表された。Android搭載で、カメラとバッテリーの性能が向上している。';
+  say(`\n$ curl -X POST ${base}/v1/collections/articles/related -H 'content-type: application/json' -d '{"text":"${text}","k":3}'`);
+  for (const r of (await post('/v1/collections/articles/related', { text, k: 3 })).results) say(line(r));
+  const forId = EXAMPLES[0];
+  const m = await get(`/v1/match?collection=ads&for=${forId}&k=3`);
+  say(`\n$ curl '${base}/v1/match?collection=ads&for=${forId}&k=3'   (ads for an article; served from ${m.served_from})`);
+  for (const r of m.results) say(line(r));
 }
 
 /** Example ids: one article of three categories of the sample. */
 const EXAMPLES = ['sports-watch-4597641', 'it-life-hack-6292880', 'movie-enter-5840081'];
-
-/**
- * Related articles for a few documents, straight from the store.
- * @param {(s: string) => void} say
- */
-function showRelated(say) {
-  const store = openStore(storeDirFor(DEMO_MODEL));
-  try {
-    const articles = store.collection('articles');
-    for (const id of EXAMPLES) {
-      const doc = articles.get(id);
-      if (!doc) continue;
-      say(`\nRelated to ${id} 「${doc.meta.title}」:`);
-      for (const r of articles.search(doc.vector, { k: 5, excludeIds: [id] })) {
-        say(`  ${r.score.toFixed(3)}  ${r.id}  ${String(r.meta.title).slice(0, 50)}`);
-      }
-    }
-  } finally {
-    store.close();
-  }
-}

@@ -1,9 +1,11 @@
-// Step 1: Debian packages the pipeline needs (MeCab, its dictionary sources and tools, Redis, xz).
+// Step 1: Debian packages the pipeline needs (MeCab, its dictionary sources and tools, Redis, xz, chromium for tests).
 import { spawnSync } from 'node:child_process';
 import { run, onPath, succeeds } from './run.js';
 
 export const REQUIRED_PACKAGES = [
   'mecab', 'libmecab-dev', 'mecab-ipadic', 'mecab-ipadic-utf8', 'mecab-utils', 'redis-server', 'xz-utils',
+  // Headless browser for the tests that render /docs, /admin/queues and the training report.
+  'chromium',
 ];
 
 /**

@@ -1,0 +1,43 @@
+// scdv precompute: the top-k documents of --target for every document of --collection, stored in Redis
+// (keys in server/precompute.js and README "Precomputed matches") for the match route and for ad servers.
+import { parseArgs } from 'node:util';
+import { errors } from '../errors.js';
+import { connectOrStartRedis } from '../queue/redis.js';
+import { ProgressBar } from '../progress.js';
+import { configFromFlags, intFlag } from './common.js';
+
+/** @param {string[]} argv */
+export async function run(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      collection: { type: 'string', default: 'articles' }, target: { type: 'string' }, k: { type: 'string' },
+      model: { type: 'string' }, ttl: { type: 'string' }, config: { type: 'string' }, quiet: { type: 'boolean' },
+    },
+  });
+  if (!values.target) throw errors.USAGE('scdv precompute needs --target COLLECTION (e.g. ads) and --k K; --collection defaults to articles');
+  const ttlSeconds = intFlag(values.ttl, '--ttl');
+  const config = configFromFlags(values, ttlSeconds ? { server: { precompute: { ttlSeconds } } } : undefined);
+  const k = intFlag(values.k, '--k') ?? config.server.defaultK;
+  const { resolveModelName } = await import('../../server/models.js');
+  const { runPrecompute } = await import('../../server/precompute.js');
+  // The model the server serves (the active-model file) unless one is named.
+  const model = resolveModelName(values.model, config, { record: false });
+  if (!process.env.REDIS_URL) {
+    process.stderr.write('scdv precompute: REDIS_URL is not set: the entries go to a private Redis that stops with this command (useful only as a dry run)\n');
+  }
+  const redis = await connectOrStartRedis();
+  const bar = values.quiet ? null : new ProgressBar('precompute');
+  try {
+    const r = await runPrecompute({
+      model, source: /** @type {string} */ (values.collection), target: values.target, k, redisUrl: redis.url, config,
+      onProgress: (p) => bar?.update({ done: p.done, total: p.total, unit: 'documents' }),
+    });
+    bar?.finish();
+    process.stderr.write(`precomputed the top ${k} of ${values.target} for ${r.written} documents of ${values.collection} (model ${model}) ` +
+      `in ${r.seconds.toFixed(1)} s, ${r.jobs} jobs, TTL ${config.server.precompute.ttlSeconds} s` +
+      (r.missing ? `; ${r.missing} documents vanished meanwhile` : '') + '\n');
+  } finally {
+    await redis.stop();
+  }
+}

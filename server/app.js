@@ -1,0 +1,126 @@
+// Build the Fastify app: plugins, hooks and routes, no listening (server/start.js does that, tests inject).
+import Fastify, { LogController } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { accessHook } from './auth.js';
+import { installErrorHandlers } from './errors.js';
+import { resultItemSchema } from './schemas.js';
+import healthRoutes from './routes/health.js';
+import documentRoutes from './routes/documents.js';
+import relatedRoutes from './routes/related.js';
+import matchRoutes from './routes/match.js';
+import modelRoutes from './routes/models.js';
+import jobRoutes from './routes/jobs.js';
+import adminRoutes from './routes/admin.js';
+
+/**
+ * What routes need, built once per process by start.js (or by a test).
+ * @typedef {object} AppContext
+ * @property {import('../pipeline/config.js').Config} config
+ * @property {import('./models.js').ModelState} models
+ * @property {import('./queues.js').QueueHub | null} hub null: no Redis at all (queue routes answer 503)
+ * @property {import('./metrics.js').Metrics} metrics
+ * @property {{shuttingDown: boolean}} status
+ * @property {import('fastify').FastifyBaseLogger} [log] the app's logger, once built
+ * @property {import('./cache.js').ResultCache} relatedCache related-by-id replies, per collection version
+ */
+
+/**
+ * Fastify options of the server (a logger, or none for tests).
+ * @param {import('../pipeline/config.js').Config} config
+ * @param {import('fastify').FastifyBaseLogger | boolean | object} [logger]
+ */
+function fastifyOptions(config, logger) {
+  const s = config.server;
+  return {
+    logger: logger ?? {
+      level: s.logLevel,
+      // Belt and braces: request headers are not logged by default, and keys must never be.
+      redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]'],
+    },
+    // Per-request lines only at debug level: the histogram in /metrics covers latency, and a log line per
+    // request costs more than a precomputed lookup.
+    logController: new LogController({ disableRequestLogging: (/** @type {any} */ request) => !request.log.isLevelEnabled?.('debug') }),
+    bodyLimit: s.bodyLimit,
+    trustProxy: s.trustProxy,
+    // Document ids are up to 512 characters, percent-encoded in the path.
+    routerOptions: { maxParamLength: 8192 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    return503OnClosing: true,
+  };
+}
+
+/**
+ * @param {AppContext} ctx
+ * @param {{logger?: any}} [opts]
+ * @returns {Promise<import('fastify').FastifyInstance>}
+ */
+export async function buildApp(ctx, opts = {}) {
+  const { config, metrics } = ctx;
+  const s = config.server;
+  /** @type {import('fastify').FastifyInstance} */
+  const app = /** @type {any} */ (Fastify(/** @type {any} */ (fastifyOptions(config, opts.logger))));
+  installErrorHandlers(app, { bodyLimit: s.bodyLimit });
+  app.addSchema(resultItemSchema);
+
+  if (s.corsOrigins.length) {
+    await app.register(cors, {
+      origin: s.corsOrigins.includes('*') ? '*' : s.corsOrigins,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+      allowedHeaders: ['content-type', 'authorization', 'x-api-key'],
+      maxAge: 600,
+    });
+  }
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'scdv-recommender',
+        version: 'v1',
+        description: 'Related documents and ad matching with sparse SCDV vectors. Errors: {error, message, details?}.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'authorization: Bearer <API key>' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        },
+      },
+    },
+    // The API only: not the documentation's own routes nor the queue board.
+    transform: ({ schema, url }) => ({ schema: /** @type {any} */ (url.startsWith('/docs') || url.startsWith('/admin') ? { ...schema, hide: true } : schema), url }),
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: false } });
+
+  const access = accessHook(s);
+  app.addHook('onRequest', access);
+  // While shutting down, every answer closes its connection: keep-alive clients reconnect elsewhere, and
+  // the server's close does not wait for their idle timeout.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (ctx.status.shuttingDown) reply.header('connection', 'close');
+    return payload;
+  });
+  // Latency per route pattern (bounded label set), measured by Fastify from request to response.
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+
+  metrics.readModel = () => ctx.models.current?.name ?? null;
+  metrics.readRedis = () => Boolean(ctx.hub?.up);
+  metrics.readStore = async () => {
+    const sm = ctx.models.current;
+    return sm ? sm.collections().map((c) => ({ model: sm.name, collection: c.name, count: c.count })) : [];
+  };
+  metrics.readQueues = async () => (ctx.hub ? ctx.hub.depths() : []);
+
+  healthRoutes(app, ctx);
+  documentRoutes(app, ctx);
+  relatedRoutes(app, ctx);
+  matchRoutes(app, ctx);
+  modelRoutes(app, ctx);
+  jobRoutes(app, ctx);
+  await app.register(async (scope) => adminRoutes(scope, ctx));
+  return app;
+}

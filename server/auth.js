@@ -1,0 +1,60 @@
+// API keys. The config holds SHA-256 digests only; a presented key is hashed and compared with every digest
+// in constant time (no early exit), so neither the keys nor their number leak through timing or files.
+import crypto from 'node:crypto';
+import { errors } from '../pipeline/errors.js';
+import { errorBody } from './errors.js';
+
+/** @typedef {'open'|'read'|'write'} Access  open: health checks; read: open unless server.openReads is false; write: a key */
+
+/** @param {string} key */
+export const hashKey = (key) => crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+
+/**
+ * The key a request presents: `authorization: Bearer <key>` or `x-api-key: <key>`; undefined when none.
+ * @param {import('node:http').IncomingHttpHeaders} headers
+ */
+export function presentedKey(headers) {
+  const auth = headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
+    if (m) return m[1].trim();
+  }
+  const x = headers['x-api-key'];
+  if (typeof x === 'string' && x !== '') return x;
+  return undefined;
+}
+
+/**
+ * @param {string[]} hashes hex SHA-256 digests
+ * @returns {(key: string) => boolean}
+ */
+export function keyChecker(hashes) {
+  const digests = hashes.map((h) => Buffer.from(h.toLowerCase(), 'hex'));
+  return (key) => {
+    const d = crypto.createHash('sha256').update(key, 'utf8').digest();
+    let ok = false;
+    for (const h of digests) ok = crypto.timingSafeEqual(d, h) || ok;
+    return ok;
+  };
+}
+
+/**
+ * An onRequest hook enforcing the route's access level (routeOptions.config.access, default 'read').
+ * It answers 401/403 itself rather than throwing, so that plugins with their own error handler (Bull Board)
+ * still give the catalogue's error body.
+ * @param {{apiKeyHashes: string[], openReads: boolean}} cfg
+ * @returns {import('fastify').onRequestHookHandler}
+ */
+export function accessHook(cfg) {
+  const check = keyChecker(cfg.apiKeyHashes);
+  return async (request, reply) => {
+    /** @type {Access} */
+    const access = /** @type {any} */ (request.routeOptions.config)?.access ?? 'read';
+    if (access === 'open' || (access === 'read' && cfg.openReads)) return;
+    const key = presentedKey(request.headers);
+    if (key !== undefined && check(key)) return;
+    const e = key === undefined ? errors.UNAUTHORIZED() : errors.FORBIDDEN(access === 'write' ? 'write and admin routes' : 'this route');
+    if (key === undefined) reply.header('www-authenticate', 'Bearer');
+    return reply.code(e.status).send(errorBody(e));
+  };
+}

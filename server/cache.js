@@ -1,0 +1,80 @@
+// Related-by-id results, cached per collection state. A related list depends only on the collection's
+// contents, and the same popular articles are asked for on every page view, so a result is kept with the
+// collection's version (the store's manifest generation and write-ahead-log position: any write by any
+// process changes it, and this process sees the change within the store's refresh interval, 100 ms) and
+// reused while that version holds. A hit is therefore exactly what a live search would answer now.
+
+/**
+ * The state fingerprint of a collection: changes whenever a document is written or deleted, by any process.
+ * @param {import('../pipeline/store/index.js').Collection} coll
+ */
+export function collectionVersion(coll) {
+  const c = /** @type {any} */ (coll);
+  // A cheap counter from the store when it has one; else the fields of stats() that move on every write.
+  if (typeof c.version === 'function') return String(c.version());
+  const s = coll.stats();
+  return `${s.generation}:${s.wal.seq}:${s.wal.bytes}`;
+}
+
+/** How long a version read is reused: the store itself looks for other processes' writes every 100 ms. */
+const VERSION_TTL_MS = 50;
+
+export class ResultCache {
+  /** @param {number} maxEntries 0 disables the cache */
+  constructor(maxEntries) {
+    this.max = maxEntries;
+    /** @type {Map<string, {version: string, at: number}>} collection versions, by model and collection */
+    this.versions = new Map();
+    /** @type {Map<string, {version: string, value: any}>} insertion order = recency (re-inserted on hit) */
+    this.map = new Map();
+    this.hits = 0;
+    this.misses = 0;
+  }
+
+  /**
+   * The collection's version, read at most every VERSION_TTL_MS (forget() after a write in this process).
+   * @param {string} id model and collection
+   * @param {import('../pipeline/store/index.js').Collection} coll
+   */
+  version(id, coll) {
+    const now = performance.now();
+    const v = this.versions.get(id);
+    if (v && now - v.at < VERSION_TTL_MS) return v.version;
+    const version = collectionVersion(coll);
+    this.versions.set(id, { version, at: now });
+    return version;
+  }
+
+  /**
+   * After a write through this process: the next lookup reads the version again.
+   * @param {string} id model and collection
+   */
+  forget(id) {
+    this.versions.delete(id);
+  }
+
+  /**
+   * The cached value for `key` at `version`, else the computed one (then cached); with whether it was a hit.
+   * @template T
+   * @param {string} key
+   * @param {string} version
+   * @param {() => Promise<T>} compute
+   * @returns {Promise<{value: T, hit: boolean}>}
+   */
+  async get(key, version, compute) {
+    if (this.max === 0) return { value: await compute(), hit: false };
+    const e = this.map.get(key);
+    if (e && e.version === version) {
+      this.hits++;
+      this.map.delete(key);
+      this.map.set(key, e);
+      return { value: e.value, hit: true };
+    }
+    this.misses++;
+    const value = await compute();
+    this.map.delete(key);
+    this.map.set(key, { version, value });
+    if (this.map.size > this.max) this.map.delete(/** @type {string} */ (this.map.keys().next().value));
+    return { value, hit: false };
+  }
+}

@@ -1,0 +1,106 @@
+// Every error leaves the server in one shape, {error, message, details?}, with the status of the catalogue
+// (pipeline/errors.js). Fastify's own errors (schema, body size, media type, bad JSON) are mapped onto the
+// same codes, so clients branch on `error` and never on message text.
+import { ScdvError, errors } from '../pipeline/errors.js';
+
+/** JSON schema of an error body, referenced by every route's 4xx/5xx responses. */
+export const errorSchema = {
+  $id: 'Error',
+  type: 'object',
+  description: 'Every error: a stable code, a message for people, and sometimes details (the failing field).',
+  properties: {
+    error: { type: 'string', description: 'stable code, e.g. SCDV_DOCUMENT_NOT_FOUND' },
+    message: { type: 'string' },
+    details: { type: 'object', additionalProperties: true },
+  },
+  required: ['error', 'message'],
+};
+
+/** Error responses every route can give; merged into the routes' response schemas. */
+export const errorResponses = {
+  '4xx': { $ref: 'Error#' },
+  '5xx': { $ref: 'Error#' },
+};
+
+/**
+ * A 400 naming the failing field.
+ * @param {string} field e.g. "body.a"
+ * @param {string} reason
+ */
+export function invalid(field, reason) {
+  const err = errors.REQUEST_INVALID(`${field} ${reason}`);
+  err.details = { field, reason };
+  return err;
+}
+
+/**
+ * Turn one of ajv's errors (as Fastify reports them) into a dotted field name and a reason.
+ * @param {any} v ajv error object
+ * @param {string} context body, querystring, params or headers
+ */
+function describeValidation(v, context) {
+  let field = context + String(v.instancePath ?? '').replace(/\//g, '.');
+  if (v.keyword === 'required') field += `.${v.params.missingProperty}`;
+  if (v.keyword === 'additionalProperties') return { field: `${field}.${v.params.additionalProperty}`, reason: 'is not a known field' };
+  return { field, reason: String(v.message ?? 'is invalid') };
+}
+
+/**
+ * Map anything thrown in a request onto the catalogue.
+ * @param {any} err
+ * @param {{bodyLimit: number}} limits
+ * @param {string} requestId
+ * @returns {ScdvError}
+ */
+export function toScdvError(err, limits, requestId) {
+  if (err instanceof ScdvError) return err;
+  if (err?.validation) {
+    const first = err.validation[0] ?? {};
+    const { field, reason } = describeValidation(first, err.validationContext ?? 'request');
+    return invalid(field, reason);
+  }
+  switch (err?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return errors.BODY_TOO_LARGE(limits.bodyLimit);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.MEDIA_TYPE_UNSUPPORTED(String(err.message).replace(/^Unsupported Media Type:?\s*/i, '') || 'this', 'application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY': return invalid('body', 'is empty');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY': return invalid('body', 'is not valid JSON');
+    default: break;
+  }
+  // Fastify's other client errors (bad URL, invalid content-length …) keep their status.
+  if (typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    if (err.statusCode === 413) return errors.BODY_TOO_LARGE(limits.bodyLimit);
+    if (err instanceof SyntaxError) return invalid('body', 'is not valid JSON');
+    const e = errors.REQUEST_INVALID(String(err.message));
+    e.status = err.statusCode;
+    return e;
+  }
+  return errors.INTERNAL(requestId);
+}
+
+/**
+ * The reply body of an error (never a stack, a key or a Redis URL: only catalogue messages get out).
+ * @param {ScdvError} e
+ */
+export function errorBody(e) {
+  return e.details ? { error: e.code, message: e.message, details: e.details } : { error: e.code, message: e.message };
+}
+
+/**
+ * Install the error and not-found handlers on an app.
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{bodyLimit: number}} limits
+ */
+export function installErrorHandlers(app, limits) {
+  app.addSchema(errorSchema);
+  app.setErrorHandler((err, request, reply) => {
+    const e = toScdvError(err, limits, request.id);
+    if (e.status >= 500 && e.code === 'SCDV_INTERNAL') request.log.error({ err }, 'unexpected error');
+    else if (e.status >= 500) request.log.warn({ code: e.code }, e.message);
+    reply.code(e.status).send(errorBody(e));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const e = errors.ROUTE_NOT_FOUND(request.method, request.url.split('?')[0]);
+    reply.code(404).send(errorBody(e));
+  });
+}

@@ -1,0 +1,233 @@
+// Bulk uploads as Bull `embed` jobs: the same shards, job data, worker (workers/embed.js) and completion
+// markers as `scdv index` (pipeline/stages/embed.js + sharded.js), without waiting for the end. A bulk job
+// is a folder DATA_DIR/server/jobs/<id>/ (job.json, then one marker per finished shard), so its status
+// survives restarts of the server and of Redis; Redis only adds the progress of shards still running.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DATA_DIR } from '../pipeline/paths.js';
+import { errors } from '../pipeline/errors.js';
+import { planShards } from '../pipeline/corpus/plan.js';
+import { prepareRunDir, readShardResult } from '../pipeline/stages/sharded.js';
+import { storeDirFor } from '../pipeline/stages/embed.js';
+import { writeFileAtomic } from '../pipeline/fsutil.js';
+import { invalidate } from './precompute.js';
+
+export const JOB_ID_RE = /^bulk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const jobsDir = () => path.join(DATA_DIR, 'server', 'jobs');
+const uploadsDir = () => path.join(DATA_DIR, 'server', 'uploads');
+/** Default folder whose files a bulk request may name by path (with server.bulkFileRoots). */
+export const importsDir = () => path.join(DATA_DIR, 'imports');
+
+/**
+ * @typedef {object} BulkRecord
+ * @property {string} id
+ * @property {'bulk'} kind
+ * @property {string} model
+ * @property {string} collection
+ * @property {string} corpus
+ * @property {boolean} uploaded the corpus is a request body saved by the server (deleted when done)
+ * @property {number} lines
+ * @property {import('../pipeline/corpus/plan.js').Shard[]} shards
+ * @property {string} created_at
+ */
+
+/** A fresh job id; the upload file is named after it. */
+export const newJobId = () => `bulk-${crypto.randomUUID()}`;
+
+/**
+ * Stream a request body to DATA_DIR/server/uploads/<id>.jsonl, never holding it in memory.
+ * @param {NodeJS.ReadableStream} body
+ * @param {string} id
+ * @param {number} limit bytes
+ */
+export async function saveUpload(body, id, limit) {
+  fs.mkdirSync(uploadsDir(), { recursive: true });
+  const file = path.join(uploadsDir(), `${id}.jsonl`);
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk, _enc, cb) {
+      bytes += chunk.length;
+      if (bytes > limit) cb(errors.BODY_TOO_LARGE(limit)); else cb(null, chunk);
+    },
+  });
+  try {
+    await pipeline(body, counter, fs.createWriteStream(file));
+  } catch (err) {
+    fs.rmSync(file, { force: true });
+    throw err;
+  }
+  if (bytes === 0) {
+    fs.rmSync(file, { force: true });
+    throw errors.BULK_SOURCE_INVALID('body', 'is empty: send one JSON document per line');
+  }
+  return file;
+}
+
+/**
+ * A file named in a bulk request: it must resolve (links followed) inside an allowed folder, so that a key
+ * holder cannot make the server read /etc/… and echo fragments back in rejection reasons.
+ * @param {string} p
+ * @param {string[]} roots
+ */
+export function allowedCorpusPath(p, roots) {
+  const allowed = [importsDir(), ...roots].map((r) => {
+    try { return fs.realpathSync(r); } catch { return path.resolve(r); }
+  });
+  let real;
+  try {
+    real = fs.realpathSync(path.resolve(p));
+  } catch {
+    throw errors.BULK_SOURCE_INVALID(p, 'no such file');
+  }
+  if (!allowed.some((r) => real === r || real.startsWith(r + path.sep))) {
+    throw errors.BULK_SOURCE_INVALID(p, `not inside an allowed folder (${allowed.join(', ')}; see server.bulkFileRoots)`);
+  }
+  if (!fs.statSync(real).isFile()) throw errors.BULK_SOURCE_INVALID(p, 'not a regular file');
+  return real;
+}
+
+/**
+ * Plan the shards and queue one `embed` job per shard.
+ * @param {object} o
+ * @param {string} o.id
+ * @param {string} o.corpus
+ * @param {boolean} o.uploaded
+ * @param {string} o.model
+ * @param {string} o.collection
+ * @param {import('../pipeline/config.js').Config} o.config
+ * @param {import('./queues.js').QueueHub} o.hub
+ * @returns {Promise<BulkRecord>}
+ */
+export async function createBulkJob(o) {
+  const plan = await planShards(o.corpus, o.config.index.shardSize);
+  if (plan.lines === 0) throw errors.BULK_SOURCE_INVALID(o.uploaded ? 'body' : o.corpus, 'has no lines');
+  const outDir = path.join(jobsDir(), o.id);
+  /** @type {BulkRecord} */
+  const record = {
+    id: o.id, kind: 'bulk', model: o.model, collection: o.collection, corpus: o.corpus, uploaded: o.uploaded,
+    lines: plan.lines, shards: plan.shards, created_at: new Date().toISOString(),
+  };
+  fs.mkdirSync(outDir, { recursive: true });
+  prepareRunDir(outDir, o.id, () => {});
+  writeFileAtomic(path.join(outDir, 'job.json'), JSON.stringify(record));
+  const storeDir = storeDirFor(o.model);
+  const queue = o.hub.queues.embed;
+  // Job data is visible in Redis and in Bull Board: the key digests stay out of it.
+  const config = { ...o.config, server: { ...o.config.server, apiKeyHashes: [] } };
+  for (const shard of plan.shards) {
+    // The job data of pipeline/stages/embed.js's runIndex: the embed worker cannot tell the two apart.
+    await queue.add('shard', {
+      runKey: o.id, corpus: o.corpus, shard, outDir, model: o.model, storeDir, collection: o.collection, config,
+    }, { jobId: `${o.id}-${shard.index}` });
+  }
+  // Documents of the target may change: precomputed matches listing them go stale now.
+  await invalidate(o.hub.redis, o.config.queue.prefix, o.model, o.collection, []);
+  return record;
+}
+
+/**
+ * @typedef {object} JobStatus
+ * @property {string} id
+ * @property {'bulk'} kind
+ * @property {'queued'|'running'|'completed'|'failed'} state
+ * @property {string} model
+ * @property {string} collection
+ * @property {string} created_at
+ * @property {number} lines
+ * @property {number} lines_done
+ * @property {number} progress 0..1
+ * @property {{total: number, done: number, failed: number}} shards
+ * @property {number} documents written to the store
+ * @property {number} rejected lines not indexed (invalid)
+ * @property {number} empty documents without a known word (not indexed)
+ * @property {{line: number, code: string, reason: string, id?: string}[]} issues the first 100 rejected or empty lines
+ * @property {{shard: number, first_line: number, message: string}[]} errors shards that failed after every retry
+ */
+
+/**
+ * @param {string} id
+ * @param {import('./queues.js').QueueHub | null} hub
+ * @param {import('../pipeline/config.js').Config} config
+ * @returns {Promise<JobStatus>}
+ */
+export async function bulkStatus(id, hub, config) {
+  const outDir = path.join(jobsDir(), id);
+  /** @type {BulkRecord} */
+  let rec;
+  try {
+    rec = JSON.parse(fs.readFileSync(path.join(outDir, 'job.json'), 'utf8'));
+  } catch {
+    throw errors.JOB_NOT_FOUND(id);
+  }
+  let done = 0;
+  let linesDone = 0;
+  let documents = 0;
+  let rejected = 0;
+  let empty = 0;
+  /** @type {JobStatus['issues']} */
+  const issues = [];
+  /** @type {JobStatus['errors']} */
+  const failures = [];
+  /** @type {import('../pipeline/corpus/plan.js').Shard[]} */
+  const pending = [];
+  for (const shard of rec.shards) {
+    /** @type {import('../workers/embed.js').EmbedShardResult | null} */
+    const r = readShardResult(outDir, shard.index, id);
+    if (!r) { pending.push(shard); continue; }
+    done++;
+    linesDone += r.lines;
+    documents += r.documents;
+    rejected += r.rejected.length;
+    empty += r.empty.length;
+    for (const x of [...r.rejected, ...r.empty]) if (issues.length < 100) issues.push(x);
+  }
+  let active = 0;
+  if (pending.length) {
+    // Shards still out: only Redis knows whether they wait, run or failed for good.
+    if (!hub) throw errors.QUEUE_UNAVAILABLE();
+    hub.requireUp();
+    for (const shard of pending) {
+      const job = await hub.queues.embed.getJob(`${id}-${shard.index}`);
+      if (!job) continue;
+      const state = await job.getState();
+      if (state === 'failed') {
+        failures.push({ shard: shard.index, first_line: shard.firstLine, message: String(job.failedReason ?? 'failed') });
+      } else if (state === 'active') {
+        active++;
+        const p = /** @type {any} */ (job.progress());
+        if (p && typeof p.lines === 'number') linesDone += p.lines;
+      }
+    }
+  }
+  const total = rec.shards.length;
+  /** @type {JobStatus['state']} */
+  let state = 'queued';
+  if (done === total) state = 'completed';
+  else if (failures.length && done + failures.length === total) state = 'failed';
+  else if (done > 0 || active > 0 || failures.length) state = 'running';
+  if (state === 'completed' || state === 'failed') await finish(rec, outDir, hub, config);
+  issues.sort((a, b) => a.line - b.line);
+  return {
+    id, kind: 'bulk', state, model: rec.model, collection: rec.collection, created_at: rec.created_at,
+    lines: rec.lines, lines_done: Math.min(linesDone, rec.lines), progress: rec.lines ? Math.min(1, linesDone / rec.lines) : 1,
+    shards: { total, done, failed: failures.length }, documents, rejected, empty, issues, errors: failures,
+  };
+}
+
+/**
+ * Once a job is over: drop the uploaded body and make precomputed matches of the collection stale (once).
+ * @param {BulkRecord} rec
+ * @param {string} outDir
+ * @param {import('./queues.js').QueueHub | null} hub
+ * @param {import('../pipeline/config.js').Config} config
+ */
+async function finish(rec, outDir, hub, config) {
+  const mark = path.join(outDir, 'finished');
+  if (fs.existsSync(mark)) return;
+  if (hub && !(await invalidate(hub.redis, config.queue.prefix, rec.model, rec.collection, []))) return;
+  if (rec.uploaded) fs.rmSync(rec.corpus, { force: true });
+  fs.writeFileSync(mark, new Date().toISOString() + '\n');
+}

@@ -1,0 +1,220 @@
+// Collections and documents: list, read, write one (embedded now, searchable at once), delete, bulk (queued).
+import { parseDocument } from '../../pipeline/corpus/document.js';
+import { documentMeta } from '../../pipeline/embed/meta.js';
+import { errors } from '../../pipeline/errors.js';
+import { errorResponses, invalid } from '../errors.js';
+import { allowedCorpusPath, createBulkJob, newJobId, saveUpload } from '../jobs.js';
+import { invalidate } from '../precompute.js';
+import { collectionName, documentId, keyed } from '../schemas.js';
+import { embedRequestText } from '../search.js';
+
+/** Content types of a JSON Lines bulk body. */
+const JSONL_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json-lines'];
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../app.js').AppContext} ctx
+ */
+export default function documentRoutes(app, ctx) {
+  const { config, models, metrics } = ctx;
+  const docParams = { type: 'object', properties: { collection: collectionName, id: documentId }, required: ['collection', 'id'] };
+  const metaProps = {
+    title: { type: 'string' }, url: { type: 'string' }, site: { type: 'string' }, category: { type: 'string' },
+    published_at: { type: 'string', description: 'ISO 8601' },
+  };
+
+  app.get('/v1/collections', {
+    schema: {
+      tags: ['collections'],
+      summary: 'Collections of the active model, with their document counts',
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            model: { type: 'string' },
+            collections: {
+              type: 'array',
+              items: { type: 'object', properties: { name: { type: 'string' }, width: { type: 'integer' }, count: { type: 'integer' } } },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+    },
+  }, async () => {
+    const sm = models.acquire();
+    try {
+      return { model: sm.name, collections: sm.collections() };
+    } finally {
+      models.release(sm);
+    }
+  });
+
+  app.get('/v1/collections/:collection/documents/:id', {
+    schema: {
+      tags: ['collections'],
+      summary: 'A document\'s metadata',
+      params: docParams,
+      response: {
+        200: {
+          type: 'object',
+          properties: { id: { type: 'string' }, collection: { type: 'string' }, model: { type: 'string' }, ...metaProps, nnz: { type: 'integer', description: 'non-zeros of its vector' } },
+          required: ['id', 'collection', 'model'],
+        },
+        ...errorResponses,
+      },
+    },
+  }, async (request) => {
+    const { collection, id } = /** @type {{collection: string, id: string}} */ (request.params);
+    const sm = models.acquire();
+    try {
+      const doc = sm.collection(collection).get(id);
+      if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
+      const meta = typeof doc.meta === 'string' ? JSON.parse(doc.meta) : doc.meta;
+      return { ...meta, id, collection, model: sm.name, nnz: doc.vector.indices.length };
+    } finally {
+      models.release(sm);
+    }
+  });
+
+  app.put('/v1/collections/:collection/documents/:id', {
+    config: { access: 'write' },
+    schema: {
+      tags: ['write'],
+      summary: 'Embed and upsert one document (searchable as soon as this answers); creates the collection if needed',
+      security: keyed,
+      params: docParams,
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['body'],
+        properties: { ...metaProps, body: { type: 'string', minLength: 1, description: 'the article text' } },
+      },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' }, collection: { type: 'string' }, model: { type: 'string' },
+            known_words: { type: 'integer' }, unknown_words: { type: 'integer' }, nnz: { type: 'integer' },
+          },
+        },
+        ...errorResponses,
+      },
+    },
+  }, async (request) => {
+    const { collection, id } = /** @type {{collection: string, id: string}} */ (request.params);
+    // The corpus reader's own validation (dates, control characters …): one document, one set of rules.
+    const parsed = parseDocument(Buffer.from(JSON.stringify({ ...(/** @type {object} */ (request.body)), id })), 1);
+    if ('error' in parsed) {
+      const field = /field "([^"]+)"/.exec(parsed.error.reason)?.[1];
+      throw invalid(field ? `body.${field}` : 'body', parsed.error.reason.replace(/^field "[^"]+" /, ''));
+    }
+    if (!('doc' in parsed)) throw invalid('body', 'is empty');
+    const doc = parsed.doc;
+    const sm = models.acquire();
+    try {
+      const coll = sm.writableCollection(collection);
+      const v = await embedRequestText(sm, { title: doc.title, text: doc.body }, metrics);
+      await coll.upsert([{ id, vector: { indices: v.indices, values: v.values }, meta: documentMeta(doc) }]);
+      ctx.relatedCache.forget(`${sm.name}\0${collection}`);
+      if (ctx.hub) await invalidate(ctx.hub.redis, config.queue.prefix, sm.name, collection, [id]);
+      return { id, collection, model: sm.name, known_words: v.knownWords, unknown_words: v.unknownWords, nnz: v.indices.length };
+    } finally {
+      models.release(sm);
+    }
+  });
+
+  app.delete('/v1/collections/:collection/documents/:id', {
+    config: { access: 'write' },
+    schema: {
+      tags: ['write'],
+      summary: 'Delete one document (gone from results as soon as this answers)',
+      security: keyed,
+      params: docParams,
+      response: {
+        200: { type: 'object', properties: { id: { type: 'string' }, collection: { type: 'string' }, model: { type: 'string' }, deleted: { type: 'boolean' } } },
+        ...errorResponses,
+      },
+    },
+  }, async (request) => {
+    const { collection, id } = /** @type {{collection: string, id: string}} */ (request.params);
+    const sm = models.acquire();
+    try {
+      const coll = sm.collection(collection);
+      if (!coll.get(id)) throw errors.DOCUMENT_NOT_FOUND(id, collection);
+      await coll.delete([id]);
+      ctx.relatedCache.forget(`${sm.name}\0${collection}`);
+      if (ctx.hub) await invalidate(ctx.hub.redis, config.queue.prefix, sm.name, collection, [id]);
+      return { id, collection, model: sm.name, deleted: true };
+    } finally {
+      models.release(sm);
+    }
+  });
+
+  // Bulk: its own plugin scope, so that the streaming JSON Lines parser applies to this route only.
+  app.register(async (scope) => {
+    // Hand the raw request stream to the handler: a bulk body goes to disk, never into memory.
+    scope.addContentTypeParser(JSONL_TYPES, (_req, payload, done) => done(null, payload));
+    scope.post('/v1/collections/:collection/documents::bulk', {
+      config: { access: 'write' },
+      bodyLimit: config.server.bulkBodyLimit,
+      schema: {
+        tags: ['write'],
+        summary: 'Queue embed jobs for many documents: a JSON Lines body, or {"path"} of a file the server can read',
+        description: 'Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?). Returns at once; follow GET /v1/jobs/{id}.',
+        security: keyed,
+        params: { type: 'object', properties: { collection: collectionName }, required: ['collection'] },
+        body: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object', additionalProperties: false, required: ['path'],
+                properties: { path: { type: 'string', minLength: 1, maxLength: 4096, description: 'a JSON Lines file inside DATA_DIR/imports or server.bulkFileRoots' } },
+              },
+            },
+            'application/x-ndjson': { schema: { description: 'JSON Lines: one document per line' } },
+            'application/jsonl': { schema: { description: 'JSON Lines: one document per line' } },
+          },
+        },
+        response: {
+          202: {
+            type: 'object',
+            properties: {
+              job: { type: 'string' }, status_url: { type: 'string' }, model: { type: 'string' }, collection: { type: 'string' },
+              lines: { type: 'integer' }, shards: { type: 'integer' },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    }, async (request, reply) => {
+      const { collection } = /** @type {{collection: string}} */ (request.params);
+      const hub = ctx.hub;
+      if (!hub) throw errors.QUEUE_UNAVAILABLE();
+      hub.requireUp();
+      const id = newJobId();
+      const body = /** @type {any} */ (request.body);
+      let corpus;
+      let uploaded = false;
+      if (body && typeof body.pipe === 'function') {
+        const declared = Number(request.headers['content-length']);
+        if (declared > config.server.bulkBodyLimit) throw errors.BODY_TOO_LARGE(config.server.bulkBodyLimit);
+        corpus = await saveUpload(body, id, config.server.bulkBodyLimit);
+        uploaded = true;
+      } else if (body && typeof body === 'object' && typeof body.path === 'string') {
+        corpus = allowedCorpusPath(body.path, config.server.bulkFileRoots);
+      } else {
+        throw errors.MEDIA_TYPE_UNSUPPORTED(String(request.headers['content-type'] ?? 'none'), 'application/x-ndjson, or application/json with {"path"}');
+      }
+      const sm = models.acquire();
+      try {
+        sm.writableCollection(collection);
+        const rec = await createBulkJob({ id, corpus, uploaded, model: sm.name, collection, config, hub });
+        reply.code(202);
+        return { job: id, status_url: `/v1/jobs/${id}`, model: sm.name, collection, lines: rec.lines, shards: rec.shards.length };
+      } finally {
+        models.release(sm);
+      }
+    });
+  });
+}

@@ -1,0 +1,77 @@
+// Models: which exist, which one answers, and switching (with rollback to the previous one).
+import { errorResponses } from '../errors.js';
+import { listModels, readActiveRecord, storeCollections } from '../models.js';
+import { keyed, modelName } from '../schemas.js';
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../app.js').AppContext} ctx
+ */
+export default function modelRoutes(app, ctx) {
+  const { models } = ctx;
+  const collections = {
+    type: 'array',
+    items: { type: 'object', properties: { name: { type: 'string' }, width: { type: 'integer' }, count: { type: 'integer' } } },
+  };
+  const switchResult = {
+    type: 'object',
+    properties: { active: { type: 'string' }, previous: { type: ['string', 'null'] }, changed: { type: 'boolean' } },
+  };
+
+  app.get('/v1/models', {
+    schema: {
+      tags: ['models'],
+      summary: 'Trained models, the active one and the previous one (the rollback target), with their collections',
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            active: { type: 'string' },
+            previous: { type: ['string', 'null'] },
+            models: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  name: { type: 'string' }, created_at: { type: 'string' }, width: { type: 'integer' },
+                  active: { type: 'boolean' }, loaded: { type: 'boolean' }, collections,
+                },
+              },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+    },
+  }, async () => {
+    const cur = /** @type {import('../models.js').ServingModel} */ (models.current);
+    const prev = models.previous;
+    const loaded = new Map([[cur.name, cur], ...(prev ? /** @type {const} */ ([[prev.name, prev]]) : [])]);
+    return {
+      active: cur.name,
+      previous: prev?.name ?? readActiveRecord()?.previous ?? null,
+      models: listModels().map((m) => {
+        const sm = loaded.get(m.name);
+        const counts = m.manifest.counts ?? {};
+        return {
+          name: m.name, created_at: m.created_at, width: sm?.width ?? counts.dims ?? 0,
+          active: m.name === cur.name, loaded: Boolean(sm), collections: sm ? sm.collections() : storeCollections(m.name),
+        };
+      }),
+    };
+  });
+
+  app.post('/v1/models/:name/activate', {
+    config: { access: 'write' },
+    schema: {
+      tags: ['models'],
+      summary: 'Serve with this model from now on (every server process follows); refused while its store lacks a served collection',
+      security: keyed,
+      params: { type: 'object', properties: { name: modelName }, required: ['name'] },
+      response: { 200: switchResult, ...errorResponses },
+    },
+  }, async (request) => {
+    const { name } = /** @type {{name: string}} */ (request.params);
+    return models.activate(name);
+  });
+}

@@ -1,0 +1,154 @@
+// Related documents: of an indexed document, of a page not indexed yet, and the similarity of two.
+import { sparseDot } from '../../pipeline/embed/vectorizer.js';
+import { errors } from '../../pipeline/errors.js';
+import { errorResponses, invalid } from '../errors.js';
+import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
+import { embedRequestText, filtersSchema, resultItem, storeFilters } from '../search.js';
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../app.js').AppContext} ctx
+ */
+export default function relatedRoutes(app, ctx) {
+  const { config, models, metrics } = ctx;
+  const s = config.server;
+  const mode = s.searchMode;
+  const cache = ctx.relatedCache;
+  const relatedSchema = {
+    type: 'object',
+    properties: { model: { type: 'string' }, collection: { type: 'string' }, id: { type: 'string' }, results: resultsSchema },
+    required: ['model', 'collection', 'id', 'results'],
+  };
+  const listFilter = (/** @type {string} */ d) => ({ type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: d });
+
+  app.get('/v1/collections/:collection/documents/:id/related', {
+    schema: {
+      tags: ['search'],
+      summary: 'The k documents most related to an indexed document (itself excluded)',
+      params: { type: 'object', properties: { collection: collectionName, id: documentId }, required: ['collection', 'id'] },
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          k: kSchema(s),
+          since: { type: 'string', maxLength: 40, description: 'published at or after (ISO 8601)' },
+          until: { type: 'string', maxLength: 40, description: 'published at or before (ISO 8601)' },
+          site: listFilter('only these sites (repeat the parameter for several)'),
+          exclude_site: listFilter('not these sites'),
+          category: listFilter('only these categories'),
+        },
+      },
+      response: { 200: relatedSchema, ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const { collection, id } = /** @type {{collection: string, id: string}} */ (request.params);
+    const q = /** @type {any} */ (request.query);
+    const filters = storeFilters(q, 'querystring');
+    const sm = models.acquire();
+    try {
+      const coll = sm.collection(collection);
+      const cid = `${sm.name}\0${collection}`;
+      // The serialised reply is what is cached: a hit costs a map lookup and a socket write.
+      const { value: payload, hit } = await cache.get(`${cid}\0${id}\0${JSON.stringify(q)}`, cache.version(cid, coll), async () => {
+        const doc = coll.get(id);
+        if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
+        const end = metrics.searchDuration.startTimer({ kind: 'related' });
+        const hits = await coll.searchAsync(doc.vector, { k: q.k, mode, ...filters, excludeIds: [id] });
+        end();
+        return JSON.stringify({ model: sm.name, collection, id, results: hits.map(resultItem) });
+      });
+      metrics.relatedCache.inc({ result: hit ? 'hit' : 'miss' });
+      return reply.type('application/json; charset=utf-8').send(payload);
+    } finally {
+      models.release(sm);
+    }
+  });
+
+  app.post('/v1/collections/:collection/related', {
+    schema: {
+      tags: ['search'],
+      summary: 'The k documents most related to a page that is not indexed (embedded at request time)',
+      params: { type: 'object', properties: { collection: collectionName }, required: ['collection'] },
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['text'],
+        properties: { title: titleSchema, text: textSchema, k: kSchema(s), filters: filtersSchema },
+      },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            model: { type: 'string' }, collection: { type: 'string' }, known_words: { type: 'integer' }, unknown_words: { type: 'integer' },
+            results: resultsSchema,
+          },
+          required: ['model', 'collection', 'results'],
+        },
+        ...errorResponses,
+      },
+    },
+  }, async (request) => {
+    const { collection } = /** @type {{collection: string}} */ (request.params);
+    const b = /** @type {{title?: string, text: string, k: number, filters?: import('../search.js').Filters}} */ (request.body);
+    const filters = storeFilters(b.filters, 'body.filters');
+    const sm = models.acquire();
+    try {
+      const coll = sm.collection(collection);
+      const v = await embedRequestText(sm, b, metrics);
+      const end = metrics.searchDuration.startTimer({ kind: 'related-text' });
+      const hits = await coll.searchAsync({ indices: v.indices, values: v.values }, { k: b.k, mode, ...filters });
+      end();
+      return { model: sm.name, collection, known_words: v.knownWords, unknown_words: v.unknownWords, results: hits.map(resultItem) };
+    } finally {
+      models.release(sm);
+    }
+  });
+
+  const refSchema = {
+    type: 'object',
+    additionalProperties: false,
+    description: 'a document: {id} of an indexed one (in `collection`, default the request\'s), or {text, title?} embedded now',
+    properties: { id: documentId, collection: collectionName, text: textSchema, title: titleSchema },
+  };
+  app.post('/v1/similarity', {
+    schema: {
+      tags: ['search'],
+      summary: 'SCDV similarity of two documents: the dot product of their L2-normalised vectors',
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['a', 'b'],
+        properties: { a: refSchema, b: refSchema, collection: { ...collectionName, default: 'articles' } },
+      },
+      response: {
+        200: { type: 'object', properties: { model: { type: 'string' }, similarity: { type: 'number' } }, required: ['model', 'similarity'] },
+        ...errorResponses,
+      },
+    },
+  }, async (request) => {
+    const b = /** @type {{a: Ref, b: Ref, collection: string}} */ (request.body);
+    for (const side of /** @type {const} */ (['a', 'b'])) {
+      const r = b[side];
+      if ((r.id === undefined) === (r.text === undefined)) throw invalid(`body.${side}`, 'must have exactly one of id and text');
+      if (r.id !== undefined && r.title !== undefined) throw invalid(`body.${side}.title`, 'goes with text, not with id');
+    }
+    const sm = models.acquire();
+    try {
+      const vectorOf = async (/** @type {Ref} */ r) => {
+        if (r.id !== undefined) {
+          const c = r.collection ?? b.collection;
+          const doc = sm.collection(c).get(r.id);
+          if (!doc) throw errors.DOCUMENT_NOT_FOUND(r.id, c);
+          return doc.vector;
+        }
+        return embedRequestText(sm, { title: r.title, text: /** @type {string} */ (r.text) }, metrics);
+      };
+      const [va, vb] = await Promise.all([vectorOf(b.a), vectorOf(b.b)]);
+      return { model: sm.name, similarity: sparseDot(va, vb) };
+    } finally {
+      models.release(sm);
+    }
+  });
+}
+
+/** @typedef {{id?: string, collection?: string, text?: string, title?: string}} Ref */

@@ -1,0 +1,41 @@
+// Schema fragments shared by the routes. Names follow the store's and the model loader's rules, checked at
+// the edge so that a name never reaches a path unchecked ("../x" is a 400 here, before any file is touched).
+import { COLLECTION_NAME_RE } from '../pipeline/store/names.js';
+import { MAX_ID_LENGTH } from '../pipeline/corpus/document.js';
+
+export const collectionName = {
+  type: 'string', pattern: COLLECTION_NAME_RE.source, description: 'collection: 1-64 of a-z, 0-9, "_", "-"',
+};
+export const modelName = {
+  type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'model: 1-64 letters, digits, ".", "_", "-"',
+};
+export const documentId = {
+  type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '^[^\\t\\n\\r]+$', description: 'document id (URL-encoded in paths)',
+};
+
+/** @param {{maxK: number, defaultK: number}} s */
+export const kSchema = (s) => ({ type: 'integer', minimum: 1, maximum: s.maxK, default: s.defaultK, description: `results wanted (1-${s.maxK})` });
+
+/** One search result; the document itself is never among them. */
+export const resultItemSchema = {
+  $id: 'ResultItem',
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    score: { type: 'number', description: 'dot product of the two L2-normalised SCDV vectors' },
+    title: { type: 'string' },
+    url: { type: 'string' },
+    published_at: { type: 'string' },
+  },
+  required: ['id', 'score'],
+};
+
+export const resultsSchema = { type: 'array', items: { $ref: 'ResultItem#' } };
+
+/** Security requirement of key-protected routes, for the OpenAPI document. */
+/** @type {{[scheme: string]: string[]}[]} */
+export const keyed = [{ bearer: [] }, { apiKey: [] }];
+
+/** Text to embed at request time (JSON bodies); the limit on the body bounds it too. */
+export const textSchema = { type: 'string', minLength: 1, description: 'page text (title excluded), embedded at request time' };
+export const titleSchema = { type: 'string', maxLength: 10_000 };

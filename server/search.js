@@ -1,0 +1,84 @@
+// What every search route shares: request filters -> store options, store hits -> response items, and
+// text -> vector with the model's embedder (the same code path as batch indexing).
+import { errors } from '../pipeline/errors.js';
+import { invalid } from './errors.js';
+
+/**
+ * @typedef {object} ResultItem
+ * @property {string} id
+ * @property {number} score
+ * @property {string} [title]
+ * @property {string} [url]
+ * @property {string} [published_at]
+ */
+
+/** @param {{id: string, score: number, meta: any}} hit @returns {ResultItem} */
+export function resultItem(hit) {
+  const meta = typeof hit.meta === 'string' ? JSON.parse(hit.meta) : (hit.meta ?? {});
+  /** @type {ResultItem} */
+  const item = { id: hit.id, score: hit.score };
+  if (meta.title !== undefined) item.title = meta.title;
+  if (meta.url !== undefined) item.url = meta.url;
+  if (meta.published_at !== undefined) item.published_at = meta.published_at;
+  return item;
+}
+
+/**
+ * @typedef {object} Filters filters as the API spells them (query string and JSON bodies alike)
+ * @property {string} [since] ISO 8601, inclusive
+ * @property {string} [until] ISO 8601, inclusive
+ * @property {string[]} [site]
+ * @property {string[]} [exclude_site]
+ * @property {string[]} [category]
+ */
+
+/** JSON schema of the filters object of POST bodies (the query string carries the same names). */
+export const filtersSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    since: { type: 'string', maxLength: 40, description: 'published at or after (ISO 8601)' },
+    until: { type: 'string', maxLength: 40, description: 'published at or before (ISO 8601)' },
+    site: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: 'only these sites' },
+    exclude_site: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: 'not these sites' },
+    category: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: 'only these categories' },
+  },
+};
+
+/**
+ * Store search options from API filters.
+ * @param {Filters | undefined} f
+ * @param {string} where field prefix for errors
+ */
+export function storeFilters(f, where) {
+  /** @type {Record<string, any>} */
+  const o = {};
+  if (!f) return o;
+  for (const key of /** @type {const} */ (['since', 'until'])) {
+    const v = f[key];
+    if (v === undefined) continue;
+    const ms = Date.parse(v);
+    if (Number.isNaN(ms)) throw invalid(`${where}.${key}`, 'is not a date (ISO 8601, e.g. 2024-05-01 or 2024-05-01T09:00:00+09:00)');
+    o[key] = ms;
+  }
+  if (o.since !== undefined && o.until !== undefined && o.since > o.until) throw invalid(`${where}.since`, 'is after until');
+  if (f.site?.length) o.sites = f.site;
+  if (f.exclude_site?.length) o.excludeSites = f.exclude_site;
+  if (f.category?.length) o.categories = f.category;
+  return o;
+}
+
+/**
+ * Embed a request's text; 422 when no word of it is in the model.
+ * @param {import('./models.js').ServingModel} sm
+ * @param {{title?: string, text: string}} doc
+ * @param {import('./metrics.js').Metrics} metrics
+ */
+export async function embedRequestText(sm, doc, metrics) {
+  const end = metrics.embedDuration.startTimer();
+  // embedDocuments tokenises on the thread pool: a long text does not stall other requests.
+  const [v] = await sm.embedder.embedDocuments([{ title: doc.title ?? '', body: doc.text }]);
+  end();
+  if (v.indices.length === 0) throw errors.NO_USABLE_WORDS(sm.name, v.knownWords + v.unknownWords);
+  return v;
+}

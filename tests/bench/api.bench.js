@@ -1,0 +1,226 @@
+#!/usr/bin/env node
+// REST API throughput and latency with autocannon: related-by-id (live search over a 100k collection),
+// precomputed match (Redis), related-for-text (request-time embedding + search), and a route returning a
+// constant in the same server (same hooks) as the ceiling; at 1, 10 and 50 connections.
+//
+// node tests/bench/api.bench.js [--docs 100000] [--ads 2000] [--duration 8] [--connections 1,10,50] [--rebuild]
+//
+// The collection: documents synthesised from the livedoor dev split (tests/bench/synthetic-corpus.js),
+// embedded with the model bench-livedoor-dev (made by tests/bench/train.bench.js when missing) through the
+// same embedder as the server, stored under .scdv/bench/api/ and reused by later runs with the same inputs.
+// The server runs in a child process; autocannon runs here.
+// Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "ceiling_rps":…} (at 50 connections)
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fork, spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const HERE = fileURLToPath(import.meta.url);
+const REPO = path.resolve(path.dirname(HERE), '..', '..');
+const BENCH_DIR = path.join(REPO, '.scdv', 'bench', 'api');
+// Own data and store folders: the bench's active-model file and collections stay apart from the demo's.
+process.env.SCDV_DATA_DIR = path.join(BENCH_DIR, 'data');
+process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
+
+const MODEL = 'bench-livedoor-dev';
+const CHILD = process.argv[2] === '--serve-child';
+
+if (CHILD) {
+  // The server under test: one process, as `scdv serve`, plus the constant route.
+  const { loadConfig } = await import('../../pipeline/config.js');
+  const { startServer } = await import('../../server/start.js');
+  const spec = JSON.parse(/** @type {string} */ (process.env.SCDV_BENCH_SPEC));
+  const server = await startServer({
+    config: loadConfig({ overrides: { server: { logLevel: 'warn', embedWorkers: 0 } } }), model: MODEL, redisUrl: spec.redisUrl,
+    host: '127.0.0.1', port: 0,
+    configure: (app) => {
+      app.get('/bench/ceiling', {
+        schema: { hide: true, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } },
+      }, async () => ({ ok: true }));
+    },
+  });
+  /** @type {NonNullable<typeof process.send>} */ (process.send)({ url: server.url });
+  process.once('SIGTERM', () => { server.close().then(() => process.exit(0)); });
+} else {
+  await main();
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      docs: { type: 'string', default: '100000' }, ads: { type: 'string', default: '2000' }, duration: { type: 'string', default: '8' },
+      connections: { type: 'string', default: '1,10,50' }, rebuild: { type: 'boolean', default: false },
+    },
+  });
+  const nDocs = Number(values.docs);
+  const nAds = Number(values.ads);
+  const duration = Number(values.duration);
+  const levels = String(values.connections).split(',').map(Number);
+  const { default: autocannon } = await import('autocannon');
+  const { loadConfig, hashOf } = await import('../../pipeline/config.js');
+  const { SHARED_DIR, MODELS_DIR } = await import('../../pipeline/paths.js');
+  const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
+  const { sentencePools, synthesize } = await import('./synthetic-corpus.js');
+
+  const corpus = path.join(SHARED_DIR, 'corpora', 'livedoor', 'dev.jsonl');
+  if (!fs.existsSync(corpus)) { console.error(`no corpus at ${corpus}`); process.exit(2); }
+  if (!fs.existsSync(path.join(MODELS_DIR, MODEL, 'manifest.json'))) {
+    process.stderr.write(`model ${MODEL} missing: training it (tests/bench/train.bench.js)\n`);
+    const r = spawnSync(process.execPath, [path.join(REPO, 'tests', 'bench', 'train.bench.js')], { stdio: 'inherit' });
+    if (r.status !== 0) process.exit(1);
+  }
+  const config = loadConfig();
+  const manifest = JSON.parse(fs.readFileSync(path.join(MODELS_DIR, MODEL, 'manifest.json'), 'utf8'));
+  const pools = sentencePools(corpus);
+
+  // ---- the collections (reused when the inputs are unchanged)
+  // The store's addon is in the key too: a new build may write segments another way.
+  const { ADDON_PATH } = await import('../../pipeline/store/native.js');
+  const addon = fs.statSync(ADDON_PATH);
+  const key = hashOf({ model: manifest.created_at, nDocs, nAds, embed: config.embed, corpus: fs.statSync(corpus).size, addon: [addon.size, addon.mtimeMs], v: 1 });
+  const stamp = path.join(BENCH_DIR, 'collections.json');
+  let built = null;
+  try { built = JSON.parse(fs.readFileSync(stamp, 'utf8')); } catch { /* first run */ }
+  if (values.rebuild || built?.key !== key) {
+    fs.rmSync(BENCH_DIR, { recursive: true, force: true });
+    fs.mkdirSync(BENCH_DIR, { recursive: true });
+    built = { key, ...(await buildCollections(pools, nDocs, nAds, config)) };
+    fs.writeFileSync(stamp, JSON.stringify(built, null, 2));
+  } else {
+    process.stderr.write(`collections: reusing ${nDocs} articles + ${nAds} ads in ${BENCH_DIR}\n`);
+  }
+
+  const redis = await startPrivateRedis();
+  const child = fork(HERE, ['--serve-child'], { env: { ...process.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url }) }, stdio: 'inherit' });
+  try {
+    // ---- precomputed matches: the top 10 ads of every article
+    const { runPrecompute } = await import('../../server/precompute.js');
+    const pc = await runPrecompute({ model: MODEL, source: 'articles', target: 'ads', k: 10, redisUrl: redis.url, config });
+    process.stderr.write(`precompute: ${pc.written} articles x top 10 of ${nAds} ads in ${pc.seconds.toFixed(1)} s (${pc.jobs} jobs)\n`);
+
+    const url = await new Promise((resolve, reject) => {
+      child.once('message', (m) => resolve(/** @type {any} */ (m).url));
+      child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
+    });
+    // Popular articles (a page view asks for their related list again and again) vs every article once.
+    const popular = Array.from({ length: 1000 }, (_, i) => `syn-${(i * 7919) % nDocs}`);
+    const everyId = Array.from({ length: nDocs }, (_, i) => `syn-${(i * 104729 + 13) % nDocs}`);
+    const texts = [...synthesize(pools, 500, 99)].map((d) => JSON.stringify({ title: d.title, text: d.body.slice(0, 1500), k: 10 }));
+
+    let liveOffset = 0;
+    /** @type {Record<string, (n: number) => any>} */
+    const scenarios = {
+      ceiling: () => ({ path: '/bench/ceiling' }),
+      related: (n) => ({ path: `/v1/collections/articles/documents/${popular[n % popular.length]}/related?k=10` }),
+      related_live: (n) => ({ path: `/v1/collections/articles/documents/${everyId[(liveOffset + n) % everyId.length]}/related?k=10` }),
+      match: (n) => ({ path: `/v1/match?collection=ads&for=${everyId[n % everyId.length]}&k=10` }),
+      text: (n) => ({ method: 'POST', path: '/v1/collections/articles/related', headers: { 'content-type': 'application/json' }, body: texts[n % texts.length] }),
+    };
+    // Sanity: every scenario answers 200, and the match is served from Redis.
+    for (const [name, make] of Object.entries(scenarios)) {
+      const r = make(0);
+      const res = await fetch(url + r.path, { method: r.method ?? 'GET', headers: r.headers, body: r.body });
+      const body = /** @type {any} */ (await res.json());
+      if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(body)}`);
+      if (name === 'match' && body.served_from !== 'precomputed') throw new Error('match not served from the precomputed entry');
+    }
+
+    // The popular lists are computed once (a live search each), then served from the result cache.
+    const prime = async () => {
+      for (let i = 0; i < popular.length; i += 20) {
+        await Promise.all(popular.slice(i, i + 20).map((id) => fetch(`${url}/v1/collections/articles/documents/${id}/related?k=10`).then((r) => r.arrayBuffer())));
+      }
+    };
+    /** @type {Record<string, Record<number, {rps: number, p50: number, p99: number, errors: number}>>} */
+    const results = {};
+    for (const c of levels) {
+      // Interleaved per connection level; a short warm-up run first.
+      for (const name of Object.keys(scenarios)) {
+        let n = 0;
+        const make = scenarios[name];
+        if (name === 'related') await prime();
+        const run = (/** @type {number} */ secs) => autocannon({
+          url, connections: c, duration: secs,
+          requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, ...make(n++) }) }],
+        });
+        await run(1);
+        const r = await run(duration);
+        if (name === 'related_live') liveOffset += n; // the next level asks for articles not asked for yet
+        (results[name] ??= {})[c] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+        process.stderr.write(`${name.padEnd(12)} c=${String(c).padEnd(3)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  errors ${r.errors + r.non2xx}\n`);
+      }
+    }
+    const top = Math.max(...levels);
+    console.log(`\n${nDocs} articles, ${nAds} ads, model ${MODEL} (width ${built.width}), ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, server: 1 process, ${duration} s per run`);
+    console.log('scenario     conns   req/s   p50 ms   p99 ms   errors');
+    for (const [name, byC] of Object.entries(results)) {
+      for (const [c, r] of Object.entries(byC)) {
+        console.log(`${name.padEnd(12)} ${c.padStart(5)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.errors).padStart(8)}`);
+      }
+    }
+    const related = results.related[top];
+    const live = results.related_live[top];
+    const ceiling = results.ceiling[top];
+    console.log(`related-by-id (popular articles, result cache) at ${top} connections: ${(100 * related.rps / ceiling.rps).toFixed(0)} % of the ceiling's requests/s (goal >= 50 %)`);
+    console.log(`related-by-id live (each article once, a search each): p99 ${live.p99} ms at ${top} connections (goal <= 15), ${live.rps.toFixed(0)} req/s`);
+    console.log(`precomputed match: p99 ${results.match[top].p99} ms at ${top} connections (goal <= 5)`);
+    console.log(JSON.stringify({
+      related_rps: Math.round(related.rps), related_p99_ms: related.p99, match_rps: Math.round(results.match[top].rps),
+      match_p99_ms: results.match[top].p99, ceiling_rps: Math.round(ceiling.rps),
+      related_live_rps: Math.round(live.rps), related_live_p99_ms: live.p99,
+      text_rps: Math.round(results.text[top].rps), text_p99_ms: results.text[top].p99,
+    }));
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await redis.stop();
+  }
+}
+
+/**
+ * Embed the synthetic articles and ads with the bench model, in this process, into the bench store.
+ * @param {Map<string, string[]>} pools
+ * @param {number} nDocs
+ * @param {number} nAds
+ * @param {import('../../pipeline/config.js').Config} config
+ */
+async function buildCollections(pools, nDocs, nAds, config) {
+  const { createEmbedder } = await import('../../pipeline/embed/index.js');
+  const { documentMeta } = await import('../../pipeline/embed/meta.js');
+  const { openStore } = await import('../../pipeline/store/index.js');
+  const { storeDirFor } = await import('../../pipeline/stages/embed.js');
+  const { synthesize } = await import('./synthetic-corpus.js');
+  const t0 = Date.now();
+  const embedder = await createEmbedder(MODEL, config, { inMemory: true });
+  const store = openStore(storeDirFor(MODEL));
+  let nnz = 0;
+  for (const [name, n, seed, prefix] of /** @type {const} */ ([['articles', nDocs, 1, ''], ['ads', nAds, 2, 'ad-']])) {
+    const coll = store.collection(name, { width: embedder.model.width });
+    /** @type {any[]} */
+    let batch = [];
+    let done = 0;
+    const flush = async () => {
+      const vecs = await embedder.embedDocuments(batch);
+      const rows = batch.map((d, i) => ({ id: d.id, vector: { indices: vecs[i].indices, values: vecs[i].values }, meta: documentMeta(d) }))
+        .filter((r) => r.vector.indices.length > 0);
+      for (const r of rows) nnz += r.vector.indices.length;
+      await coll.upsert(rows);
+      done += batch.length;
+      batch = [];
+      if (done % 10000 === 0 || done === n) process.stderr.write(`collections: ${name} ${done}/${n} (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+    };
+    for (const d of synthesize(pools, n, seed)) {
+      batch.push({ ...d, id: `${prefix}${d.id}`, url: `https://example.com/${prefix}${d.id}` });
+      if (batch.length === 500) await flush();
+    }
+    if (batch.length) await flush();
+    await coll.flush();
+    await coll.merge();
+  }
+  const width = embedder.model.width;
+  store.close();
+  embedder.model.wordTopics.close();
+  return { seconds: (Date.now() - t0) / 1000, width, nnzPerDoc: nnz / (nDocs + nAds) };
+}
