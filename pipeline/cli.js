@@ -27,7 +27,7 @@ Usage:
   scdv precompute --target T [--collection C] [--k K] [--ttl SECONDS] [--model NAME] [--config FILE]
              top-k of T for every document of C, into Redis for the match route and ad servers
   scdv dict compile --csv words.csv --out words.dic   a user dictionary for tokenizer.userDictionaries
-  scdv demo                      the main job on the bundled sample corpus (what \`npm start\` runs)
+  scdv demo [--config FILE]      the main job on the bundled sample corpus (what \`npm start\` runs)
 
 Environment:
   REDIS_URL   redis://host:port, rediss://…, or unix:///path.sock; unset: a private redis-server is started

@@ -3,8 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { REPO_ROOT, SAMPLE_CORPUS } from '../paths.js';
-import { loadConfig } from '../config.js';
+import { DATA_DIR, REPO_ROOT, SAMPLE_CORPUS } from '../paths.js';
+import { parseArgs } from 'node:util';
+import { configFromFlags } from './common.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { runTokenize } from '../stages/tokenize.js';
@@ -18,7 +19,7 @@ import { runPrecompute } from '../../server/precompute.js';
 import { printSummary } from './tokenize.js';
 import { printTrainSummary } from './train.js';
 
-export const DEMO_DIR = path.join(REPO_ROOT, '.scdv', 'demo');
+export const DEMO_DIR = path.join(DATA_DIR, 'demo');
 /** The model `npm start` trains on the sample (once; later runs reuse it). */
 export const DEMO_MODEL = 'livedoor-sample';
 /** A few hand-written ads (our own text), so that the ad-matching routes have something to match. */
@@ -27,9 +28,10 @@ const SAMPLE_ADS = path.join(REPO_ROOT, 'tests', 'fixtures', 'ads', 'sample.json
 export const DEMO_API_KEY = 'demo-key';
 const EXAMPLE = 'きゃりーぱみゅぱみゅが新宿駅で東京スカイツリーを見た。ＡＭＡＺＯＮの送料無料キャンペーンは期間中のみ！';
 
-/** @param {string[]} _argv */
-export async function run(_argv) {
-  const config = loadConfig();
+/** @param {string[]} argv `--config FILE` only (the demo runs on embedded defaults otherwise) */
+export async function run(argv) {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } } });
+  const config = configFromFlags(values);
   const tokenizer = await createTokenizer(config.tokenizer);
   const d = tokenizer.describe();
   const say = (/** @type {string} */ s) => process.stdout.write(`${s}\n`);

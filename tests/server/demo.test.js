@@ -1,0 +1,64 @@
+// `npm start` (scdv demo) end to end: it must reach "Serving on URL", answer there, and stop cleanly on
+// SIGINT with its private Redis. A small test model stands in for the demo's own, so nothing is trained here.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+
+const h = await import('./helpers.js');
+const { REPO_ROOT } = await import('../../pipeline/paths.js');
+const { DEMO_MODEL, DEMO_API_KEY } = await import('../../pipeline/commands/demo.js');
+
+after(() => h.teardown());
+
+test('npm start: trains nothing when the model exists, indexes, serves, answers, stops on SIGINT', { timeout: 180_000 }, async () => {
+  await h.setup();
+  const models = /** @type {string} */ (process.env.SCDV_MODELS_DIR);
+  fs.cpSync(path.join(models, h.MODEL_A), path.join(models, DEMO_MODEL), { recursive: true });
+  const env = { ...process.env };
+  delete env.REDIS_URL; // the demo starts its own private Redis
+  // The small test model is 144 wide: keep a quarter of the entries, as the other server tests do.
+  const config = path.join(h.tmp, 'demo-config.json');
+  fs.writeFileSync(config, JSON.stringify({ embed: { keepCount: 36 } }));
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), 'demo', '--config', config], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { err += d; });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      const timer = setInterval(() => {
+        const m = /^Serving on (http:\/\/\S+)$/m.exec(out);
+        if (m) { clearInterval(timer); resolve(m[1]); }
+      }, 100);
+      exited.then((r) => { clearInterval(timer); reject(new Error(`demo exited before serving: ${JSON.stringify(r)}\n${out}\n${err}`)); });
+    });
+    const all = out + err; // summaries go to stderr, answers to stdout
+    assert.match(all, /exists \(delete it to train again\)/);
+    assert.match(all, /indexed 306 documents into livedoor-sample\/articles/);
+    assert.match(all, /indexed 18 documents into livedoor-sample\/ads/);
+    assert.match(out, /served from precomputed/);
+
+    const related = await fetch(`${url}/v1/collections/articles/documents/sports-watch-4597641/related?k=3`);
+    assert.equal(related.status, 200);
+    const body = /** @type {any} */ (await related.json());
+    assert.equal(body.results.length, 3);
+    assert.ok(!body.results.some((/** @type {any} */ r) => r.id === 'sports-watch-4597641'));
+    // The demo key works on write routes; no key does not.
+    const put = (/** @type {Record<string, string>} */ headers) => fetch(`${url}/v1/collections/articles/documents/demo-test-1`, {
+      method: 'PUT', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ title: '野球', body: 'プロ野球の監督が試合後に語った。' }),
+    });
+    assert.equal((await put({})).status, 401);
+    assert.equal((await put({ authorization: `Bearer ${DEMO_API_KEY}` })).status, 200);
+  } finally {
+    child.kill('SIGINT');
+  }
+  const r = /** @type {{code: number|null, signal: string|null}} */ (await exited);
+  assert.deepEqual(r, { code: 0, signal: null }, `demo did not stop cleanly:\n${err}`);
+  assert.match(out, /stopping: finishing requests in flight/);
+  // Its private Redis stopped with it (the socket file is removed on a clean stop).
+  const sock = /unix:\/\/(\S+)/.exec(out + err);
+  if (sock) assert.equal(fs.existsSync(sock[1]), false);
+});
