@@ -11,6 +11,9 @@ const COMMANDS = {
   serve: () => import('./commands/serve.js'),
   precompute: () => import('./commands/precompute.js'),
   demo: () => import('./commands/demo.js'),
+  inspect: () => import('./commands/inspect.js'),
+  explain: () => import('./commands/explain.js'),
+  report: () => import('./commands/report.js'),
 };
 
 const USAGE = `scdv — SCDV document vectors for Japanese articles
@@ -28,6 +31,13 @@ Usage:
              top-k of T for every document of C, into Redis for the match route and ad servers
   scdv dict compile --csv words.csv --out words.dic   a user dictionary for tokenizer.userDictionaries
   scdv demo [--config FILE]      the main job on the bundled sample corpus (what \`npm start\` runs)
+  scdv inspect clusters --model NAME [--sort cluster|coherence|size] [--cluster K] [--flagged]
+             [--corpus FILE] [--refresh] [--json]   clusters: size, top words, NPMI coherence, flags
+  scdv inspect doc --model NAME (--id ID [--collection C] [--corpus FILE] | --text "…") [--top N] [--json]
+  scdv explain --model NAME A B [--collection C] [--corpus FILE] [--text] [--top N] [--json]
+                                 why two documents (ids, or texts with --text) are related
+  scdv report --model NAME [--corpus FILE] [--refresh]   write models/NAME/report.html
+             [--search-mode fast|exact] [--folds 5] [--damping D] [--keep-fraction F] [--alpha A]
 
 Environment:
   REDIS_URL   redis://host:port, rediss://…, or unix:///path.sock; unset: a private redis-server is started

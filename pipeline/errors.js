@@ -81,4 +81,8 @@ export const errors = {
   STORE_CORRUPT: define('SCDV_STORE_CORRUPT', 500, 'vector store file %s is damaged: %s'),
   STORE_FORMAT_UNSUPPORTED: define('SCDV_STORE_FORMAT_UNSUPPORTED', 500, 'collection at %s has format %s; this version reads format %s'),
   STORE_CLOSED: define('SCDV_STORE_CLOSED', 409, 'the vector store at %s is closed'),
+  // Inspecting a model (scdv inspect, scdv explain, scdv report).
+  ANALYSIS_FAILED: define('SCDV_ANALYSIS_FAILED', 500, 'analysing model %s failed: %s'),
+  DOCUMENT_TEXT_NOT_FOUND: define('SCDV_DOCUMENT_TEXT_NOT_FOUND', 404, 'document "%s" is not in corpus %s (pass the corpus the collection was indexed from)'),
+  CLUSTER_NOT_FOUND: define('SCDV_CLUSTER_NOT_FOUND', 404, 'cluster %s not found: model %s has clusters 0-%s'),
 };

@@ -4,8 +4,9 @@ import { run, onPath, succeeds } from './run.js';
 
 export const REQUIRED_PACKAGES = [
   'mecab', 'libmecab-dev', 'mecab-ipadic', 'mecab-ipadic-utf8', 'mecab-utils', 'redis-server', 'xz-utils',
-  // Headless browser for the tests that render /docs, /admin/queues and the training report.
-  'chromium',
+  // Headless browser for the tests that render /docs, /admin/queues and the training report, and a
+  // Japanese font so that its pages (and screenshots) show words rather than empty boxes.
+  'chromium', 'fonts-ipafont-gothic',
 ];
 
 /**

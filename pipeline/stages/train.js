@@ -15,6 +15,9 @@ import { runTokenize } from './tokenize.js';
 import { WorkerPool } from './worker-pool.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { MODEL_FORMAT, validateModelName } from '../model/names.js';
+import { runAnalysisPython } from '../inspect/python.js';
+import { ANALYSIS_FILE } from '../inspect/analysis.js';
+import { writeReport } from '../report/index.js';
 
 /** @typedef {'word2vec'|'idf'|'gmm'|'topics'} TrainStage */
 /** @type {TrainStage[]} */
@@ -77,6 +80,16 @@ export async function runTrain(opts) {
     Object.assign(stageResults, await runStagesOnQueue({ ...opts, log, trainDir, corpusTxt, pending }));
   }
 
+  // What the GMM learned (cluster top words, coherence over the training corpus, the word map), for
+  // `scdv inspect clusters` and report.html. Optional: a failure here warns and never fails the training.
+  const extraFiles = [];
+  try {
+    await runAnalysisPython({ modelDir: trainDir, out: path.join(trainDir, ANALYSIS_FILE), corpusTxt, label: name });
+    extraFiles.push(ANALYSIS_FILE);
+  } catch (err) {
+    log(`train: warning: model analysis failed, the model has no ${ANALYSIS_FILE}: ${/** @type {Error} */ (err).message}`);
+  }
+
   const manifest = {
     format: MODEL_FORMAT,
     name,
@@ -92,10 +105,16 @@ export async function runTrain(opts) {
       ...Object.fromEntries(TRAIN_STAGES.map((s) => [`${s}_s`, stageResults[s]?.seconds ?? null])),
       total_s: (Date.now() - t0) / 1000,
     },
-    files: MODEL_FILES,
+    files: [...MODEL_FILES, ...extraFiles],
     host: os.hostname(),
   };
   assembleModel(trainDir, modelDir, manifest);
+  try {
+    const report = await writeReport({ name, dir: modelDir, manifest }, { log });
+    if (!opts.quiet) log(`train: report ${report}`);
+  } catch (err) {
+    log(`train: warning: report.html not written: ${/** @type {Error} */ (err).message}`);
+  }
   return { modelDir, manifest };
 }
 
@@ -260,7 +279,7 @@ function assembleModel(trainDir, modelDir, manifest) {
   const tmp = path.join(path.dirname(modelDir), `.${path.basename(modelDir)}.tmp-${process.pid}`);
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp);
-  for (const f of MODEL_FILES) {
+  for (const f of manifest.files) {
     const src = path.join(trainDir, f);
     if (!fs.existsSync(src)) throw errors.TRAIN_FAILED('assemble', `${f} is missing from ${trainDir}`);
     try {

@@ -1,0 +1,59 @@
+// Where inspect and explain get a document from: its stored vector (store collection of the model) and,
+// for its words, its text (given, or looked up by id in the corpus the collection was indexed from).
+import fs from 'node:fs';
+import { errors } from '../errors.js';
+import { openStore } from '../store/index.js';
+import { storeDirFor } from '../stages/embed.js';
+import { readLines } from '../corpus/lines.js';
+import { parseDocument } from '../corpus/document.js';
+
+/**
+ * Open an existing collection of a model's store (never creates one).
+ * @param {string} model
+ * @param {string} collection
+ */
+export function openCollection(model, collection) {
+  const dir = storeDirFor(model);
+  if (!fs.existsSync(dir)) throw errors.COLLECTION_NOT_FOUND(collection, model);
+  const store = openStore(dir);
+  try {
+    return { store, coll: store.collection(collection) };
+  } catch (err) {
+    store.close();
+    if (/** @type {any} */ (err)?.code === 'SCDV_STORE_WIDTH_REQUIRED') throw errors.COLLECTION_NOT_FOUND(collection, model);
+    throw err;
+  }
+}
+
+/**
+ * @param {import('../store/collection.js').Collection} coll
+ * @param {string} id
+ * @param {string} collection
+ */
+export function storedDocument(coll, id, collection) {
+  const doc = coll.get(id);
+  if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
+  return doc;
+}
+
+/**
+ * Documents of a JSON Lines corpus by id (first occurrence wins, as in indexing); stops reading once all
+ * are found.
+ * @param {string} corpus
+ * @param {string[]} ids
+ * @returns {Promise<Map<string, import('../corpus/document.js').Document>>}
+ */
+export async function findCorpusDocuments(corpus, ids) {
+  if (!fs.existsSync(corpus)) throw errors.CORPUS_NOT_FOUND(corpus, 'no such file');
+  const want = new Set(ids);
+  /** @type {Map<string, import('../corpus/document.js').Document>} */
+  const found = new Map();
+  for await (const line of readLines(corpus, { maxLineBytes: 1 << 20 })) {
+    if (!('buf' in line)) continue;
+    const r = parseDocument(line.buf, line.lineNo);
+    if (!('doc' in r) || !want.has(r.doc.id) || found.has(r.doc.id)) continue;
+    found.set(r.doc.id, r.doc);
+    if (found.size === want.size) break;
+  }
+  return found;
+}

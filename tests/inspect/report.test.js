@@ -1,0 +1,173 @@
+// End to end on small real models trained from the bundled sample (tests/server/helpers.js): training writes
+// analysis.json and report.html; the report renders in headless Chromium with every chart drawn; the eval
+// table follows eval.json; `scdv inspect` and `scdv explain` decompose stored documents exactly.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const CHROMIUM = '/usr/bin/chromium';
+const h = await import('../server/helpers.js');
+const { REPO_ROOT, SAMPLE_CORPUS, MODELS_DIR } = await import('../../pipeline/paths.js');
+const { loadModel } = await import('../../pipeline/model/load.js');
+const { writeReport } = await import('../../pipeline/report/index.js');
+
+const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
+const modelDir = () => path.join(MODELS_DIR, h.MODEL_A);
+/** The embed settings the test collections were indexed with. */
+let configFile = '';
+
+before(async () => {
+  await h.setup();
+  configFile = path.join(h.tmp, 'inspect-config.json');
+  fs.writeFileSync(configFile, JSON.stringify({ embed: { keepCount: 36 } }));
+});
+after(async () => { await h.teardown(); });
+
+/** @param {string[]} args */
+function cli(args) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: process.env, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const EVAL = {
+  scdv: { p_at_1: 0.61, p_at_10: 0.482, map_at_10: 0.4123, mean_ms: 1.23, median_ms: 0.98 },
+  tfidf: { p_at_1: 0.55, p_at_10: 0.43, map_at_10: 0.37, mean_ms: 0.51, median_ms: 0.47 },
+  mlt: { p_at_1: 0.5, p_at_10: 0.41, map_at_10: 0.35 },
+  classifier: { accuracy: 0.87 },
+  settings: { split: 'dev', k: 10, note: '<img src=x onerror="document.title=\'pwned\'">' },
+  date: '2026-11-21T12:00:00Z',
+};
+
+test('scdv train leaves analysis.json and report.html in the model folder', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(modelDir(), 'manifest.json'), 'utf8'));
+  assert.ok(manifest.files.includes('analysis.json'), manifest.files.join(', '));
+  const a = JSON.parse(fs.readFileSync(path.join(modelDir(), 'analysis.json'), 'utf8'));
+  assert.equal(a.n_clusters, 6);
+  assert.ok(a.corpus && a.corpus.documents === 306, 'coherence was computed over the training corpus');
+  assert.ok(a.clusters.every((/** @type {any} */ c) => c.coherence === null || (c.coherence >= -1 && c.coherence <= 1)));
+  assert.ok(fs.statSync(path.join(modelDir(), 'report.html')).size > 10_000);
+});
+
+test('report.html renders offline in chromium: every chart drawn, eval table from eval.json, text escaped', async () => {
+  // Setup installs chromium (pipeline/setup/system-packages.js); without it this is a failure, not a skip.
+  assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run npm run setup (it installs chromium) or apt-get install chromium`);
+  const model = loadModel(h.MODEL_A);
+  model.wordTopics.close();
+  fs.writeFileSync(path.join(model.dir, 'eval.json'), JSON.stringify(EVAL));
+  const file = await writeReport(model);
+  const html = fs.readFileSync(file, 'utf8');
+  assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/, 'no script, no remote resource');
+
+  const { chromium } = await import('playwright-core');
+  const shots = process.env.SCDV_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-shots-'));
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    /** @type {string[]} */
+    const requests = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(`file://${file}`);
+    assert.deepEqual(requests, [`file://${file}`], 'the page loads nothing else');
+    const charts = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => {
+      const box = s.getBoundingClientRect();
+      const marks = [...s.querySelectorAll('rect, circle, polyline')].filter((m) => {
+        const b = m.getBoundingClientRect();
+        return b.width > 0 || b.height > 0;
+      });
+      return { label: s.getAttribute('aria-label'), width: box.width, height: box.height, marks: marks.length };
+    }));
+    assert.equal(charts.length, 6, charts.map((c) => c.label).join(', '));
+    for (const c of charts) {
+      assert.ok(c.width > 100 && c.height > 100 && c.marks > 2, `chart "${c.label}" is drawn: ${JSON.stringify(c)}`);
+    }
+    const a = JSON.parse(fs.readFileSync(path.join(model.dir, 'analysis.json'), 'utf8'));
+    assert.equal(await page.locator('#map circle').count(), a.map.words.length);
+    assert.match(await page.locator('#map circle >> nth=0').locator('title').textContent() ?? '', /— cluster \d+/);
+    assert.equal(await page.locator('#clusters tbody tr').count(), 6);
+    assert.equal(await page.locator('#timings svg rect').count(), 5, 'one bar per stage');
+    // the eval table: one row per method, one column per metric seen
+    const evalRows = await page.locator('#eval table.eval tbody tr').allTextContents();
+    assert.equal(evalRows.length, 4);
+    assert.match(evalRows[0], /^scdv0\.61000\.48200\.41231\.230\.98/);
+    assert.match(evalRows[3], /^classifier–+.*0\.8700$/);
+    assert.equal(await page.locator('#no-eval').count(), 0);
+    assert.equal(await page.locator('img').count(), 0, 'text from eval.json is escaped, not markup');
+    assert.notEqual(await page.title(), 'pwned');
+    await page.screenshot({ path: path.join(shots, 'report.png'), fullPage: true });
+
+    fs.rmSync(path.join(model.dir, 'eval.json'));
+    await writeReport(model);
+    await page.goto(`file://${file}`);
+    assert.match(await page.locator('#eval').textContent() ?? '', /no evaluation yet — run scdv eval/);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('scdv inspect clusters lists every cluster with flags and coherence', () => {
+  const r = cli(['inspect', 'clusters', '--model', h.MODEL_A, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.clusters.length, 6);
+  for (const c of out.clusters) {
+    assert.ok(Array.isArray(c.flags) && c.topWords.length === 10 && typeof c.size === 'number');
+  }
+  const text = cli(['inspect', 'clusters', '--model', h.MODEL_A, '--sort', 'coherence']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /top words by P\(k\|w\)·idf/);
+});
+
+test('scdv explain: the score splits exactly over topics and over each side\'s words; inspect doc shares sum to 1', () => {
+  const docs = h.sampleDocs();
+  const [a, b] = [docs[0].id, docs[1].id];
+  const r = cli(['explain', '--model', h.MODEL_A, a, b, '--collection', 'articles', '--corpus', SAMPLE_CORPUS, '--config', configFile, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const e = JSON.parse(r.stdout);
+  assert.equal(e.a.agreementWithStored, 1, 'the text reproduces the stored vector');
+  assert.ok(e.score > 0);
+  const eps = 1e-4;
+  assert.ok(Math.abs(e.check.topicSum - e.score) < eps, JSON.stringify(e.check));
+  assert.ok(Math.abs(e.check.wordSumA - e.score) < eps && Math.abs(e.check.wordSumB - e.score) < eps, JSON.stringify(e.check));
+  assert.deepEqual(e.warnings, []);
+
+  // the same pair from the store alone: the same score and topics, no words
+  const bare = JSON.parse(cli(['explain', '--model', h.MODEL_A, a, b, '--json']).stdout);
+  assert.ok(Math.abs(bare.score - e.score) < 1e-5);
+  assert.equal(bare.wordsA, null);
+  assert.equal(bare.warnings.length, 2);
+
+  const d = cli(['inspect', 'doc', '--model', h.MODEL_A, '--id', a, '--corpus', SAMPLE_CORPUS, '--config', configFile, '--json']);
+  assert.equal(d.code, 0, d.stderr);
+  const doc = JSON.parse(d.stdout);
+  assert.ok(Math.abs(doc.check.topicShareSum - 1) < eps && Math.abs(doc.check.wordShareSum - 1) < eps, JSON.stringify(doc.check));
+  assert.ok(doc.words.length > 0 && doc.topics.length > 0);
+
+  const t = cli(['explain', '--model', h.MODEL_A, '--text', 'スマートフォンのアプリと通信', 'Androidスマートフォンの新機種とアプリ']);
+  assert.equal(t.code, 0, t.stderr);
+  assert.match(t.stdout, /score \(cosine\) \d\.\d{4}, split over/);
+  assert.match(t.stdout, /shared words/);
+});
+
+test('unknown model, collection, document and corpus id are clear errors', () => {
+  const cases = [
+    [['inspect', 'clusters', '--model', 'nope'], /model "nope" not found/],
+    [['inspect', 'doc', '--model', h.MODEL_A, '--collection', 'nothing', '--id', 'x'], /collection "nothing" not found in the store of model srv-a/],
+    [['inspect', 'doc', '--model', h.MODEL_A, '--id', 'no-such-doc'], /document "no-such-doc" not found in collection "articles"/],
+    [['explain', '--model', h.MODEL_A, 'ad-phone', 'ad-movie', '--collection', 'ads', '--corpus', SAMPLE_CORPUS], /document "ad-phone" is not in corpus/],
+    [['inspect', 'clusters', '--model', h.MODEL_A, '--cluster', '99'], /cluster 99 not found: model srv-a has clusters 0-5/],
+    [['explain', '--model', h.MODEL_A, 'only-one'], /needs --model NAME and two documents/],
+  ];
+  for (const [args, re] of /** @type {[string[], RegExp][]} */ (cases)) {
+    const r = cli(args);
+    assert.notEqual(r.code, 0, args.join(' '));
+    assert.match(r.stderr, re, args.join(' '));
+    assert.doesNotMatch(r.stderr, /unexpected error/);
+  }
+});
