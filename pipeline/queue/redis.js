@@ -51,10 +51,15 @@ export async function startPrivateRedis() {
   if (which.status !== 0) throw errors.REDIS_SERVER_MISSING('no redis-server on PATH');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-redis-'));
   const socket = path.join(dir, 'redis.sock');
-  const child = spawn('redis-server', [
+  const args = [
     '--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no',
     '--dir', dir, '--loglevel', 'warning', '--daemonize', 'no',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  ];
+  // Through setpriv (util-linux) when there is one: the kernel sends redis-server SIGTERM when this process
+  // dies, even by SIGKILL, so a killed CLI never leaves its private Redis running.
+  const child = hasSetpriv()
+    ? spawn('setpriv', ['--pdeathsig', 'TERM', '--', 'redis-server', ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const killOnExit = () => child.kill('SIGKILL');
@@ -76,6 +81,10 @@ export async function startPrivateRedis() {
     },
   };
 }
+
+/** @type {boolean | undefined} */
+let setprivFound;
+const hasSetpriv = () => (setprivFound ??= spawnSync('setpriv', ['--help'], { stdio: 'ignore' }).status === 0);
 
 /**
  * @param {string} socket
