@@ -142,6 +142,35 @@ export class Collection {
     return this.searchAsync(doc.vector, { ...opts, excludeIds });
   }
 
+  /**
+   * Whether a live document has this id (cheaper than get(): nothing is copied).
+   * @param {string | number} id
+   * @returns {boolean}
+   */
+  exists(id) {
+    return this.#engine.exists(normalizeId(id));
+  }
+
+  /**
+   * Every live id, as of the call (a snapshot: later writes are not seen), each once, in no particular order.
+   * The ids are read lazily, page by page, as the iterable is consumed; it can be iterated more than once.
+   *   for (const id of await c.ids()) ...
+   * @returns {Promise<Iterable<string>>}
+   */
+  async ids() {
+    return this.#engine.ids();
+  }
+
+  /**
+   * A cheap change counter: it grows whenever the collection may have changed (a write by any process, seen
+   * within refreshMs; also flushes and merges). Two equal values from the same Collection object mean the same
+   * contents; values are per process (not comparable between processes).
+   * @returns {number}
+   */
+  version() {
+    return this.#engine.version();
+  }
+
   /** @returns {number} live documents */
   count() {
     return this.#engine.count();

@@ -37,6 +37,7 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {number} [budget]
  * @property {number} [candidates]
  * @property {number} [minPostings]
+ * @property {number} [threads]
  * @property {number} [since]
  * @property {number} [until]
  * @property {string[]} [sites]
@@ -54,8 +55,9 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {number} segments
  * @property {number} bruteSegments segments answered by scoring their filtered documents directly
  * @property {number} earlyExits exact-mode segments finished early by the score-bound check
- * @property {number} taatMs time reading postings
- * @property {number} scanMs time selecting candidates
+ * @property {number} threads most threads a segment's search was split over
+ * @property {number} taatMs time reading postings (summed over threads)
+ * @property {number} scanMs time selecting candidates (summed over threads)
  * @property {number} rescoreMs time rescoring candidates exactly
  */
 
@@ -76,6 +78,8 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {number} blocks
  */
 
+/** @typedef {{readonly __nativeSnapshot: unique symbol}} NativeSnapshot an opaque handle from View.pin() */
+
 /**
  * @typedef {object} NativeView
  * @property {(spec: {segments?: {path: string, delPath?: string | null}[], resetMem?: boolean, upserts?: PackedDocs, deletes?: string[]}) => void} update
@@ -85,6 +89,9 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {(ids: string[]) => Uint8Array} live
  * @property {(ids: string[]) => Uint32Array[]} locate
  * @property {() => number} count
+ * @property {() => NativeSnapshot} pin the current snapshot, held (segments stay mapped) while the handle lives
+ * @property {(pinned: NativeSnapshot, pos: number, max: number) => {ids: string[], next: number}} ids up to max live
+ *   ids of a pinned snapshot from position pos (0 first); next: where to continue, -1 when done
  * @property {() => {segments: NativeSegmentStats[], memDocs: number, memDeleted: number, memNnz: number}} stats
  * @property {() => void} close
  */
@@ -97,7 +104,7 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {(out: string, inputs: {path: string, delPath?: string | null}[], opts?: BuildOptions) => Promise<BuildResult | null>} mergeSegmentsAsync
  * @property {(path: string, locals: Uint32Array) => string[]} segmentIds
  * @property {(path: string, ids: string[]) => Float64Array} segmentLookup
- * @property {(path: string) => {width: number, docs: number, nnz: number, bytes: number, postingsBytes: number, forwardBytes: number, lists: number, blocks: number, tiers: number[]}} segmentInfo
+ * @property {(path: string) => {width: number, docs: number, nnz: number, bytes: number, postingsBytes: number, forwardBytes: number, lists: number, blocks: number, tiers: number[], version: number}} segmentInfo
  * @property {(fd: number, mode: 'ex' | 'exnb' | 'sh' | 'shnb' | 'un') => boolean} flock
  * @property {(fd: number, mode: 'ex' | 'sh') => Promise<void>} flockAsync
  * @property {number} formatVersion

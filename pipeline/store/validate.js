@@ -167,9 +167,12 @@ export function prepareDoc(doc, width) {
  * @property {number} [budget] 'fast' only: share of the query's postings read, in (0, 1] (default: the collection's)
  * @property {number} [candidates] 'fast' only: documents per segment rescored exactly, at least 3k (default: the collection's)
  * @property {number} [minPostings] 'fast' only: postings read per segment at least, whatever the budget (default: the collection's)
+ * @property {number} [threads] 'fast' only: threads one segment's search is split over, 0..16; 0 (default): split
+ *   large segments (300,000+ postings to read) over idle cores (not used by this process's other searches, nor by
+ *   the machine's 1-minute load average); results do not depend on it
  */
 
-const SEARCH_KEYS = new Set(['k', 'mode', 'since', 'until', 'sites', 'excludeSites', 'categories', 'excludeIds', 'budget', 'candidates', 'minPostings', 'stats']);
+const SEARCH_KEYS = new Set(['k', 'mode', 'since', 'until', 'sites', 'excludeSites', 'categories', 'excludeIds', 'budget', 'candidates', 'minPostings', 'threads', 'stats']);
 
 /**
  * @param {unknown} opts
@@ -202,6 +205,10 @@ export function normalizeSearchOptions(opts, defaults) {
   if (o.minPostings !== undefined) {
     if (typeof o.minPostings !== 'number' || !Number.isInteger(o.minPostings) || o.minPostings < 0) throw fail('minPostings must be a non-negative integer');
     out.minPostings = o.minPostings;
+  }
+  if (o.threads !== undefined) {
+    if (typeof o.threads !== 'number' || !Number.isInteger(o.threads) || o.threads < 0 || o.threads > 16) throw fail('threads must be an integer from 0 to 16');
+    out.threads = o.threads;
   }
   const since = parseTime(o.since, fail, 'since');
   const until = parseTime(o.until, fail, 'until');

@@ -5,6 +5,13 @@
     python search.baselines.py scipy   --data X.csr --queries Q.u32 --k 10 --out R.json
     python search.baselines.py seismic --data X.csr --queries Q.u32 --k 10 --out R.json
                                        [--n-postings N] [--query-cut 10] [--heap-factor 0.7]
+    python search.baselines.py oracle  --data X.csr [--sample 30]    how far any partial term-at-a-time pass can go
+
+The oracle reads, for sampled stored documents as queries, the postings of the query's dims in the best possible
+order (decreasing |q_i * value|, posting by posting), and reports recall@10 (against exact) of the best R
+partial scores after each share of the postings, as if those R were rescored exactly: the ceiling of any
+budget/candidates setting of the store's 'fast' mode. It also reports the MaxScore bounds after each share
+(what the unread postings can still add or take away) and how many documents they leave as possible top-10.
 
 Q.u32: little-endian u32 row numbers of the query documents (each searched with its own vector, itself
 excluded from its results). R.json: build time and size, per-query latencies (single-threaded), QPS at
@@ -169,6 +176,58 @@ def run_seismic(args):
     json.dump(out, open(args.out, "w"))
 
 
+def run_oracle(args):
+    X = read_csr(args.data)
+    Xc = X.tocsc()
+    n = X.shape[0]
+    qs = np.random.RandomState(1).choice(n, args.sample, replace=False)
+    fracs = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7]
+    Rs = [1000, 3000, 5000, 10000, 20000]
+    rec = {(f, R): 0.0 for f in fracs for R in Rs}
+    tot, tops, bounds = 0, [], []
+    for q in qs:
+        lo, hi = X.indptr[q], X.indptr[q + 1]
+        qi, qv = X.indices[lo:hi], X.data[lo:hi].astype(np.float64)
+        lens = [Xc.indptr[i + 1] - Xc.indptr[i] for i in qi]
+        dimof = np.repeat(np.arange(len(qi)), lens)
+        docs = np.concatenate([Xc.indices[Xc.indptr[i]:Xc.indptr[i + 1]] for i in qi])
+        con = np.concatenate([Xc.data[Xc.indptr[i]:Xc.indptr[i + 1]] * v for i, v in zip(qi, qv)])
+        tot += len(con)
+        full = np.bincount(docs, weights=con, minlength=n)
+        full[q] = -np.inf
+        top = np.argpartition(-full, 10)[:10]
+        tops.append(np.sort(full[top])[::-1])
+        order = np.argsort(-np.abs(con))
+        for f in fracs + [0.9]:
+            k = int(f * len(con))
+            sel, un = order[:k], order[k:]
+            part = np.bincount(docs[sel], weights=con[sel], minlength=n)
+            part[q] = -np.inf
+            srt = np.sort(part)[::-1]
+            if f in fracs:
+                ranks = [np.searchsorted(-srt, -part[d], side="left") + 1 for d in top]
+                for R in Rs:
+                    rec[(f, R)] += sum(r <= R for r in ranks) / 10
+            if f in (0.5, 0.7, 0.9):
+                ub, lb = np.zeros(len(qi)), np.zeros(len(qi))
+                np.maximum.at(ub, dimof[un], con[un])
+                np.minimum.at(lb, dimof[un], con[un])
+                th = srt[9] + lb.sum()
+                bounds.append((f, ub.sum(), lb.sum(), int((part + ub.sum() >= th).sum())))
+    m = len(qs)
+    t = np.array(tops)
+    print(f"{n} documents, {m} sampled queries, {tot / m:.0f} postings in the lists of a query (mean); "
+          f"exact top-10 scores: 1st {np.median(t[:, 0]):.3f}, 10th {np.median(t[:, 9]):.3f} (medians)")
+    print("recall@10 of the best R partial scores (rescored exactly), by share of postings read in impact order:")
+    print("share  " + " ".join(f"R={R:<6}" for R in Rs))
+    for f in fracs:
+        print(f"{f:<6} " + " ".join(f"{rec[(f, R)] / m:<8.4f}" for R in Rs))
+    print("MaxScore after a share (medians): UB_rest, LB_rest, documents that could still be top-10")
+    for f in (0.5, 0.7, 0.9):
+        b = np.array([x[1:] for x in bounds if x[0] == f])
+        print(f"{f:<6} UB_rest {np.median(b[:, 0]):.3f}  LB_rest {np.median(b[:, 1]):.3f}  survivors {np.median(b[:, 2]):.0f} of {n}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -185,7 +244,12 @@ def main():
         p.add_argument("--n-postings", type=int, default=0)
         p.add_argument("--query-cut", type=int, default=10)
         p.add_argument("--heap-factor", type=float, default=0.7)
+    o = sub.add_parser("oracle")
+    o.add_argument("--data", required=True)
+    o.add_argument("--sample", type=int, default=30)
     args = ap.parse_args()
+    if args.cmd == "oracle":
+        return run_oracle(args)
     if args.cmd == "convert":
         from scipy.sparse import load_npz
 

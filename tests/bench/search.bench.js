@@ -4,7 +4,7 @@
 //   node tests/bench/search.bench.js --data vectors.csr            real vectors (format: search.data.js)
 //   node tests/bench/search.bench.js --generate 100000             SCDV-like synthetic vectors (cached in /tmp)
 //        [--coherence 0.5] [--seed 42] [--queries 2000] [--k 10] [--segments 16] [--write-docs 5000]
-//        [--budget B] [--candidates C] [--skip-seismic] [--skip-scipy] [--store DIR] [--keep]
+//        [--budget B] [--candidates C] [--skip-seismic] [--seismic-timeout S] [--skip-scipy] [--store DIR] [--keep]
 //
 // Steps, in one run:
 //  1. queries: --queries distinct stored documents (seeded), each searched with its own vector, itself excluded;
@@ -12,8 +12,12 @@
 //  3. build: upsert in batches of 10,000 with flushes into --segments segments, then search on the many
 //     small segments; then merge into one segment (build time = upserts + flushes + merge; size; bytes/nnz);
 //  4. one segment: single-query latency p50/p99 (sync search, after a warm-up), recall@10, QPS with 1, 2 and 4
-//     concurrent searchers (searchAsync on the libuv pool), and the same for mode 'exact';
-//  5. Seismic: built from the same vectors, queried with query_cut 10, heap_factor 0.7;
+//     concurrent searchers (searchAsync on the libuv pool); the same with the search kept on one thread
+//     (threads: 1, what every search did before large segments were split over idle cores) and split in two
+//     (threads: 2, forced), interleaved query by query with the default so that all see the same machine
+//     load; and mode 'exact';
+//  5. Seismic: built from the same vectors, queried with query_cut 10, heap_factor 0.7 (given up after
+//     --seismic-timeout seconds, default 3600);
 //  6. writes: --write-docs documents upserted in batches of 1, 10, 100 and 1,000 (each call awaited, durable).
 // Progress and the report go to stderr; the last stdout line is JSON.
 import { spawnSync } from 'node:child_process';
@@ -45,6 +49,7 @@ const { values: opt } = parseArgs({
     budget: { type: 'string' },
     candidates: { type: 'string' },
     'skip-seismic': { type: 'boolean', default: false },
+    'seismic-timeout': { type: 'string', default: '3600' },
     'skip-scipy': { type: 'boolean', default: false },
     store: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -59,6 +64,7 @@ const pct = (xs, p) => {
 const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const round = (/** @type {number} */ x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
+const loadAvg = () => os.loadavg().map((x) => round(x, 2));
 
 function loadData() {
   if (opt.data) {
@@ -84,13 +90,18 @@ function loadData() {
 /**
  * @param {string} cmd
  * @param {string[]} args
+ * @param {number} [timeoutS] give up (kill it) after this long: returns false
  */
-function python(cmd, args) {
-  const r = spawnSync(PYTHON, [BASELINES, cmd, ...args], { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30 });
+function python(cmd, args, timeoutS) {
+  const r = spawnSync(PYTHON, [BASELINES, cmd, ...args], { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 30, ...(timeoutS ? { timeout: timeoutS * 1000, killSignal: 'SIGKILL' } : {}) });
+  if (timeoutS && r.error && /** @type {NodeJS.ErrnoException} */ (r.error).code === 'ETIMEDOUT') return false;
   if (r.status !== 0) throw new Error(`search.baselines.py ${cmd} failed (${r.status ?? r.signal})`);
+  return true;
 }
 
 async function main() {
+  const load0 = loadAvg();
+  log(`load average ${load0.join(' ')} (${os.cpus().length} cores)`);
   const { m, file } = loadData();
   const k = Number(opt.k);
   const ids = m.ids ?? null;
@@ -156,24 +167,28 @@ async function main() {
   log(`  ${many.segments} segments: upserts ${(upsertMs / 1000).toFixed(1)} s (${Math.round(m.rows / (upsertMs / 1000))} docs/s), flushes ${(flushMs / 1000).toFixed(1)} s`);
 
   /**
-   * Sequential sync searches over the queries: latency and recall.
-   * @param {import('../../pipeline/store/index.js').SearchOptions} o
+   * Sequential sync searches over the queries: latency and recall, for one or more option sets, interleaved
+   * query by query (contenders see the same machine load).
+   * @param {import('../../pipeline/store/index.js').SearchOptions[]} opts
    * @param {number} [limit]
    */
-  const measure = (o, limit = nq) => {
-    const lat = [];
-    let rec = 0, postings = 0, postingsTotal = 0;
-    const got = [];
+  const measureAll = (opts, limit = nq) => {
+    const res = opts.map(() => ({ lat: /** @type {number[]} */ ([]), got: /** @type {string[][]} */ ([]), postings: 0, postingsTotal: 0, threads: 0 }));
     // warm-up (page cache, JIT): a tenth of the queries, not timed
-    for (let i = 0; i < Math.min(limit, Math.max(20, limit / 10)); i++) c.search(row(m, queries[i]), { ...o, k, excludeIds: [idOf(queries[i])] });
+    for (let i = 0; i < Math.min(limit, Math.max(20, limit / 10)); i++) {
+      for (const o of opts) c.search(row(m, queries[i]), { ...o, k, excludeIds: [idOf(queries[i])] });
+    }
     for (let i = 0; i < limit; i++) {
       const q = queries[i];
-      const t = now();
-      const { hits, stats } = c.profile(row(m, q), { ...o, k, excludeIds: [idOf(q)] });
-      lat.push(now() - t);
-      postings += stats.postings;
-      postingsTotal += stats.postingsTotal;
-      got.push(hits.map((h) => h.id));
+      opts.forEach((o, j) => {
+        const t = now();
+        const { hits, stats } = c.profile(row(m, q), { ...o, k, excludeIds: [idOf(q)] });
+        res[j].lat.push(now() - t);
+        res[j].postings += stats.postings;
+        res[j].postingsTotal += stats.postingsTotal;
+        res[j].threads = Math.max(res[j].threads, stats.threads);
+        res[j].got.push(hits.map((h) => h.id));
+      });
     }
     if (!truth) {
       // no scipy: the exact mode is the reference
@@ -182,12 +197,20 @@ async function main() {
         return acc;
       }, []);
     }
-    for (let i = 0; i < limit; i++) {
-      const want = new Set(/** @type {string[][]} */ (truth)[i]);
-      rec += got[i].filter((id) => want.has(id)).length / Math.max(1, want.size);
-    }
-    return { p50: pct(lat, 0.5), p99: pct(lat, 0.99), mean: mean(lat), recall: rec / limit, postings: postings / limit, postingsTotal: postingsTotal / limit };
+    return res.map((r) => {
+      let rec = 0;
+      for (let i = 0; i < limit; i++) {
+        const want = new Set(/** @type {string[][]} */ (truth)[i]);
+        rec += r.got[i].filter((id) => want.has(id)).length / Math.max(1, want.size);
+      }
+      return { p50: pct(r.lat, 0.5), p99: pct(r.lat, 0.99), mean: mean(r.lat), recall: rec / limit, postings: r.postings / limit, postingsTotal: r.postingsTotal / limit, threads: r.threads };
+    });
   };
+  /**
+   * @param {import('../../pipeline/store/index.js').SearchOptions} o
+   * @param {number} [limit]
+   */
+  const measure = (o, limit = nq) => measureAll([o], limit)[0];
 
   /**
    * Queries per second with `conc` concurrent searchAsync loops over all queries.
@@ -221,10 +244,17 @@ async function main() {
   log(`  size ${(one.bytes / 2 ** 20).toFixed(1)} MiB, ${one.bytes_per_nnz.total.toFixed(2)} bytes per non-zero (postings ${one.bytes_per_nnz.postings.toFixed(2)})`);
 
   // 4. one segment
-  const fast = measure({});
+  const load1 = loadAvg();
+  const [fast, fast1, fast2] = measureAll([{}, { threads: 1 }, { threads: 2 }]);
   const qps = { 1: await throughput(1, {}), 2: await throughput(2, {}), 4: await throughput(4, {}) };
-  log(`fast: p50 ${fast.p50.toFixed(2)} ms, p99 ${fast.p99.toFixed(2)} ms, recall@${k} ${fast.recall.toFixed(4)}, ` +
+  const qps1t = { 1: await throughput(1, { threads: 1 }), 2: await throughput(2, { threads: 1 }) };
+  const qps2t = { 1: await throughput(1, { threads: 2 }) };
+  const load2 = loadAvg();
+  log(`fast: p50 ${fast.p50.toFixed(2)} ms, p99 ${fast.p99.toFixed(2)} ms, recall@${k} ${fast.recall.toFixed(4)}, up to ${fast.threads} threads, ` +
     `postings read ${Math.round(fast.postings)} of ${Math.round(fast.postingsTotal)}; QPS 1: ${qps[1].toFixed(0)}, 2: ${qps[2].toFixed(0)}, 4: ${qps[4].toFixed(0)}`);
+  log(`fast, one thread: p50 ${fast1.p50.toFixed(2)} ms, p99 ${fast1.p99.toFixed(2)} ms, recall@${k} ${fast1.recall.toFixed(4)}; QPS 1: ${qps1t[1].toFixed(0)}, 2: ${qps1t[2].toFixed(0)}`);
+  log(`fast, two threads (forced): p50 ${fast2.p50.toFixed(2)} ms, p99 ${fast2.p99.toFixed(2)} ms, recall@${k} ${fast2.recall.toFixed(4)}, up to ${fast2.threads} threads; QPS 1: ${qps2t[1].toFixed(0)}`);
+  log(`  load average ${load1.join(' ')} before, ${load2.join(' ')} after`);
   const exactLimit = Math.min(nq, 300);
   const exact = measure({ mode: 'exact' }, exactLimit);
   const exactQps = await throughput(2, { mode: 'exact' }, exactLimit);
@@ -237,8 +267,12 @@ async function main() {
   if (!opt['skip-seismic']) {
     log('seismic: build and search');
     const out = path.join(tmp, 'seismic.json');
-    python('seismic', ['--data', file, '--queries', qfile, '--k', String(k), '--out', out]);
-    seis = JSON.parse(fs.readFileSync(out, 'utf8'));
+    const limitS = Number(opt['seismic-timeout']);
+    const t0 = now();
+    if (python('seismic', ['--data', file, '--queries', qfile, '--k', String(k), '--out', out], limitS)) seis = JSON.parse(fs.readFileSync(out, 'utf8'));
+    else log(`  seismic gave up after ${((now() - t0) / 1000).toFixed(0)} s (--seismic-timeout ${limitS})`);
+  }
+  if (seis) {
     if (truth) {
       let rec = 0;
       seis.ids.forEach((/** @type {number[]} */ l, /** @type {number} */ i) => {
@@ -283,6 +317,15 @@ async function main() {
     queries: nq,
     p50_ms: round(fast.p50),
     p99_ms: round(fast.p99),
+    threads: fast.threads,
+    one_thread_p50_ms: round(fast1.p50),
+    one_thread_p99_ms: round(fast1.p99),
+    one_thread_recall_at_10: round(fast1.recall, 4),
+    one_thread_qps_1: round(qps1t[1], 1),
+    one_thread_qps_2: round(qps1t[2], 1),
+    two_threads_p50_ms: round(fast2.p50),
+    two_threads_p99_ms: round(fast2.p99),
+    two_threads_qps_1: round(qps2t[1], 1),
     qps_1: round(qps[1], 1),
     qps_2: round(qps[2], 1),
     qps_4: round(qps[4], 1),
@@ -311,6 +354,7 @@ async function main() {
     seismic_build_s: seis ? round(seis.build_s, 1) : null,
     seismic_bytes: seis ? seis.bytes : null,
     write_ms_by_batch: writes,
+    load_avg: { start: load0, search_before: load1, search_after: load2, end: loadAvg() },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

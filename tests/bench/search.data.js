@@ -248,3 +248,40 @@ export function row(m, i) {
   const a = m.offsets[i], b = m.offsets[i + 1];
   return { indices: m.indices.subarray(a, b), values: m.values.subarray(a, b) };
 }
+
+/**
+ * The same documents at a higher sparsity: each row keeps its `keep` entries of largest magnitude (ties: lower
+ * index first, as the embedder's sparsify does), in index order, L2-normalised again. Applied to vectors
+ * embedded with a larger keepFraction, this gives what the embedder gives with the smaller one (up to float
+ * rounding): it keeps the top entries of the same accumulator.
+ * @param {Csr} m
+ * @param {number} keep
+ * @returns {Csr}
+ */
+export function truncateRows(m, keep) {
+  const offsets = new Float64Array(m.rows + 1);
+  let total = 0;
+  for (let i = 0; i < m.rows; i++) total += Math.min(keep, m.offsets[i + 1] - m.offsets[i]);
+  const indices = new Uint32Array(total);
+  const values = new Float32Array(total);
+  let p = 0;
+  for (let i = 0; i < m.rows; i++) {
+    const a = m.offsets[i], b = m.offsets[i + 1];
+    const ord = Array.from({ length: b - a }, (_, j) => a + j);
+    if (ord.length > keep) {
+      ord.sort((x, y) => Math.abs(m.values[y]) - Math.abs(m.values[x]) || m.indices[x] - m.indices[y]);
+      ord.length = keep;
+      ord.sort((x, y) => m.indices[x] - m.indices[y]);
+    }
+    let norm = 0;
+    for (const j of ord) norm += m.values[j] * m.values[j];
+    norm = Math.sqrt(norm) || 1;
+    for (const j of ord) {
+      indices[p] = m.indices[j];
+      values[p] = m.values[j] / norm;
+      p++;
+    }
+    offsets[i + 1] = p;
+  }
+  return { rows: m.rows, width: m.width, offsets, indices, values, ids: m.ids };
+}

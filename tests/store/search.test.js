@@ -185,3 +185,45 @@ test("'exact' stops early when a few dims dominate the query, and stays exact", 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("'fast' split over threads (a segment of several windows) returns what one thread returns", async () => {
+  const dir = tempDir('threads');
+  const store = openStore(dir, { autoFlush: false, autoMerge: false, maintenanceMs: 0 });
+  try {
+    const W = 400;
+    const c = store.collection('c', { width: W });
+    const r = rng(7);
+    // 150,000 documents: three windows of 65,536 local documents, so the search can be split in up to three
+    const n = 150000;
+    for (let i = 0; i < n; i += 50000) {
+      const batch = [];
+      for (let j = i; j < i + 50000; j++) {
+        batch.push({ id: `d${j}`, vector: randomVector(r, W, 6, { blocks: 1, blockSize: 40 }), meta: { site: SITES[j % SITES.length], published_at: T0 + (j % 1000) * DAY } });
+      }
+      await c.upsert(batch);
+    }
+    await c.flush();
+    assert.equal(c.stats().segments, 1);
+    for (let q = 0; q < 20; q++) {
+      const query = randomVector(r, W, 30, { blocks: 2, blockSize: 40 });
+      for (const extra of [{}, { sites: ['asahi', 'nikkei'], since: T0 + 100 * DAY }]) {
+        const opts = { k: 10, budget: 0.5, candidates: 300, minPostings: 0, ...extra };
+        const one = c.profile(query, { ...opts, threads: 1 });
+        assert.equal(one.stats.threads, 1);
+        for (const threads of [2, 3]) {
+          const split = c.profile(query, { ...opts, threads });
+          assert.equal(split.stats.threads, threads);
+          assert.equal(split.stats.postings, one.stats.postings);
+          assert.deepEqual(split.hits.map((h) => [h.id, h.score]), one.hits.map((h) => [h.id, h.score]));
+        }
+        const auto = c.profile(query, { k: 10, ...extra, minPostings: 0 });
+        assert.ok(auto.stats.threads >= 1);
+      }
+    }
+    assert.throws(() => c.search(randomVector(r, W, 5), { threads: 17 }), { code: 'SCDV_STORE_QUERY_INVALID' });
+    assert.throws(() => c.search(randomVector(r, W, 5), { threads: 1.5 }), { code: 'SCDV_STORE_QUERY_INVALID' });
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -140,6 +140,7 @@ struct Query {
     q.p.exact = o.Get("exact").ToBoolean();
     if (o.Get("budget").IsNumber()) q.p.budget = o.Get("budget").As<Napi::Number>().DoubleValue();
     if (o.Get("candidates").IsNumber()) q.p.candidates = o.Get("candidates").As<Napi::Number>().Uint32Value();
+    if (o.Get("threads").IsNumber()) q.p.threads = std::min(64u, o.Get("threads").As<Napi::Number>().Uint32Value());
     if (o.Get("minPostings").IsNumber()) q.p.minPostings = static_cast<uint64_t>(o.Get("minPostings").As<Napi::Number>().DoubleValue());
     if (o.Get("since").IsNumber()) { q.f.hasSince = true; q.f.since = static_cast<int64_t>(std::ceil(o.Get("since").As<Napi::Number>().DoubleValue())); }
     if (o.Get("until").IsNumber()) { q.f.hasUntil = true; q.f.until = static_cast<int64_t>(std::floor(o.Get("until").As<Napi::Number>().DoubleValue())); }
@@ -174,6 +175,7 @@ Napi::Object hitsToJs(Napi::Env env, const std::vector<Hit>& hits, const SearchS
     s.Set("segments", double(st->segments));
     s.Set("bruteSegments", double(st->bruteSegments));
     s.Set("earlyExits", double(st->earlyExits));
+    s.Set("threads", double(st->threads));
     s.Set("taatMs", st->taatMs);
     s.Set("scanMs", st->scanMs);
     s.Set("rescoreMs", st->rescoreMs);
@@ -199,6 +201,8 @@ class View : public Napi::ObjectWrap<View> {
       InstanceMethod("live", &View::Live),
       InstanceMethod("locate", &View::Locate),
       InstanceMethod("count", &View::Count),
+      InstanceMethod("pin", &View::Pin),
+      InstanceMethod("ids", &View::Ids),
       InstanceMethod("stats", &View::Stats),
       InstanceMethod("close", &View::Close),
     });
@@ -466,6 +470,57 @@ class View : public Napi::ObjectWrap<View> {
     return out;
   }
 
+  /** pin() -> an opaque handle holding the current snapshot (segments stay mapped while it lives) */
+  Napi::Value Pin(const Napi::CallbackInfo& info) {
+    auto* held = new std::shared_ptr<const State>(snapshot());
+    return Napi::External<std::shared_ptr<const State>>::New(info.Env(), held,
+        [](Napi::Env, std::shared_ptr<const State>* p) { delete p; });
+  }
+
+  /**
+   * ids(pinned, pos, max) -> { ids: string[], next }: up to max live ids of the pinned snapshot from position
+   * pos (0 first; positions run over the segments' local documents, then the WAL tail's documents); next is
+   * the position to continue from, or -1 when every id has been returned. Each live id appears once.
+   */
+  Napi::Value Ids(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsExternal()) throw Napi::TypeError::New(env, "ids: first argument must come from pin()");
+    const State& st = **info[0].As<Napi::External<std::shared_ptr<const State>>>().Data();
+    double pos = info[1].As<Napi::Number>().DoubleValue();
+    const uint32_t max = std::max<uint32_t>(1, info[2].As<Napi::Number>().Uint32Value());
+    std::vector<std::string_view> out;
+    out.reserve(std::min<uint32_t>(max, 65536));
+    double base = 0;
+    double next = -1;
+    for (const auto& svp : st.segs) {
+      const SegView& sv = *svp;
+      const uint32_t n = sv.seg->ndocs();
+      if (pos < base + n) {
+        for (uint32_t d = static_cast<uint32_t>(pos - base); d < n; d++) {
+          if (out.size() >= max) { next = base + d; break; }
+          if (sv.isDeleted(d) || (!sv.hidden.empty() && sv.isHidden(d))) continue;
+          out.push_back(sv.seg->id(d));
+        }
+        if (next >= 0) break;
+        pos = base + n;
+      }
+      base += n;
+    }
+    if (next < 0) {
+      const auto& docs = st.mem->docs;
+      for (size_t i = static_cast<size_t>(std::max(0.0, pos - base)); i < docs.size(); i++) {
+        if (out.size() >= max) { next = base + double(i); break; }
+        out.push_back(docs[i]->id);
+      }
+    }
+    Napi::Array a = Napi::Array::New(env, out.size());
+    for (size_t i = 0; i < out.size(); i++) a.Set(uint32_t(i), Napi::String::New(env, out[i].data(), out[i].size()));
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("ids", a);
+    o.Set("next", next);
+    return o;
+  }
+
   Napi::Value Count(const Napi::CallbackInfo& info) {
     auto st = snapshot();
     double n = double(st->mem->docs.size());
@@ -681,6 +736,7 @@ Napi::Value SegmentInfo(const Napi::CallbackInfo& info) {
     Napi::Array t = Napi::Array::New(env, s.h().ntiers);
     for (uint32_t i = 0; i < s.h().ntiers; i++) t.Set(i, double(s.h().tierFrac[i]));
     o.Set("tiers", t);
+    o.Set("version", double(s.h().version));
     return o;
   } catch (const Napi::Error&) {
     throw;

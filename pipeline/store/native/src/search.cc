@@ -18,9 +18,15 @@
 #include <array>
 #include <utility>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <chrono>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <functional>
+#include <mutex>
+#include <thread>
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
@@ -150,9 +156,8 @@ inline void prefetchRange(const void* p, size_t bytes) {
  * mapping, so the documents are taken in local order and the entries of the ones a few steps ahead are
  * prefetched (first their offsets, then their indices and values).
  */
-void rescore(const Segment& s, std::vector<Scored>& docs, const float* qd) {
-  std::sort(docs.begin(), docs.end(), [](const Scored& a, const Scored& b) { return a.d < b.d; });
-  const size_t n = docs.size();
+void rescoreRange(const Segment& s, Scored* docs, size_t n, const float* qd) {
+  std::sort(docs, docs + n, [](const Scored& a, const Scored& b) { return a.d < b.d; });
   const size_t ib = s.h().idxBytes;
   constexpr size_t kOff = 8, kData = 4;
   for (size_t i = 0; i < std::min(n, kOff); i++) __builtin_prefetch(&s.fwdOffsets()[docs[i].d]);
@@ -167,6 +172,8 @@ void rescore(const Segment& s, std::vector<Scored>& docs, const float* qd) {
     docs[i].exact = exactScore(s, docs[i].d, qd);
   }
 }
+
+void rescore(const Segment& s, std::vector<Scored>& docs, const float* qd) { rescoreRange(s, docs.data(), docs.size(), qd); }
 
 /** Filters resolved against one segment. */
 struct SegFilter {
@@ -515,57 +522,223 @@ uint64_t processItems(const Segment& s, const Item* items, size_t n, uint32_t lo
 }
 
 /**
+ * Helper threads for splitting one search over idle cores: created on first use (at most kMaxHelpers),
+ * then waiting for work; never destroyed (they hold nothing between jobs).
+ */
+class HelperPool {
+ public:
+  static HelperPool& get() {
+    static HelperPool* pool = new HelperPool();
+    return *pool;
+  }
+  void post(std::function<void()> fn) {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      q_.push_back(std::move(fn));
+      if (idle_ == 0 && threads_ < kMaxHelpers) {
+        threads_++;
+        std::thread([this] { loop(); }).detach();
+      }
+    }
+    cv_.notify_one();
+  }
+ private:
+  static constexpr int kMaxHelpers = 8;
+  void loop() {
+    for (;;) {
+      std::function<void()> f;
+      {
+        std::unique_lock<std::mutex> l(mu_);
+        idle_++;
+        cv_.wait(l, [&] { return !q_.empty(); });
+        idle_--;
+        f = std::move(q_.front());
+        q_.pop_front();
+      }
+      f();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> q_;
+  int idle_ = 0, threads_ = 0;
+};
+
+/** Searches running in this process (any thread): a search is split over cores only when some are idle. */
+std::atomic<int> gActiveSearches{0};
+
+/**
+ * Runs fn(0), ..., fn(n - 1), each once, on the calling thread and up to threads - 1 helper threads, and returns
+ * when all have run (rethrowing the first exception). Indices are claimed from a shared counter, so the calling
+ * thread does all of them itself when the helpers are slow to start (a busy machine): splitting never waits
+ * for a thread that is not running. A helper that starts after every index is claimed returns at once.
+ */
+void parallelFor(uint32_t n, uint32_t threads, const std::function<void(uint32_t)>& fn) {
+  if (n <= 1 || threads <= 1) {
+    for (uint32_t i = 0; i < n; i++) fn(i);
+    return;
+  }
+  struct Shared {
+    std::atomic<uint32_t> next{0};
+    std::mutex mu;
+    std::condition_variable cv;
+    uint32_t n = 0, finished = 0;
+    std::exception_ptr err;
+    const std::function<void(uint32_t)>* fn = nullptr;  // used only by a thread that claimed an index
+  };
+  auto sh = std::make_shared<Shared>();
+  sh->n = n;
+  sh->fn = &fn;
+  auto work = [](Shared& S) {
+    for (;;) {
+      const uint32_t i = S.next.fetch_add(1);
+      if (i >= S.n) return;
+      std::exception_ptr e;
+      try {
+        (*S.fn)(i);
+      } catch (...) {
+        e = std::current_exception();
+      }
+      std::lock_guard<std::mutex> g(S.mu);
+      if (e && !S.err) S.err = e;
+      if (++S.finished == S.n) S.cv.notify_all();
+    }
+  };
+  for (uint32_t i = 1; i < std::min(n, threads); i++) HelperPool::get().post([sh, work] { work(*sh); });
+  work(*sh);
+  std::unique_lock<std::mutex> l(sh->mu);
+  sh->cv.wait(l, [&] { return sh->finished == sh->n; });
+  if (sh->err) std::rethrow_exception(sh->err);
+}
+
+/**
+ * Cores that look idle: hardware threads minus the 1-minute load average of the machine (other processes'
+ * work, and this one's), read at most every 250 ms.
+ */
+double idleCores() {
+  static std::atomic<int64_t> lastMs{-1000000};  // steady-clock ms of the last read (none yet)
+  static std::atomic<double> idle{0.0};
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+  if (now - lastMs.load(std::memory_order_relaxed) >= 250) {
+    lastMs.store(now, std::memory_order_relaxed);
+    double la[1] = {0.0};
+    const double hw = std::max(1u, std::thread::hardware_concurrency());
+    idle.store(getloadavg(la, 1) == 1 ? hw - la[0] : 0.0, std::memory_order_relaxed);
+  }
+  return idle.load(std::memory_order_relaxed);
+}
+
+/** 'fast' splits a segment's windows over threads only when it reads at least this many postings. */
+constexpr uint64_t kSplitMinPostings = 300000;
+
+/**
  * 'fast': the lists up to the budget are read one window of kWindowDocs documents at a time into a
  * window-sized accumulator (it stays in the L2 cache), which is scanned for candidates and cleared before
  * the next window; the best `candidates` documents are then rescored exactly.
+ *
+ * Windows are independent, so a large segment's windows are split into runs (parallelFor: the caller's
+ * thread and helpers), each with its own accumulator and candidates, when cores are idle: with
+ * p.threads == 0, one helper per core that neither this process's other searches in flight nor the machine's
+ * load average account for (none on a busy machine); p.threads > 0 sets the number of threads.
  */
 void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& items, uint64_t budget, const float* qd,
                 const SearchParams& p, HitHeap& out, SearchStats* stats) {
   size_t nsel = 0;
-  for (uint64_t c = 0; nsel < items.size() && c < budget; nsel++) c += s.list(items[nsel].list).count;
+  uint64_t toRead = 0;
+  for (; nsel < items.size() && toRead < budget; nsel++) toRead += s.list(items[nsel].list).count;
   const uint32_t lo = sf.lo, hi = sf.hi, n = s.ndocs();
-  auto& wv = tls.wacc;
-  if (wv.size() < kWindowDocs) wv.assign(kWindowDocs, 0.0f);  // invariant: all zero between searches
-  float* acc = wv.data();
   // Candidates: the segment's share of the budget (by its documents), and never fewer than 3k.
   const size_t R = std::max<size_t>(size_t(3) * p.k, static_cast<size_t>(std::ceil(double(p.candidates) * p.segShare)));
-  TopN top(R);
-  std::vector<Cursor> cur = cursors(s, items.data(), nsel, lo, hi);
-  uint64_t read = 0;
-  double taatMs = 0, scanMs = 0;
-  try {
-    for (uint64_t w0 = lo - lo % kWindowDocs; w0 < hi; w0 += kWindowDocs) {
-      const uint32_t base = static_cast<uint32_t>(w0);
-      auto t0 = Clock::now();
-      read += processWindow(s, cur, base, base, acc);
-      auto t1 = Clock::now();
-      const uint32_t a = std::max<uint32_t>(lo, base) - base;
-      const uint32_t b = static_cast<uint32_t>(std::min<uint64_t>(hi, w0 + kWindowDocs) - w0);
-      const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(n, w0 + kWindowDocs) - w0);
-      scanTopAt(acc, a, b, base, sf, top, true);
-      if (a > 0) std::memset(acc, 0, sizeof(float) * a);
-      if (b < end) std::memset(acc + b, 0, sizeof(float) * (end - b));
-      if (stats) {
-        taatMs += std::chrono::duration<double, std::milli>(t1 - t0).count();
-        scanMs += msSince(t1);
+  const uint64_t wStart = lo - lo % kWindowDocs;
+  const uint32_t nwin = static_cast<uint32_t>((uint64_t(hi) - wStart + kWindowDocs - 1) / kWindowDocs);
+  uint32_t ways = 1;
+  if (p.threads > 0) {
+    ways = p.threads;
+  } else if (toRead >= kSplitMinPostings) {
+    // Helpers only for cores that are idle: not used by this process's other searches, nor (by the load
+    // average) by other processes. On a busy machine a search stays on its thread.
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int free = std::min(hw - gActiveSearches.load(std::memory_order_relaxed), static_cast<int>(std::floor(idleCores() + 0.5)));
+    ways = static_cast<uint32_t>(1 + std::max(0, free));
+  }
+  ways = std::max<uint32_t>(1, std::min<uint32_t>({ways, nwin, 8}));
+  // Work units: runs of windows, several per thread, claimed one at a time, so that a helper that starts late
+  // (or is descheduled) holds back at most one unit while the other threads take the rest.
+  const uint32_t nunits = ways == 1 ? 1 : std::min<uint32_t>(nwin, 4 * ways);
+
+  struct Part {
+    uint64_t w0 = 0, w1 = 0;  // windows [w0, w1)
+    std::unique_ptr<TopN> top;
+    uint64_t read = 0;
+    double taatMs = 0, scanMs = 0;
+  };
+  std::vector<Part> parts(nunits);
+  for (uint32_t i = 0; i < nunits; i++) {
+    parts[i].w0 = wStart + uint64_t(nwin) * i / nunits * kWindowDocs;
+    parts[i].w1 = std::min<uint64_t>(hi, wStart + uint64_t(nwin) * (i + 1) / nunits * kWindowDocs);
+    parts[i].top = std::make_unique<TopN>(R);
+  }
+  auto runPart = [&](Part& pt) {
+    auto& wv = tls.wacc;
+    if (wv.size() < kWindowDocs) wv.assign(kWindowDocs, 0.0f);  // invariant: all zero between searches
+    float* acc = wv.data();
+    const uint32_t plo = static_cast<uint32_t>(std::max<uint64_t>(lo, pt.w0));
+    std::vector<Cursor> cur = cursors(s, items.data(), nsel, plo, static_cast<uint32_t>(pt.w1));
+    try {
+      for (uint64_t w0 = pt.w0; w0 < pt.w1; w0 += kWindowDocs) {
+        const uint32_t base = static_cast<uint32_t>(w0);
+        auto t0 = Clock::now();
+        pt.read += processWindow(s, cur, base, base, acc);
+        auto t1 = Clock::now();
+        const uint32_t a = std::max<uint32_t>(lo, base) - base;
+        const uint32_t b = static_cast<uint32_t>(std::min<uint64_t>(hi, w0 + kWindowDocs) - w0);
+        const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(n, w0 + kWindowDocs) - w0);
+        scanTopAt(acc, a, b, base, sf, *pt.top, true);
+        if (a > 0) std::memset(acc, 0, sizeof(float) * a);
+        if (b < end) std::memset(acc + b, 0, sizeof(float) * (end - b));
+        if (stats) {
+          pt.taatMs += std::chrono::duration<double, std::milli>(t1 - t0).count();
+          pt.scanMs += msSince(t1);
+        }
       }
+    } catch (...) {
+      std::memset(acc, 0, sizeof(float) * kWindowDocs);
+      throw;
     }
-  } catch (...) {
-    std::memset(acc, 0, sizeof(float) * kWindowDocs);
-    throw;
+  };
+  parallelFor(nunits, ways, [&](uint32_t i) { runPart(parts[i]); });
+  TopN& top = *parts[0].top;
+  uint64_t read = parts[0].read;
+  double taatMs = parts[0].taatMs, scanMs = parts[0].scanMs;
+  for (uint32_t i = 1; i < nunits; i++) {
+    for (auto& c : parts[i].top->items()) top.push(c.first, c.second);
+    read += parts[i].read;
+    taatMs += parts[i].taatMs;
+    scanMs += parts[i].scanMs;
   }
   top.finish();
   std::vector<Scored> scored;
   scored.reserve(top.size());
   for (auto& c : top.items()) scored.push_back({0.0, c.second});
   auto t0 = Clock::now();
-  rescore(s, scored, qd);
+  if (ways > 1 && scored.size() >= 512) {
+    // The same threads rescore contiguous runs of the candidates in local order.
+    std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) { return a.d < b.d; });
+    const size_t m = scored.size();
+    parallelFor(2 * ways, ways, [&](uint32_t i) {
+      const size_t a = m * i / (2 * ways), b = m * (i + 1) / (2 * ways);
+      rescoreRange(s, scored.data() + a, b - a, qd);
+    });
+  } else {
+    rescore(s, scored, qd);
+  }
   if (stats) {
     stats->postings += read;
     stats->rescored += scored.size();
     stats->taatMs += taatMs;
     stats->scanMs += scanMs;
     stats->rescoreMs += msSince(t0);
+    stats->threads = std::max<uint32_t>(stats->threads, ways);
   }
   for (auto& x : scored) {
     if (out.wouldTake(x.exact)) out.push({x.exact, s.id(x.d), s.meta(x.d)});
@@ -768,6 +941,10 @@ bool memPasses(const MemDoc& m, const Filters& f) {
 
 std::vector<Hit> search(const State& st, uint32_t width, const uint32_t* qidx, const float* qval, uint32_t qn,
                         const Filters& f, const SearchParams& p, SearchStats* stats) {
+  gActiveSearches.fetch_add(1, std::memory_order_relaxed);
+  struct Active {
+    ~Active() { gActiveSearches.fetch_sub(1, std::memory_order_relaxed); }
+  } active;
   auto& qdv = tls.qd;
   if (qdv.size() < width) qdv.assign(width, 0.0f);
   float* qd = qdv.data();

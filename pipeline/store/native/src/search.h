@@ -60,6 +60,7 @@ struct SearchParams {
   uint32_t candidates = 1000; // fast: documents rescored exactly, shared among segments by size (at least 3k each)
   uint64_t minPostings = 100000;  // fast: read at least this many postings per segment (small segments: all)
   double segShare = 1.0;          // set per segment: its share of the collection's documents (scales candidates)
+  uint32_t threads = 0;           // fast: threads per segment (0: split over idle cores when the segment is large)
 };
 
 struct SearchStats {
@@ -69,7 +70,8 @@ struct SearchStats {
   uint32_t segments = 0;
   uint32_t bruteSegments = 0;  // segments answered by scanning their filtered documents
   uint32_t earlyExits = 0;     // 'exact' segments finished early by the score-bound check
-  double taatMs = 0, scanMs = 0, rescoreMs = 0;  // time in postings, candidate selection, exact rescoring
+  uint32_t threads = 1;        // most threads one segment's search was split over
+  double taatMs = 0, scanMs = 0, rescoreMs = 0;  // time in postings, candidate selection, exact rescoring (summed over threads)
 };
 
 struct Hit {

@@ -17,10 +17,16 @@ Segment::Segment(const std::string& path) : map_(path) {
   auto bad = [&](const std::string& why) -> StoreError {
     return StoreError("segment " + path + " is damaged: " + why, "CORRUPT");
   };
-  if (map_.size() < sizeof(SegHeader)) throw bad("too short");
+  // The magic and the format version come first, and are read before anything else of the header is
+  // trusted: a segment written by another format version is reported as such, not as damage.
+  if (map_.size() < 12) throw bad("too short");
   h_ = reinterpret_cast<const SegHeader*>(map_.data());
   if (std::memcmp(h_->magic, kSegMagic, 8) != 0) throw bad("not a segment file");
-  if (h_->version != kSegVersion) throw bad("format version " + std::to_string(h_->version));
+  if (h_->version != kSegVersion) {
+    throw StoreError("segment " + path + " has format version " + std::to_string(h_->version) + "; this build reads version " +
+                     std::to_string(kSegVersion), "FORMAT_UNSUPPORTED");
+  }
+  if (map_.size() < sizeof(SegHeader)) throw bad("too short");
   if (h_->headerBytes != sizeof(SegHeader)) throw bad("header size");
   if (crc32(h_, offsetof(SegHeader, crc)) != h_->crc) throw bad("header checksum");
   if (h_->fileBytes != map_.size()) throw bad("file size");
