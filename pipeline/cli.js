@@ -14,6 +14,7 @@ const COMMANDS = {
   inspect: () => import('./commands/inspect.js'),
   explain: () => import('./commands/explain.js'),
   report: () => import('./commands/report.js'),
+  eval: () => import('./commands/eval.js'),
 };
 
 const USAGE = `scdv — SCDV document vectors for Japanese articles
@@ -37,7 +38,14 @@ Usage:
   scdv explain --model NAME A B [--collection C] [--corpus FILE] [--text] [--top N] [--json]
                                  why two documents (ids, or texts with --text) are related
   scdv report --model NAME [--corpus FILE] [--refresh]   write models/NAME/report.html
+  scdv eval --model NAME --corpus FILE [--label-field category] [--collection C] [--json]
              [--search-mode fast|exact] [--folds 5] [--damping D] [--keep-fraction F] [--alpha A]
+             P@1, P@10, MAP@10 of same-label neighbours vs TF-IDF and more_like_this; models/NAME/eval.json
+  scdv eval --classify --model NAME --train FILE --test FILE [--label-field F] [--json]
+             LinearSVC test accuracy on the document vectors vs on TF-IDF
+  scdv eval --sweep --corpus FILE [--grid grid.json] [--out table.md] [--label-field F]
+             train and evaluate a grid of settings (docs/relevance.md); writes a Markdown table
+  --lang en  (scdv train, scdv eval) English text: a regex tokeniser, lower case, an English stop list
 
 Environment:
   REDIS_URL   redis://host:port, rediss://…, or unix:///path.sock; unset: a private redis-server is started
@@ -58,6 +66,17 @@ async function main() {
   const mod = await load();
   await mod.run(rest);
 }
+
+// Whatever escapes everything else ends the process with its stack (message and frames) only: Node's own
+// report would print the error object whole, and a Redis error carries its command's arguments (AUTH's password).
+const fatal = (/** @type {any} */ err) => {
+  process.stderr.write(err?.name === 'ReplyError'
+    ? `scdv: Redis refused a command: ${err.message}\n` // e.g. WRONGPASS: check the credentials in REDIS_URL
+    : `scdv: unexpected error (a bug; please report it):\n${err?.stack ?? err}\n`);
+  process.exit(1);
+};
+process.on('uncaughtException', fatal);
+process.on('unhandledRejection', fatal);
 
 main().catch((err) => {
   if (err instanceof ScdvError) {

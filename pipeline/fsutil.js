@@ -9,6 +9,11 @@ import fs from 'node:fs';
  */
 export function writeFileAtomic(file, content) {
   const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, content);
-  fs.renameSync(tmp, file);
+  try {
+    fs.writeFileSync(tmp, content);
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true }); // e.g. a disk full mid-write leaves no partial file behind
+    throw err;
+  }
 }

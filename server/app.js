@@ -4,7 +4,9 @@ import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { accessHook } from './auth.js';
-import { installErrorHandlers } from './errors.js';
+import { STATUS_CODES } from 'node:http';
+import { errors } from '../pipeline/errors.js';
+import { errorBody, installErrorHandlers } from './errors.js';
 import { resultItemSchema } from './schemas.js';
 import healthRoutes from './routes/health.js';
 import documentRoutes from './routes/documents.js';
@@ -48,7 +50,31 @@ function fastifyOptions(config, logger) {
     routerOptions: { maxParamLength: 8192 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     return503OnClosing: true,
+    // Errors raised before routing (a malformed percent-encoding, a parameter over maxParamLength) and by
+    // Node's HTTP parser (headers over the limit, a malformed request) get the catalogue's shape too.
+    frameworkErrors: (/** @type {Error} */ err, /** @type {any} */ _request, /** @type {import('fastify').FastifyReply} */ reply) => {
+      reply.code(400).send(errorBody(errors.REQUEST_INVALID(err.message)));
+    },
+    clientErrorHandler,
   };
+}
+
+/**
+ * Answer what Node's HTTP parser refused before Fastify saw a request (as Fastify's default does, in our shape).
+ * @param {NodeJS.ErrnoException} err
+ * @param {import('node:net').Socket} socket
+ */
+function clientErrorHandler(err, socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'the request took too long to arrive']
+    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'the request line and headers are over the size limit']
+      : [400, 'the request is not valid HTTP'];
+  const e = errors.REQUEST_INVALID(reason);
+  const body = JSON.stringify(errorBody(e));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }
 
 /**

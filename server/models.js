@@ -13,6 +13,7 @@ import { DATA_DIR, MODELS_DIR } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
+import { INDEXED_FILE, layoutDifference, readIndexed } from '../pipeline/embed/layout.js';
 import { MODEL_FORMAT, validateModelName } from '../pipeline/model/names.js';
 import { storeDirFor } from '../pipeline/stages/embed.js';
 import { openStore } from '../pipeline/store/index.js';
@@ -112,6 +113,32 @@ export function resolveModelName(explicit, config, opts = {}) {
   return name;
 }
 
+/**
+ * The embedding settings requests must use for a model: those its collections were indexed with (recorded by
+ * `scdv index` in models/<name>/indexed.json), so that a query vector always has the layout of the vectors it
+ * is compared with, whatever the server's own config says. Collections indexed with different settings cannot
+ * all be served by one embedder: then the config's settings stay, and the others are named in a warning.
+ * @param {string} name
+ * @param {Config['embed']} configured
+ * @param {{warn?: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} [log]
+ * @returns {Config['embed']}
+ */
+export function servingEmbedConfig(name, configured, log) {
+  const recorded = Object.entries(readIndexed(path.join(MODELS_DIR, validateModelName(name))));
+  if (recorded.length === 0) return configured;
+  const first = recorded[0][1].layout;
+  const differing = recorded.filter(([, r]) => layoutDifference(r.layout, first) !== '');
+  if (differing.length === 0) {
+    if (layoutDifference({ ...first, embed: configured }, first) !== '') {
+      log?.info({ model: name }, `model ${name}: embedding requests with the settings its collections were indexed with (models/${name}/${INDEXED_FILE}), not the config's`);
+    }
+    return first.embed;
+  }
+  (log?.warn ?? log?.info)?.({ model: name, collections: recorded.map(([c]) => c) },
+    `model ${name}: its collections were indexed with different embed settings; requests use the config's, and collections of another layout will refuse queries`);
+  return configured;
+}
+
 export class ServingModel {
   /**
    * @param {string} name
@@ -122,7 +149,7 @@ export class ServingModel {
     this.name = name;
     this.embedder = embedder;
     this.store = store;
-    this.width = embedder.model.width;
+    this.width = embedder.width; // K·d, plus the vocabulary in the hybrid layout (embed.hybrid.alpha < 1)
     this.createdAt = String(embedder.model.manifest.created_at ?? '');
     /** Requests using this model right now. */
     this.refs = 0;
@@ -133,9 +160,11 @@ export class ServingModel {
   /**
    * @param {string} name
    * @param {Config} config
+   * @param {{warn?: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} [log]
    */
-  static async open(name, config) {
-    const embedder = await createEmbedder(validateModelName(name), config);
+  static async open(name, config, log) {
+    const embed = servingEmbedConfig(name, config.embed, log);
+    const embedder = await createEmbedder(validateModelName(name), embed === config.embed ? config : { ...config, embed });
     let store;
     try {
       store = openStore(storeDirFor(name));
@@ -208,7 +237,7 @@ export class ModelState {
    */
   async start(explicit) {
     const name = resolveModelName(explicit, this.config);
-    this.current = await ServingModel.open(name, this.config);
+    this.current = await ServingModel.open(name, this.config, this.log);
     this.fileStamp = this.stamp();
     return this.current;
   }
@@ -259,7 +288,7 @@ export class ModelState {
     }
     if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, 'the models folder');
     const reuse = this.previous?.name === name && !this.previous.closed;
-    const next = reuse ? /** @type {ServingModel} */ (this.previous) : await ServingModel.open(name, this.config);
+    const next = reuse ? /** @type {ServingModel} */ (this.previous) : await ServingModel.open(name, this.config, this.log);
     try {
       if (check) {
         const have = new Set(next.collections().map((c) => c.name));

@@ -13,6 +13,7 @@ import { shardMarker, shardsDir } from '../pipeline/stages/sharded.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { hashOf } from '../pipeline/config.js';
 import { documentMeta } from '../pipeline/embed/meta.js';
+import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
 
 /**
  * @typedef {object} EmbedShardJob
@@ -24,6 +25,7 @@ import { documentMeta } from '../pipeline/embed/meta.js';
  * @property {string} storeDir the model's store
  * @property {string} collection
  * @property {import('../pipeline/config.js').Config} config
+ * @property {[number, number][]} [duplicates] lines of this shard whose id an earlier line has: [line, first line]
  */
 
 /**
@@ -67,8 +69,9 @@ const BATCH_DELAY_MS = Number(process.env.SCDV_FAULT_BATCH_DELAY_MS || 0);
 export async function processEmbedShard(job, onProgress) {
   const t0 = Date.now();
   const embedder = await embedderFor(job);
-  const collection = storeFor(job.storeDir).collection(job.collection, { width: embedder.model.width });
+  const collection = storeFor(job.storeDir).collection(job.collection, { width: embedder.width });
   const { shard, config } = job;
+  const duplicates = new Map(job.duplicates ?? []);
   /** @type {EmbedShardResult} */
   const result = {
     shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, rejected: [], empty: [], writes: 0, seconds: 0,
@@ -109,6 +112,8 @@ export async function processEmbedShard(job, onProgress) {
     const parsed = parseDocument(l.buf, l.lineNo);
     if ('blank' in parsed) continue;
     if ('error' in parsed) { result.rejected.push(parsed.error); continue; }
+    const firstLine = duplicates.get(l.lineNo);
+    if (firstLine !== undefined) { result.rejected.push(duplicateIssue(l.lineNo, parsed.doc.id, firstLine)); continue; }
     batch.push({ line: l.lineNo, doc: parsed.doc });
     if (batch.length >= config.index.writeBatchSize) await flush();
   }

@@ -3,6 +3,8 @@
 // worker killed mid-shard leaves nothing that looks finished: the shard is simply done again.
 import fs from 'node:fs';
 import os from 'node:os';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { readLines } from '../pipeline/corpus/lines.js';
 import { parseDocument, documentText } from '../pipeline/corpus/document.js';
 import { japaneseShare } from '../pipeline/tokenizer/normalize.js';
@@ -54,6 +56,10 @@ export async function processShard(job, onProgress) {
   const finalTsv = shardTsv(outDir, shard.index);
   const tmpTsv = `${finalTsv}.tmp-${process.pid}`;
   const out = fs.createWriteStream(tmpTsv);
+  // A write error (ENOSPC, EIO…) must fail this job, not crash the worker: keep it and throw it below.
+  /** @type {Error | null} */
+  let writeError = null;
+  out.on('error', (err) => { writeError = err; });
   /** @type {import('../pipeline/stages/tokenize-output.js').ShardResult} */
   const result = {
     shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, blank: 0, emptyDocuments: 0, tokens: 0,
@@ -87,7 +93,8 @@ export async function processShard(job, onProgress) {
       result.documents++;
     }
     batch = [];
-    if (!out.write(chunk)) await new Promise((r) => out.once('drain', () => r(undefined)));
+    if (writeError) throw writeError;
+    if (!out.write(chunk)) await once(out, 'drain'); // rejects when the stream fails instead
     onProgress?.({ lines: result.lines, documents: result.documents, shardLines: shard.lines });
     if (BATCH_DELAY_MS > 0) await new Promise((r) => setTimeout(r, BATCH_DELAY_MS));
   };
@@ -113,7 +120,9 @@ export async function processShard(job, onProgress) {
       if (batch.length >= config.tokenize.batchSize) await flush();
     }
     await flush();
-    await new Promise((resolve, reject) => out.end((/** @type {any} */ err) => (err ? reject(err) : resolve(undefined))));
+    out.end();
+    await finished(out);
+    if (writeError) throw writeError;
     fs.renameSync(tmpTsv, finalTsv);
   } catch (err) {
     out.destroy();

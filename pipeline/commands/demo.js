@@ -10,7 +10,9 @@ import { createTokenizer } from '../tokenizer/index.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { runTokenize } from '../stages/tokenize.js';
 import { runTrain } from '../stages/train.js';
-import { runIndex } from '../stages/embed.js';
+import { runIndex, storeDirFor } from '../stages/embed.js';
+import { loadModel } from '../model/load.js';
+import { layoutDifference, readIndexed, vectorLayout } from '../embed/layout.js';
 import { printIndexSummary } from './index.js';
 import { MODELS_DIR } from '../paths.js';
 import { startServer } from '../../server/start.js';
@@ -70,6 +72,7 @@ export async function run(argv) {
       printTrainSummary(trained.modelDir, trained.manifest);
     }
 
+    dropStaleDemoCollections(demoConfig, say);
     say(`\nIndexing the sample into collection "articles" of model ${DEMO_MODEL}:`);
     printIndexSummary(await runIndex({ corpus: SAMPLE_CORPUS, model: DEMO_MODEL, collection: 'articles', config: demoConfig, redisUrl: redis.url, workers: 2 }));
     say(`\nIndexing ${SAMPLE_ADS} into collection "ads":`);
@@ -153,3 +156,26 @@ async function showExamples(base, say) {
 
 /** Example ids: one article of three categories of the sample. */
 const EXAMPLES = ['sports-watch-4597641', 'it-life-hack-6292880', 'movie-enter-5840081'];
+
+/**
+ * The demo's collections are derived from the bundled files: one indexed with another vector layout (an `embed.*`
+ * setting or default changed, e.g. the hybrid layout) would refuse the new vectors, so it is re-created.
+ * @param {import('../config.js').Config} config
+ * @param {(s: string) => void} say
+ */
+function dropStaleDemoCollections(config, say) {
+  const model = loadModel(DEMO_MODEL);
+  const layout = vectorLayout(config.embed, model.width, model.wordTopics.nWords);
+  model.wordTopics.close();
+  const recorded = readIndexed(model.dir);
+  const storeDir = storeDirFor(DEMO_MODEL);
+  for (const c of ['articles', 'ads']) {
+    const file = path.join(storeDir, c, 'collection.json');
+    if (!fs.existsSync(file)) continue;
+    const width = JSON.parse(fs.readFileSync(file, 'utf8')).width;
+    const diff = recorded[c] ? layoutDifference(recorded[c].layout, layout) : '';
+    if (width === layout.width && !diff) continue;
+    say(`\nCollection "${c}" was indexed with another vector layout (${diff || `width ${width}, now ${layout.width}`}): re-creating it.`);
+    fs.rmSync(path.join(storeDir, c), { recursive: true, force: true });
+  }
+}

@@ -13,7 +13,7 @@ export async function run(argv) {
       corpus: { type: 'string' }, name: { type: 'string', default: 'default' }, config: { type: 'string' },
       force: { type: 'boolean', default: false }, workers: { type: 'string' },
       clusters: { type: 'string' }, dims: { type: 'string' }, epochs: { type: 'string' }, 'min-count': { type: 'string' },
-      covariance: { type: 'string' }, seed: { type: 'string' },
+      covariance: { type: 'string' }, seed: { type: 'string' }, lang: { type: 'string' },
     },
   });
   if (!values.corpus) throw errors.USAGE('scdv train needs --corpus FILE');
@@ -29,7 +29,9 @@ export async function run(argv) {
   set(gmm, 'seed', seed);
   if (values.covariance) gmm.covariance_type = values.covariance;
   const workers = intFlag(values.workers, '--workers');
+  if (values.lang !== undefined && values.lang !== 'ja' && values.lang !== 'en') throw errors.USAGE(`--lang must be ja or en, got "${values.lang}"`);
   const config = configFromFlags(values, {
+    ...(values.lang ? { tokenizer: { lang: values.lang } } : {}),
     train: { word2vec: w2v, gmm },
     ...(workers ? { tokenize: { workers } } : {}),
   });

@@ -1,9 +1,12 @@
 // Text -> document vector, the whole way: tokenizer + model + vectorizer. Batch workers and the server
 // both build one of these, so a document gets the same vector in a batch job and at request time.
+import fs from 'node:fs';
+import path from 'node:path';
 import { createTokenizer } from '../tokenizer/index.js';
 import { loadModel } from '../model/load.js';
 import { DocumentVectorizer } from './vectorizer.js';
 import { documentText } from '../corpus/document.js';
+import { vectorLayout } from './layout.js';
 
 /** @typedef {import('./vectorizer.js').Embedding} Embedding */
 
@@ -16,7 +19,12 @@ export class Embedder {
   constructor(tokenizer, model, cfg) {
     this.tokenizer = tokenizer;
     this.model = model;
-    this.vectorizer = new DocumentVectorizer(model.wordTopics, cfg);
+    const hybrid = (cfg.hybrid?.alpha ?? 1) < 1;
+    this.vectorizer = new DocumentVectorizer(model.wordTopics, cfg, hybrid ? loadLexicon(model) : undefined);
+    /** Width of the document vectors (and of the collections they go to): K·d, plus the vocabulary when hybrid. */
+    this.width = this.vectorizer.width;
+    /** @type {import('./layout.js').VectorLayout} */
+    this.layout = vectorLayout(cfg, model.width, model.wordTopics.nWords);
   }
 
   /** @param {string} text */
@@ -25,14 +33,54 @@ export class Embedder {
   }
 
   /**
+   * The kept tokens of many documents (title and body), tokenised on the thread pool.
+   * @param {{title?: string, body: string}[]} docs
+   * @returns {Promise<string[][]>}
+   */
+  async tokenizeDocuments(docs) {
+    const packed = await this.tokenizer.tokenizeBatch(docs.map((d) => documentText({ id: '', title: d.title ?? '', body: d.body })));
+    return packed.map((p) => (p === '' ? [] : p.split(' ')));
+  }
+
+  /**
+   * @param {string[]} tokens a document's kept tokens
+   * @returns {Embedding}
+   */
+  embedTokens(tokens) {
+    return this.vectorizer.embed(tokens);
+  }
+
+  /**
    * Many documents, tokenised on the thread pool.
    * @param {{title?: string, body: string}[]} docs
    * @returns {Promise<Embedding[]>}
    */
   async embedDocuments(docs) {
-    const packed = await this.tokenizer.tokenizeBatch(docs.map((d) => documentText({ id: '', title: d.title ?? '', body: d.body })));
-    return packed.map((p) => this.vectorizer.embed(p === '' ? [] : p.split(' ')));
+    return (await this.tokenizeDocuments(docs)).map((t) => this.vectorizer.embed(t));
   }
+}
+
+/**
+ * The lexical block's vocabulary: word_topics.bin rows and the idf column of vocab.txt are in the same order
+ * (both written from the vocabulary, most frequent first).
+ * @param {import('../model/load.js').LoadedModel} model
+ * @returns {import('./vectorizer.js').Lexicon}
+ */
+export function loadLexicon(model) {
+  const wt = model.wordTopics;
+  const lines = fs.readFileSync(path.join(model.dir, 'vocab.txt'), 'utf8').split('\n').filter((l) => l !== '');
+  if (lines.length !== wt.nWords) throw new Error(`model ${model.name}: vocab.txt has ${lines.length} words, word_topics.bin ${wt.nWords}`);
+  const idf = new Float32Array(lines.length);
+  lines.forEach((l, i) => {
+    const cols = l.split('\t');
+    const v = Number(cols[2]);
+    if (!(v > 0)) throw new Error(`model ${model.name}: vocab.txt line ${i + 1} has no idf`);
+    idf[i] = v;
+  });
+  for (const i of [0, lines.length - 1]) {
+    if (wt.word(i) !== lines[i].split('\t')[0]) throw new Error(`model ${model.name}: vocab.txt and word_topics.bin disagree at row ${i}`);
+  }
+  return { indexOf: (w) => wt.indexOf(w), idf };
 }
 
 /**

@@ -1,6 +1,11 @@
 // SCDV document vectors: the one implementation, used by batch indexing and by requests alike.
 //   v(doc) = sparsify_k( Σ_{distinct words w of doc} damp(tf_w) · wtv(w) ), then L2-normalised,
 // where wtv(w) = idf(w) · concat_k P(k|w)·v_w is the word's (already sparse) word-topic vector from the model.
+//
+// Hybrid layout (embed.hybrid.alpha < 1): the SCDV block above, scaled by √α, followed by a lexical TF-IDF block
+// scaled by √(1−α): dimension K·d + r holds (1 + ln tf_w) · idf(w) of the vocabulary word w of row r (the model's
+// own IDF), the block L2-normalised (optionally cut to its `maxTerms` heaviest words first). The whole vector has
+// norm 1 and the dot product of two hybrid vectors is α·cos(SCDV) + (1−α)·cos(TF-IDF): the store needs no change.
 
 /** @typedef {import('../model/word-topics.js').SparseRow} SparseVector */
 /** @typedef {import('../config.js').Config['embed']} EmbedConfig */
@@ -28,16 +33,29 @@ export function damp(tf, cfg) {
   }
 }
 
+/**
+ * @typedef {object} Lexicon the model's vocabulary for the lexical block of the hybrid layout
+ * @property {(word: string) => number} indexOf row of a word (-1: unknown), the row of its word-topic vector
+ * @property {Float32Array} idf idf of every row
+ */
+
 export class DocumentVectorizer {
   /**
    * @param {{width: number, lookup: (word: string) => SparseVector | null}} wordTopics
    * @param {EmbedConfig} cfg
+   * @param {Lexicon} [lexicon] the vocabulary for the hybrid layout (cfg.hybrid.alpha < 1); without it the
+   *   vectorizer computes the SCDV block alone, as with alpha 1 (Embedder always passes it when the layout is hybrid)
    */
-  constructor(wordTopics, cfg) {
+  constructor(wordTopics, cfg, lexicon) {
     this.wordTopics = wordTopics;
     this.cfg = cfg;
-    this.width = wordTopics.width;
-    this.keep = Math.max(1, cfg.keepCount ?? Math.ceil(cfg.keepFraction * this.width));
+    /** Width of the SCDV block (K x d). */
+    this.scdvWidth = wordTopics.width;
+    this.alpha = lexicon ? cfg.hybrid?.alpha ?? 1 : 1;
+    this.lexicon = this.alpha < 1 ? /** @type {Lexicon} */ (lexicon) : null;
+    /** Width of the whole vector: the SCDV block, then one dimension per vocabulary word in the hybrid layout. */
+    this.width = this.scdvWidth + (this.lexicon ? this.lexicon.idf.length : 0);
+    this.keep = Math.max(1, cfg.keepCount ?? Math.ceil(cfg.keepFraction * this.scdvWidth));
     // Reused between calls: a dense accumulator and the list of dims it touched (reset after each call).
     this.acc = new Float64Array(this.width);
     this.seen = new Uint8Array(this.width);
@@ -67,9 +85,42 @@ export class DocumentVectorizer {
         acc[d] += w * values[i];
       }
     }
-    const result = this.sparsify(nTouched);
+    const scdv = this.sparsify(nTouched);
     for (let i = 0; i < nTouched; i++) { acc[touched[i]] = 0; seen[touched[i]] = 0; }
+    const result = this.lexicon && scdv.indices.length ? this.hybrid(scdv, tf) : scdv;
     return { ...result, knownWords, unknownWords: tf.size - knownWords };
+  }
+
+  /**
+   * √α · the SCDV block ++ √(1−α) · the L2-normalised TF-IDF block of the known words (dims above the SCDV block).
+   * @param {{indices: Uint32Array, values: Float32Array}} scdv
+   * @param {Map<string, number>} tf
+   */
+  hybrid(scdv, tf) {
+    const lex = /** @type {Lexicon} */ (this.lexicon);
+    /** @type {[number, number][]} */
+    let terms = [];
+    for (const [word, count] of tf) {
+      const r = lex.indexOf(word);
+      if (r >= 0) terms.push([r, (1 + Math.log(count)) * lex.idf[r]]);
+    }
+    const maxTerms = this.cfg.hybrid?.maxTerms ?? null;
+    if (maxTerms !== null && terms.length > maxTerms) {
+      terms.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+      terms = terms.slice(0, maxTerms);
+    }
+    terms.sort((a, b) => a[0] - b[0]);
+    let norm = 0;
+    for (const [, w] of terms) norm += w * w;
+    norm = Math.sqrt(norm);
+    const a = Math.sqrt(this.alpha);
+    const b = norm > 0 ? Math.sqrt(1 - this.alpha) / norm : 0;
+    const n = this.alpha > 0 ? scdv.indices.length : 0; // alpha 0: the lexical block alone
+    const indices = new Uint32Array(n + terms.length);
+    const values = new Float32Array(n + terms.length);
+    for (let i = 0; i < n; i++) { indices[i] = scdv.indices[i]; values[i] = a * scdv.values[i]; }
+    terms.forEach(([r, w], j) => { indices[n + j] = this.scdvWidth + r; values[n + j] = b * w; });
+    return { indices, values };
   }
 
   /**

@@ -84,7 +84,8 @@ export async function startPrivateRedis() {
 
 /** @type {boolean | undefined} */
 let setprivFound;
-const hasSetpriv = () => (setprivFound ??= spawnSync('setpriv', ['--help'], { stdio: 'ignore' }).status === 0);
+/** util-linux's setpriv is on PATH (it can give a child a parent-death signal). */
+export const hasSetpriv = () => (setprivFound ??= spawnSync('setpriv', ['--help'], { stdio: 'ignore' }).status === 0);
 
 /**
  * @param {string} socket

@@ -10,6 +10,9 @@ import { WorkerPool } from './worker-pool.js';
 import { prepareRunDir, readShardResult, runShards } from './sharded.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { openStore, validateCollectionName } from '../store/index.js';
+import { duplicatesIn, findDuplicateIds } from '../corpus/duplicates.js';
+import { layoutDifference, readIndexed, recordIndexed, vectorLayout } from '../embed/layout.js';
+import { errors } from '../errors.js';
 
 /**
  * @typedef {object} IndexOptions
@@ -53,9 +56,14 @@ export async function runIndex(opts) {
   const collection = validateCollectionName(opts.collection);
   const { config } = opts;
   const model = loadModel(opts.model); // fails early on a missing model
+  const layout = vectorLayout(config.embed, model.width, model.wordTopics.nWords);
   model.wordTopics.close();
   const corpus = path.resolve(opts.corpus);
   const storeDir = storeDirFor(opts.model);
+  // A collection holds vectors of one layout: adding documents embedded otherwise would make its scores meaningless.
+  const recorded = readIndexed(model.dir)[collection];
+  const diff = recorded ? layoutDifference(recorded.layout, layout) : '';
+  if (diff && collectionCount(storeDir, collection) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
   const pool = new WorkerPool({ stage: 'embed', count: opts.workers ?? config.index.workers, redisUrl: opts.redisUrl, config, log });
   pool.start();
   opts.onWorkersStarted?.(pool);
@@ -63,19 +71,21 @@ export async function runIndex(opts) {
     const plan = await planShards(corpus, config.index.shardSize);
     const runKey = hashOf({
       corpus: plan.sha256, model: opts.model, modelCreated: model.manifest.created_at, collection,
-      collectionCreated: collectionIdentity(storeDir, collection, model.width),
+      collectionCreated: collectionIdentity(storeDir, collection, layout.width),
       embed: config.embed, maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.index.shardSize,
     });
     const outDir = path.join(DATA_DIR, 'runs', 'index', `${opts.model}-${collection}-${runKey}`);
     prepareRunDir(outDir, runKey, log);
     const pending = plan.shards.filter((s) => !readShardResult(outDir, s.index, runKey));
+    // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
+    const dups = pending.length ? await findDuplicateIds(corpus, config.corpus.maxDocumentBytes) : new Map();
     log(`index: ${plan.lines} lines in ${plan.shards.length} shards` +
       (plan.shards.length - pending.length ? ` (${plan.shards.length - pending.length} already done)` : '') +
       ` -> model ${opts.model}, collection ${collection}`);
     if (pending.length) {
       await runShards({
         queueName: 'embed', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
-        jobData: (shard) => ({ runKey, corpus, shard, outDir, model: opts.model, storeDir, collection, config }),
+        jobData: (shard) => ({ runKey, corpus, shard, outDir, model: opts.model, storeDir, collection, config, duplicates: duplicatesIn(dups, shard) }),
       });
     }
     /** @type {import('../corpus/document.js').LineIssue[]} */
@@ -99,6 +109,7 @@ export async function runIndex(opts) {
     const reportFile = path.join(outDir, 'report.jsonl');
     writeFileAtomic(reportFile, issues.map((x) => JSON.stringify(x)).join('\n') + (issues.length ? '\n' : ''));
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
+    recordIndexed(model.dir, collection, layout, plan.sha256);
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile,
@@ -125,4 +136,19 @@ function collectionIdentity(storeDir, collection, width) {
     store.close();
   }
   return JSON.parse(fs.readFileSync(path.join(storeDir, collection, 'collection.json'), 'utf8')).created_at;
+}
+
+/**
+ * Documents in a collection (0 when it does not exist yet).
+ * @param {string} storeDir
+ * @param {string} collection
+ */
+function collectionCount(storeDir, collection) {
+  if (!fs.existsSync(path.join(storeDir, collection, 'collection.json'))) return 0;
+  const store = openStore(storeDir);
+  try {
+    return store.collection(collection).count();
+  } finally {
+    store.close();
+  }
 }

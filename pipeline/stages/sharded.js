@@ -9,6 +9,9 @@ import { openQueue } from '../queue/queues.js';
 import { ProgressBar } from '../progress.js';
 import { writeFileAtomic } from '../fsutil.js';
 
+/** How often a run looks for shard jobs that Redis lost. */
+const LOST_JOB_CHECK_MS = 2000;
+
 /** @param {string} outDir */
 export const shardsDir = (outDir) => path.join(outDir, 'shards');
 /** @param {string} outDir @param {number} index */
@@ -79,6 +82,24 @@ export async function runShards(o) {
     if (stale && ((await stale.isFailed()) || (await stale.isCompleted()))) await stale.remove();
     await queue.add('shard', o.jobData(shard), { jobId: jobId(shard.index) });
   }
+  const byIndex = new Map(o.pending.map((s) => [s.index, s]));
+  /**
+   * Queue again the unfinished shards whose job Redis no longer has (a Redis restarted without its data).
+   * A finished job is removed only after its shard's marker is written, so a job that is gone and a marker
+   * that is still absent when looked at afterwards mean the shard was lost, not done.
+   * @param {number[]} indexes
+   */
+  const requeueLost = async (indexes) => {
+    let n = 0;
+    for (const index of indexes) {
+      if (await queue.getJob(jobId(index))) continue;
+      if (readShardResult(o.outDir, index, o.runKey)) continue;
+      await queue.add('shard', o.jobData(/** @type {import('../corpus/plan.js').Shard} */ (byIndex.get(index))), { jobId: jobId(index) });
+      n++;
+    }
+    if (n) o.log(`${o.queueName}: ${n} shard job(s) were lost by Redis and are queued again`);
+  };
+  let lastLostCheck = Date.now();
   const bar = o.quiet ? null : new ProgressBar(o.queueName);
   /** Wakes the wait below as soon as a job completes or fails, instead of at the next poll. */
   let wake = () => {};
@@ -111,12 +132,21 @@ export async function runShards(o) {
           docs += r.documents;
         }
       }
-      for (const job of await queue.getFailed()) {
-        const index = Number(String(job.id).slice(o.runKey.length + 1));
-        if (String(job.id).startsWith(`${o.runKey}-`) && remaining.has(index)) {
-          remaining.delete(index);
-          failures.push(`shard ${index} (lines ${job.data.shard.firstLine}-${job.data.shard.firstLine + job.data.shard.lines - 1}): ${job.failedReason}`);
+      try {
+        for (const job of await queue.getFailed()) {
+          const index = Number(String(job.id).slice(o.runKey.length + 1));
+          if (String(job.id).startsWith(`${o.runKey}-`) && remaining.has(index)) {
+            remaining.delete(index);
+            failures.push(`shard ${index} (lines ${job.data.shard.firstLine}-${job.data.shard.firstLine + job.data.shard.lines - 1}): ${job.failedReason}`);
+          }
         }
+        if (remaining.size > 0 && Date.now() - lastLostCheck > LOST_JOB_CHECK_MS) {
+          lastLostCheck = Date.now();
+          await requeueLost([...remaining]);
+        }
+      } catch {
+        // Redis unreachable for longer than a command waits (the connection keeps reconnecting): completion
+        // is read from the shard markers, so just look again on the next round.
       }
       if (o.pool?.failure && remaining.size > 0) throw errors.WORKERS_DIED(o.pool.failure);
       const lines = [...linesDone.values()].reduce((a, b) => a + b, 0);
@@ -134,8 +164,24 @@ export async function runShards(o) {
     }
     bar?.finish();
   } finally {
+    // A run that stops early (its workers died, an error) withdraws its queued shards, so that later workers on
+    // this queue do not pick them up for a run nobody waits for; a re-run queues them again.
+    if (remaining.size > 0) await withdrawJobs(queue, [...remaining].map(jobId));
     await queue.close();
   }
   if (failures.length) throw errors.SHARD_FAILED(failures.length, failures.join('; '));
 }
 
+/**
+ * Remove the jobs that are not being processed (a job in a worker's hands is locked and left to finish).
+ * @param {import('bull').Queue} queue
+ * @param {string[]} ids
+ */
+async function withdrawJobs(queue, ids) {
+  for (const id of ids) {
+    try {
+      const job = await queue.getJob(id);
+      if (job && !(await job.isActive())) await job.remove();
+    } catch { /* locked, or Redis is gone: nothing more to do */ }
+  }
+}

@@ -200,10 +200,11 @@ async function runStagesOnQueue(o) {
       if (stale) await stale.remove();
       bar = o.quiet ? null : new ProgressBar(stage.padEnd(8));
       currentJob = jobId;
-      await queue.add('stage', {
+      const add = () => queue.add('stage', {
         stage, corpus: o.corpusTxt, workDir: o.trainDir, params: o.config.train,
       }, { jobId, removeOnComplete: false, removeOnFail: false });
-      const result = await waitForJob(queue, jobId);
+      await add();
+      const result = await waitForJob(queue, jobId, add);
       bar?.update({ done: 1, total: 1, unit: '', extra: `done in ${formatSeconds(result.seconds ?? 0)}` });
       bar?.finish();
       // The Python result line nests the stage's own figures under stages[stage].
@@ -222,18 +223,26 @@ async function runStagesOnQueue(o) {
 
 /**
  * Resolve with the job's return value once completed; reject with its own failure message once it has
- * failed for good (retries exhausted).
+ * failed for good (retries exhausted). A job that Redis lost (restarted without its data) is queued again.
  * @param {import('bull').Queue} queue
  * @param {string} jobId
+ * @param {() => Promise<unknown>} add queues the job (a no-op while it exists)
  */
-async function waitForJob(queue, jobId) {
+async function waitForJob(queue, jobId, add) {
   for (;;) {
-    const job = await queue.getJob(jobId);
-    if (job) {
-      const state = await job.getState();
-      if (state === 'completed') return job.returnvalue;
-      if (state === 'failed') throw errors.TRAIN_FAILED(job.data.stage, job.failedReason ?? 'unknown error');
+    let job = null;
+    let state = null;
+    try {
+      job = await queue.getJob(jobId);
+      if (job) state = await job.getState();
+      else await add();
+      // Finished between the two reads: the job read first has no return value or failure reason yet.
+      if (job && (state === 'completed' || state === 'failed') && job.finishedOn == null) job = await queue.getJob(jobId);
+    } catch {
+      // Redis unreachable for longer than a command waits: the connection keeps reconnecting; ask again.
     }
+    if (job && state === 'completed') return job.returnvalue;
+    if (job && state === 'failed') throw errors.TRAIN_FAILED(job.data.stage, job.failedReason ?? 'unknown error');
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import { REPO_ROOT } from '../paths.js';
+import { hasSetpriv } from '../queue/redis.js';
 
 const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
 
@@ -34,7 +35,11 @@ export class WorkerPool {
   }
 
   spawnOne() {
-    const child = spawn(process.execPath, [CLI, 'worker', this.opts.stage, '--config-json', JSON.stringify(this.opts.config)], {
+    const args = [CLI, 'worker', this.opts.stage, '--config-json', JSON.stringify(this.opts.config)];
+    // Through setpriv when there is one: the kernel sends the worker SIGTERM when its owner dies, even by
+    // SIGKILL (a killed `scdv serve` or `scdv index`), so no worker outlives the process that started it.
+    const [cmd, argv] = hasSetpriv() ? ['setpriv', ['--pdeathsig', 'TERM', '--', process.execPath, ...args]] : [process.execPath, args];
+    const child = spawn(cmd, argv, {
       env: { ...process.env, REDIS_URL: this.opts.redisUrl },
       stdio: ['ignore', 'inherit', 'pipe'],
     });

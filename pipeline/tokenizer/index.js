@@ -99,6 +99,11 @@ export class Tokenizer {
  * @returns {Promise<Tokenizer>}
  */
 export async function createTokenizer(config) {
+  // tokenizer.lang 'en': a plain regex tokeniser (no MeCab), for checks against English benchmarks.
+  if (/** @type {{lang?: string}} */ (config).lang === 'en') {
+    const { EnglishTokenizer } = await import('./english.js');
+    return /** @type {Tokenizer} */ (/** @type {unknown} */ (new EnglishTokenizer(config)));
+  }
   let native;
   try {
     native = await import('./native.js');

@@ -3,7 +3,9 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullAdapter } from '@bull-board/api/bullAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
+import { errors } from '../../pipeline/errors.js';
 import { accessHook } from '../auth.js';
+import { errorBody } from '../errors.js';
 
 export const ADMIN_PATH = '/admin/queues';
 
@@ -24,6 +26,13 @@ export default async function adminRoutes(app, ctx) {
   await app.register(async (scope) => {
     // Every board route, its static files included, needs the write key.
     scope.addHook('onRequest', accessHook({ ...ctx.config.server, openReads: false }));
+    // The board's API reads the queues: with Redis down its calls would wait for the reconnect (Bull queues
+    // keep commands while offline), so they answer 503 at once, like the other queue routes.
+    scope.addHook('onRequest', async (request, reply) => {
+      if (reply.sent || hub.up || !request.url.startsWith(`${ADMIN_PATH}/api/`)) return;
+      const e = errors.QUEUE_UNAVAILABLE();
+      return reply.code(e.status).send(errorBody(e));
+    });
     scope.addHook('onRoute', (route) => { route.schema = { ...(route.schema ?? {}), hide: true }; });
     await scope.register(/** @type {any} */ (board.registerPlugin()), { prefix: ADMIN_PATH });
   });

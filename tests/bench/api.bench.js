@@ -197,7 +197,7 @@ async function buildCollections(pools, nDocs, nAds, config) {
   const store = openStore(storeDirFor(MODEL));
   let nnz = 0;
   for (const [name, n, seed, prefix] of /** @type {const} */ ([['articles', nDocs, 1, ''], ['ads', nAds, 2, 'ad-']])) {
-    const coll = store.collection(name, { width: embedder.model.width });
+    const coll = store.collection(name, { width: embedder.width });
     /** @type {any[]} */
     let batch = [];
     let done = 0;
@@ -219,7 +219,7 @@ async function buildCollections(pools, nDocs, nAds, config) {
     await coll.flush();
     await coll.merge();
   }
-  const width = embedder.model.width;
+  const width = embedder.width;
   store.close();
   embedder.model.wordTopics.close();
   return { seconds: (Date.now() - t0) / 1000, width, nnzPerDoc: nnz / (nDocs + nAds) };

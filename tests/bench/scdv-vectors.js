@@ -2,7 +2,7 @@
 // Real SCDV vectors at scale for the search benchmark: synthetic documents recombined from the livedoor dev
 // split (tests/bench/synthetic-corpus.js), embedded with a model trained on that split, through the same
 // Embedder as `scdv index` — then written as a .csr file (tests/bench/search.data.js) with an .ids sidecar.
-// node tests/bench/scdv-vectors.js [--docs 100000] [--model bench-livedoor-dev] [--out FILE.csr]
+// node tests/bench/scdv-vectors.js [--docs 100000] [--model bench-livedoor-dev] [--keep-fraction F] [--out FILE.csr]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import { sentencePools, synthesize } from './synthetic-corpus.js';
 import { writeCsr } from './search.data.js';
 
 /**
- * @param {{docs: number, model: string, out: string, corpus?: string, log?: (m: string) => void}} o
+ * @param {{docs: number, model: string, out: string, corpus?: string, keepFraction?: number, log?: (m: string) => void}} o
  * @returns {Promise<{file: string, docs: number, nnz: number, width: number, seconds: number}>}
  */
 export async function makeScdvVectors(o) {
@@ -24,7 +24,8 @@ export async function makeScdvVectors(o) {
     throw new Error(`model ${o.model} is missing: run \`npm run bench:train\` (it trains bench-livedoor-dev on the dev split)`);
   }
   const t0 = Date.now();
-  const embedder = await createEmbedder(o.model, loadConfig(), { inMemory: true });
+  const config = loadConfig(o.keepFraction ? { overrides: { embed: { keepFraction: o.keepFraction } } } : {});
+  const embedder = await createEmbedder(o.model, config, { inMemory: true });
   const pools = sentencePools(corpus);
   /** @type {Uint32Array[]} */
   const idx = [];
@@ -66,16 +67,17 @@ export async function makeScdvVectors(o) {
     p += idx[r].length;
     offsets[r + 1] = p;
   }
-  writeCsr(o.out, { rows: ids.length, width: embedder.model.width, offsets, indices, values, ids: null });
+  writeCsr(o.out, { rows: ids.length, width: embedder.width, offsets, indices, values, ids: null });
   fs.writeFileSync(`${o.out}.ids`, ids.join('\n') + '\n');
   fs.writeFileSync(`${o.out}.categories`, cats.join('\n') + '\n');
-  return { file: o.out, docs: ids.length, nnz, width: embedder.model.width, seconds: (Date.now() - t0) / 1000 };
+  return { file: o.out, docs: ids.length, nnz, width: embedder.width, seconds: (Date.now() - t0) / 1000 };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { docs: { type: 'string', default: '100000' }, model: { type: 'string', default: 'bench-livedoor-dev' }, out: { type: 'string' } } });
+  const { values } = parseArgs({ options: { docs: { type: 'string', default: '100000' }, model: { type: 'string', default: 'bench-livedoor-dev' }, out: { type: 'string' }, 'keep-fraction': { type: 'string' } } });
   const docs = Number(values.docs);
-  const out = values.out ?? path.join(os.tmpdir(), `scdv-${values.model}-${docs}.csr`);
-  const r = await makeScdvVectors({ docs, model: /** @type {string} */ (values.model), out });
+  const keepFraction = values['keep-fraction'] ? Number(values['keep-fraction']) : undefined;
+  const out = values.out ?? path.join(os.tmpdir(), `scdv-${values.model}-${docs}${keepFraction ? `-k${keepFraction}` : ''}.csr`);
+  const r = await makeScdvVectors({ docs, model: /** @type {string} */ (values.model), out, keepFraction });
   console.log(JSON.stringify(r));
 }

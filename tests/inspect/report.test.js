@@ -22,7 +22,7 @@ let configFile = '';
 before(async () => {
   await h.setup();
   configFile = path.join(h.tmp, 'inspect-config.json');
-  fs.writeFileSync(configFile, JSON.stringify({ embed: { keepCount: 36 } }));
+  fs.writeFileSync(configFile, JSON.stringify({ embed: { keepCount: 36, hybrid: { alpha: 1 } } }));
 });
 after(async () => { await h.teardown(); });
 
@@ -149,7 +149,7 @@ test('scdv explain: the score splits exactly over topics and over each side\'s w
   assert.ok(Math.abs(doc.check.topicShareSum - 1) < eps && Math.abs(doc.check.wordShareSum - 1) < eps, JSON.stringify(doc.check));
   assert.ok(doc.words.length > 0 && doc.topics.length > 0);
 
-  const t = cli(['explain', '--model', h.MODEL_A, '--text', 'スマートフォンのアプリと通信', 'Androidスマートフォンの新機種とアプリ']);
+  const t = cli(['explain', '--model', h.MODEL_A, '--text', 'スマートフォンのアプリと通信', 'Androidスマートフォンの新機種とアプリ', '--config', configFile]);
   assert.equal(t.code, 0, t.stderr);
   assert.match(t.stdout, /score \(cosine\) \d\.\d{4}, split over/);
   assert.match(t.stdout, /shared words/);

@@ -51,7 +51,7 @@ export function testConfig(server = {}) {
     overrides: {
       ...trainOverrides(1),
       // The small models are 144 wide: keep a quarter of the entries, not the default 2 %.
-      embed: { keepCount: 36 },
+      embed: { keepCount: 36, hybrid: { alpha: 1 } }, // the pure SCDV layout these tests were written for (default: hybrid)
       server: { apiKeyHashes: [hashKey(API_KEY)], embedWorkers: 0, logLevel: 'silent', modelPollMs: 100, ...server },
     },
   });
@@ -76,7 +76,7 @@ export function sampleDocs() {
 export async function indexDocs(model, collection, docs, config) {
   const embedder = await createEmbedder(model, config, { inMemory: true });
   const store = openStore(storeDirFor(model));
-  const coll = store.collection(collection, { width: embedder.model.width });
+  const coll = store.collection(collection, { width: embedder.width });
   const vectors = await embedder.embedDocuments(docs);
   const rows = docs.map((d, i) => ({ id: d.id, vector: { indices: vectors[i].indices, values: vectors[i].values }, meta: documentMeta(d) }))
     .filter((r) => r.vector.indices.length > 0);

@@ -39,7 +39,7 @@ after(async () => {
 /** @param {string} collection */
 function openCollection(collection) {
   const store = openStore(storeDirFor('small'));
-  return { store, c: store.collection(collection, { width: 8 * 32 }) };
+  return { store, c: store.collection(collection) }; // created by runIndex (width K·d, plus the vocabulary when hybrid)
 }
 
 test('index: every good document stored once; empty and bad lines reported; batch and request vectors agree', async () => {

@@ -11,7 +11,7 @@ ignored silently). Defaults::
                    "tol": 1e-3, "reg_covar": 1e-6, "init_params": "kmeans", "seed": 1,
                    "max_fit_words": 200000, "dtype": "float32", "n_init": 1},
       "topics":   {"prob_threshold": 0.0, "keep_fraction": 0.03, "keep_count": null,
-                   "chunk_words": 2000, "vector_norm": "l2"}
+                   "chunk_words": 2000, "vector_norm": "l2", "idf_power": -2.0}
     }
 """
 
@@ -63,6 +63,8 @@ class TopicsConfig:
     keep_count: Optional[int] = None
     chunk_words: int = 2000
     vector_norm: str = "l2"
+    # 1 in the paper; -2 retrieved same-category news best (docs/relevance.md)
+    idf_power: float = -2.0
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "gmm.dtype": ("float32", "float64"),
     "topics.vector_norm": ("l2", "raw"),
 }
+# floats that may be negative (every other float must be >= 0)
+_SIGNED = {"topics.idf_power"}
 _POSITIVE = {
     "word2vec.vector_size", "word2vec.window", "word2vec.min_count", "word2vec.epochs",
     "word2vec.workers", "gmm.n_components", "gmm.max_iter", "gmm.max_fit_words",
@@ -112,7 +116,7 @@ def _coerce(path: str, value: Any, hint: Any) -> Any:
         raise InputError(f"config key {path} must be one of {list(_CHOICES[path])}, got {value!r}")
     if path in _POSITIVE and value < 1:
         raise InputError(f"config key {path} must be >= 1, got {value}")
-    if isinstance(value, float) and value < 0:
+    if isinstance(value, float) and value < 0 and path not in _SIGNED:
         raise InputError(f"config key {path} must be >= 0, got {value}")
     return value
 

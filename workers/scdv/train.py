@@ -25,7 +25,27 @@ import traceback
 import warnings
 from typing import Any, Callable, Sequence
 
-import numpy as np
+
+def _exit_with_parent() -> None:
+    """Linux: die (SIGTERM) when the Node worker that spawned us dies, even by SIGKILL, so that an orphaned
+    stage never keeps training beside the retry that replaces it. Elsewhere a no-op."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+if __name__ == "__main__":  # before the heavy imports below, which take seconds
+    _exit_with_parent()
+
+import numpy as np  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning
 
 from . import model_io
@@ -214,7 +234,7 @@ def stage_topics(corpus: str, out: str, cfg: Config) -> dict[str, Any]:
         )
     vec = WordTopicVectorizer(
         prob_threshold=t.prob_threshold, keep_fraction=t.keep_fraction, keep_count=t.keep_count,
-        chunk_words=t.chunk_words, vector_norm=t.vector_norm,
+        chunk_words=t.chunk_words, vector_norm=t.vector_norm, idf_power=t.idf_power,
     )
     clock = EtaClock(len(vocab.words))
 
@@ -235,6 +255,18 @@ _STAGE_FUNCS: dict[str, Callable[[str, str, Config], dict[str, Any]]] = {
 }
 
 
+def _injected_crash(stage: str) -> None:
+    """Fault injection for the reliability tests: ``SCDV_FAULT_TRAIN_EXIT=STAGE[:CODE]`` makes the process die
+    abruptly (no error line, like a crash in native code) when STAGE starts, with exit code CODE (default 3)."""
+    spec = os.environ.get("SCDV_FAULT_TRAIN_EXIT", "")
+    if not spec or spec.split(":")[0] != stage:
+        return
+    code = int(spec.split(":")[1]) if ":" in spec else 3
+    sys.stderr.write(f"fault injection: stage {stage} crashed (exit code {code})\n")
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def run_stage(stage: str, corpus: str, out: str, cfg: Config) -> dict[str, Any]:
     """Run one stage or ``all``; returns {stage name: summary with "seconds"}."""
     names = STAGES if stage == "all" else (stage,)
@@ -243,6 +275,7 @@ def run_stage(stage: str, corpus: str, out: str, cfg: Config) -> dict[str, Any]:
     for name in names:
         _StageTracker.current = name
         log(f"stage {name} ...")
+        _injected_crash(name)
         t0 = time.perf_counter()
         summary = _STAGE_FUNCS[name](corpus, out, cfg)
         summary["seconds"] = round(time.perf_counter() - t0, 3)

@@ -1,0 +1,135 @@
+// scdv eval: relevance of a model's document vectors against TF-IDF and more_like_this (pipeline/eval/).
+import { parseArgs } from 'node:util';
+import { errors } from '../errors.js';
+import { runEval } from '../eval/run.js';
+import fs from 'node:fs';
+import { loadModel } from '../model/load.js';
+import { configFromFlags, intFlag, withRedis } from './common.js';
+
+/** @param {string[]} argv */
+export async function run(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      model: { type: 'string' }, corpus: { type: 'string' }, 'label-field': { type: 'string', default: 'category' },
+      collection: { type: 'string' }, k: { type: 'string' }, folds: { type: 'string' }, 'search-mode': { type: 'string' },
+      json: { type: 'boolean', default: false }, config: { type: 'string' },
+      damping: { type: 'string' }, 'keep-fraction': { type: 'string' }, 'keep-count': { type: 'string' }, alpha: { type: 'string' },
+      'max-terms': { type: 'string' }, 'no-baselines': { type: 'boolean', default: false },
+      classify: { type: 'boolean', default: false }, train: { type: 'string' }, test: { type: 'string' },
+      sweep: { type: 'boolean', default: false }, grid: { type: 'string' }, out: { type: 'string' },
+      lang: { type: 'string' },
+    },
+  });
+  if (values.lang !== undefined && values.lang !== 'ja' && values.lang !== 'en') throw errors.USAGE(`--lang must be ja or en, got "${values.lang}"`);
+  // Documents are tokenised as the model was trained (its manifest); --lang for a sweep's training, or as a check.
+  const config = configFromFlags(values, { embed: embedOverrides(values), ...(values.lang ? { tokenizer: { lang: values.lang } } : {}) });
+  if (values.lang && values.model) checkModelLang(values.model, values.lang);
+  const out = values.json ? process.stderr : process.stdout;
+  if (values.classify) {
+    if (!values.model || !values.train || !values.test) throw errors.USAGE('scdv eval --classify needs --model NAME --train FILE --test FILE [--label-field F]');
+    const { runClassify } = await import('../eval/classify.js');
+    const r = await runClassify({ model: values.model, train: values.train, test: values.test, labelField: values['label-field'] ?? 'category', config });
+    out.write(formatClassify(r));
+    if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf })}\n`);
+    return;
+  }
+  const mode = values['search-mode'];
+  if (mode !== undefined && mode !== 'fast' && mode !== 'exact') throw errors.USAGE(`--search-mode must be fast or exact, got "${mode}"`);
+  if (values.sweep) {
+    if (!values.corpus) throw errors.USAGE('scdv eval --sweep needs --corpus FILE [--grid grid.json] [--out table.md]');
+    const { DEFAULT_GRID, parseGrid, runSweep, sweepTable } = await import('../eval/sweep.js');
+    let grid = DEFAULT_GRID;
+    if (values.grid) {
+      let raw;
+      try { raw = JSON.parse(fs.readFileSync(values.grid, 'utf8')); } catch (err) { throw errors.USAGE(`--grid ${values.grid}: ${/** @type {Error} */ (err).message}`); }
+      grid = parseGrid(raw);
+    }
+    const baseOverrides = values.config ? JSON.parse(fs.readFileSync(values.config, 'utf8')) : {};
+    const r = await withRedis((redisUrl) => runSweep({
+      corpus: /** @type {string} */ (values.corpus), labelField: values['label-field'] ?? 'category', grid, redisUrl, baseOverrides,
+      out: values.out, searchMode: /** @type {'fast'|'exact'|undefined} */ (mode),
+    }));
+    out.write(sweepTable(r));
+    out.write(`table: ${r.file}\n`);
+    if (values.json) process.stdout.write(`${JSON.stringify({ best: r.best, file: r.file })}\n`);
+    return;
+  }
+  if (!values.model || !values.corpus) throw errors.USAGE('scdv eval needs --model NAME and --corpus FILE (and --label-field F, default category)');
+  const k = intFlag(values.k, '--k');
+  if (k !== undefined && (k < 1 || k > 1000)) throw errors.USAGE('--k must be 1-1000');
+  const r = await runEval({
+    model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', config,
+    collection: values.collection ?? null, k, folds: intFlag(values.folds, '--folds'),
+    searchMode: /** @type {'fast'|'exact'|undefined} */ (mode), baselines: !values['no-baselines'],
+  });
+  out.write(formatEval(r));
+  if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt })}\n`);
+}
+
+/**
+ * --damping, --keep-fraction, --keep-count, --alpha, --max-terms -> config.embed overrides.
+ * @param {Record<string, any>} v
+ */
+export function embedOverrides(v) {
+  /** @type {Record<string, any>} */
+  const e = {};
+  const num = (/** @type {string} */ flag) => {
+    const n = Number(v[flag]);
+    if (v[flag] === '' || !Number.isFinite(n)) throw errors.USAGE(`--${flag} must be a number, got "${v[flag]}"`);
+    return n;
+  };
+  if (v.damping !== undefined) e.damping = v.damping;
+  if (v['keep-fraction'] !== undefined) e.keepFraction = num('keep-fraction');
+  if (v['keep-count'] !== undefined) e.keepCount = intFlag(v['keep-count'], '--keep-count');
+  if (v.alpha !== undefined || v['max-terms'] !== undefined) {
+    e.hybrid = {};
+    if (v.alpha !== undefined) e.hybrid.alpha = num('alpha');
+    if (v['max-terms'] !== undefined) e.hybrid.maxTerms = intFlag(v['max-terms'], '--max-terms');
+  }
+  return e;
+}
+
+/** @param {Record<string, any>} r */
+export function formatEval(r) {
+  const pct = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : (100 * x).toFixed(1));
+  const ms = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : x.toFixed(3));
+  const rows = [['method', 'P@1', 'P@10', 'MAP@10', 'acc(5-fold)', 'mean ms', 'median ms']];
+  for (const name of ['scdv', 'tfidf', 'mlt']) {
+    const m = r[name];
+    if (!m) continue;
+    rows.push([name === 'scdv' && r.settings.layout.kind === 'hybrid' ? `scdv (hybrid α=${r.settings.embed.hybrid.alpha})` : name,
+      pct(m.p_at_1), pct(m.p_at_10), pct(m.map_at_10), pct(m.accuracy), ms(m.mean_latency_ms), ms(m.median_latency_ms)]);
+  }
+  const w = rows[0].map((_, j) => Math.max(...rows.map((row) => row[j].length)));
+  const lines = rows.map((row) => row.map((c, j) => (j ? c.padStart(w[j]) : c.padEnd(w[j]))).join('  '));
+  return [
+    `model ${r.model}, ${r.corpus.documents} documents, label ${r.label_field}, search ${r.settings.search_mode}, ` +
+      `vectors ${r.settings.layout.kind} width ${r.scdv.width}, ${r.scdv.mean_nnz.toFixed(0)} non-zeros each` +
+      (r.scdv.no_vector ? `, ${r.scdv.no_vector} without a vector` : ''),
+    ...lines,
+    `(SCDV latency: the store's search; baselines: brute force in scipy. load average ${r.load_average.join(' ')}; ${r.seconds.toFixed(1)} s)`,
+  ].join('\n') + '\n';
+}
+
+/** @param {Record<string, any>} r */
+export function formatClassify(r) {
+  const pct = (/** @type {number} */ x) => (100 * x).toFixed(2);
+  return [
+    `classify: train ${r.train_documents}, test ${r.test_documents} documents; LinearSVC, C by ${r.scdv.cv_folds}-fold CV on train`,
+    `  scdv   accuracy ${pct(r.scdv.accuracy)} %  (C ${r.scdv.C})`,
+    `  tfidf  accuracy ${pct(r.tfidf.accuracy)} %  (C ${r.tfidf.C})`,
+  ].join('\n') + '\n';
+}
+
+/**
+ * --lang must match the language the model was trained for (its tokenizer is what eval uses).
+ * @param {string} model
+ * @param {string} lang
+ */
+function checkModelLang(model, lang) {
+  const m = loadModel(model);
+  m.wordTopics.close();
+  const trained = m.manifest.tokenizer?.config?.lang ?? 'ja';
+  if (trained !== lang) throw errors.USAGE(`--lang ${lang}: model ${model} was trained for "${trained}" text (train it with --lang ${lang})`);
+}

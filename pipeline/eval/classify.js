@@ -1,0 +1,53 @@
+// `scdv eval --classify`: the form in which SCDV results are published — a linear classifier (LinearSVC, C chosen
+// by cross-validation on the train file) on the document vectors vs on TF-IDF of the same tokens, test accuracy.
+// Vectors come from pipeline/embed/ (the product's code); the classifiers run in Python (scikit-learn).
+// Writes models/<name>/eval-classify.json (format scdv-eval-classify/1: date, files, settings, scdv, tfidf).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createEmbedder } from '../embed/index.js';
+import { MODELS_DIR } from '../paths.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { readLabelledCorpus } from './corpus.js';
+import { writeExchange } from './exchange.js';
+import { runPythonModule } from '../python.js';
+import { tokenizeAll } from './run.js';
+
+/**
+ * @param {{model: string, train: string, test: string, labelField: string, config: import('../config.js').Config,
+ *   seed?: number, write?: boolean, log?: (m: string) => void}} o
+ * @returns {Promise<Record<string, any>>}
+ */
+export async function runClassify(o) {
+  const t0 = Date.now();
+  const log = o.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
+  const opts = { maxDocumentBytes: o.config.corpus.maxDocumentBytes };
+  const train = await readLabelledCorpus(o.train, o.labelField, opts);
+  const test = await readLabelledCorpus(o.test, o.labelField, { ...opts, minDocuments: 1 });
+  log(`eval --classify: train ${train.docs.length}, test ${test.docs.length} documents; model ${o.model}`);
+  const embedder = await createEmbedder(o.model, o.config, { inMemory: true });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-classify-'));
+  try {
+    for (const [name, c] of /** @type {const} */ ([['train', train], ['test', test]])) {
+      const tokens = await tokenizeAll(embedder, c.docs);
+      const vectors = tokens.map((t) => { const e = embedder.embedTokens(t); return { indices: e.indices, values: e.values }; });
+      writeExchange(path.join(work, name), { tokens, labels: c.docs.map((d) => d.label), vectors, width: embedder.width });
+    }
+    const r = await runPythonModule('scdv.eval_baselines', [
+      'classify', '--train', path.join(work, 'train'), '--test', path.join(work, 'test'), '--seed', String(o.seed ?? 1),
+    ]);
+    const out = {
+      format: 'scdv-eval-classify/1', date: new Date().toISOString(), model: o.model,
+      train: { path: path.resolve(o.train), sha256: train.sha256 }, test: { path: path.resolve(o.test), sha256: test.sha256 },
+      label_field: o.labelField, settings: { embed: o.config.embed, layout: embedder.layout.kind, width: embedder.width },
+      load_average: os.loadavg().map((x) => Math.round(x * 100) / 100), seconds: (Date.now() - t0) / 1000,
+      train_documents: r.train_documents, test_documents: r.test_documents, test_labels_unseen_in_train: r.test_labels_unseen_in_train,
+      scdv: r.scdv, tfidf: r.tfidf,
+    };
+    if (o.write !== false) writeFileAtomic(path.join(MODELS_DIR, o.model, 'eval-classify.json'), JSON.stringify(out, null, 2) + '\n');
+    return out;
+  } finally {
+    embedder.model.wordTopics.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}

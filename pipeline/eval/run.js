@@ -1,0 +1,242 @@
+// `scdv eval`: how well a model's vectors retrieve documents of the same label, against lexical baselines
+// computed on the very same tokens.
+//
+// SCDV (or hybrid) neighbours come from the product path: vectors from pipeline/embed/ (the code `scdv index`
+// and the server use), written to a vector-store collection, each document searched with the store's search
+// (its own id excluded), so the latency is the store's. The baselines (TF-IDF cosine, Elasticsearch-style
+// more_like_this) and the linear classifiers run in Python (workers/scdv/eval_baselines.py, scikit-learn): its
+// TfidfVectorizer and LinearSVC are the reference definitions of those methods, and the classifier needs it
+// anyway. Python returns neighbour lists only; every metric is computed here (pipeline/eval/metrics.js).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createEmbedder, Embedder } from '../embed/index.js';
+import { layoutDifference, readIndexed } from '../embed/layout.js';
+import { openStore } from '../store/index.js';
+import { storeDirFor } from '../stages/embed.js';
+import { errors } from '../errors.js';
+import { MODELS_DIR } from '../paths.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { latencySummary, rankingMetrics } from './metrics.js';
+import { readLabelledCorpus } from './corpus.js';
+import { writeExchange } from './exchange.js';
+import { runPythonModule } from '../python.js';
+
+/** Format of models/<name>/eval.json (see EvalFile). */
+export const EVAL_FORMAT = 'scdv-eval/1';
+
+/**
+ * Metrics of one method, as printed on the last line and stored in eval.json.
+ * @typedef {object} MethodResult
+ * @property {number} p_at_1
+ * @property {number} p_at_10
+ * @property {number} map_at_10
+ * @property {number} queries
+ * @property {number} mean_latency_ms per query (SCDV: the store's search; baselines: brute force in scipy)
+ * @property {number} median_latency_ms
+ * @property {number} p95_latency_ms
+ * @property {number} [accuracy] k-fold accuracy of a linear classifier (LinearSVC, C = 1) on the vectors
+ * @property {number} [accuracy_std]
+ * @property {number} [mean_nnz] non-zeros per document vector (SCDV)
+ * @property {number} [width] vector width (SCDV)
+ * @property {number} [no_vector] documents without a vector (no known word): queries with no answer (SCDV)
+ * @property {number} [queries_without_terms] documents with no interesting term (mlt): no answer
+ */
+
+/**
+ * models/<name>/eval.json, written by every `scdv eval` run (the latest run wins); the training report reads it.
+ * Stable shape (add keys, never rename):
+ *   {
+ *     "format": "scdv-eval/1", "date": ISO 8601, "model": name,
+ *     "corpus": {"path", "sha256", "documents", "labels": {label: count}}, "label_field": "category",
+ *     "settings": {"k": 10, "folds": 5, "search_mode": "fast"|"exact", "collection": null|name,
+ *                  "embed": {...config.embed}, "layout": {kind, width, scdvWidth, lexicalWidth},
+ *                  "train": {...model hyperparameters}, "tokenizer": {dictionary, stopwordFamilies}},
+ *     "load_average": [1, 5, 15 min] at the end of the run, "seconds": total,
+ *     "scdv": MethodResult, "tfidf": MethodResult, "mlt": MethodResult
+ *   }
+ * The last line `scdv eval --json` prints is {"scdv", "tfidf", "mlt"} of the same object.
+ * @typedef {object} EvalFile
+ */
+
+/**
+ * @typedef {object} EvalOptions
+ * @property {string} model
+ * @property {string} corpus
+ * @property {string} labelField
+ * @property {import('../config.js').Config} config
+ * @property {string|null} [collection] search an already indexed collection of the model's store instead
+ * @property {number} [k] neighbours per query (10)
+ * @property {number} [folds] k-fold classifier (5; 0 or 1: no classifier)
+ * @property {'fast'|'exact'} [searchMode] default: config.server.searchMode (what the server uses)
+ * @property {boolean} [baselines] false: SCDV only (sweeps)
+ * @property {boolean} [write] write models/<name>/eval.json (true)
+ * @property {(m: string) => void} [log]
+ */
+
+/**
+ * @param {EvalOptions} opts
+ * @returns {Promise<Record<string, any>>} the eval.json object
+ */
+export async function runEval(opts) {
+  const t0 = Date.now();
+  const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
+  const k = opts.k ?? 10;
+  const folds = opts.folds ?? 5;
+  const mode = opts.searchMode ?? opts.config.server?.searchMode ?? 'fast';
+  const corpus = await readLabelledCorpus(opts.corpus, opts.labelField, { maxDocumentBytes: opts.config.corpus.maxDocumentBytes });
+  const labels = corpus.docs.map((d) => d.label);
+  log(`eval: ${corpus.docs.length} documents, ${Object.keys(corpus.labels).length} labels (${opts.labelField}); model ${opts.model}`);
+  const embedder = await createEmbedder(opts.model, opts.config, { inMemory: true });
+  const tokens = await tokenizeAll(embedder, corpus.docs);
+  const scdv = await scdvNeighbours(embedder, corpus.docs, tokens, { k, mode, collection: opts.collection ?? null, log });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-'));
+  try {
+    /** @type {Record<string, any>} */
+    const result = { scdv: methodResult(labels, scdv.neighbours, scdv.latencies) };
+    Object.assign(result.scdv, { mean_nnz: scdv.meanNnz, width: embedder.width, no_vector: scdv.noVector });
+    if (opts.baselines !== false) {
+      const b = await baselines(work, tokens, labels, scdv.vectors, embedder.width, { k, folds, log });
+      result.tfidf = methodResult(labels, b.tfidf.neighbours, b.tfidf.latency_ms);
+      result.mlt = { ...methodResult(labels, b.mlt.neighbours, b.mlt.latency_ms), queries_without_terms: b.mlt.queries_without_terms };
+      if (b.classify_skipped) result.classify_skipped = b.classify_skipped;
+      if (b.classify) {
+        Object.assign(result.scdv, accuracyOf(b.classify.scdv));
+        Object.assign(result.tfidf, accuracyOf(b.classify.tfidf));
+      }
+    }
+    const manifest = embedder.model.manifest;
+    const out = {
+      format: EVAL_FORMAT,
+      date: new Date().toISOString(),
+      model: opts.model,
+      corpus: { path: path.resolve(opts.corpus), sha256: corpus.sha256, documents: corpus.docs.length, labels: corpus.labels },
+      label_field: opts.labelField,
+      settings: {
+        k, folds, search_mode: mode, collection: opts.collection ?? null, embed: opts.config.embed,
+        layout: { kind: embedder.layout.kind, width: embedder.layout.width, scdvWidth: embedder.layout.scdvWidth, lexicalWidth: embedder.layout.lexicalWidth },
+        train: manifest.hyperparameters ?? null,
+        tokenizer: { dictionary: manifest.tokenizer?.dictionary?.name ?? null, stopwordFamilies: manifest.tokenizer?.stopwordFamilies ?? null },
+      },
+      load_average: os.loadavg().map((x) => Math.round(x * 100) / 100),
+      seconds: (Date.now() - t0) / 1000,
+      ...result,
+    };
+    if (opts.write !== false) writeFileAtomic(path.join(MODELS_DIR, opts.model, 'eval.json'), JSON.stringify(out, null, 2) + '\n');
+    return out;
+  } finally {
+    embedder.model.wordTopics.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * @param {{accuracy: number, accuracy_std: number} | undefined} c
+ */
+const accuracyOf = (c) => (c ? { accuracy: c.accuracy, accuracy_std: c.accuracy_std } : {});
+
+/**
+ * @param {string[]} labels
+ * @param {ArrayLike<number>[]} neighbours
+ * @param {number[]} latencies
+ */
+export function methodResult(labels, neighbours, latencies) {
+  const m = rankingMetrics(labels, neighbours);
+  const l = latencySummary(latencies);
+  return {
+    p_at_1: m.p_at_1, p_at_10: m.p_at_10, map_at_10: m.map_at_10, queries: m.queries,
+    mean_latency_ms: l.mean_ms, median_latency_ms: l.median_ms, p95_latency_ms: l.p95_ms,
+  };
+}
+
+/**
+ * Kept tokens of every document, with the tokenizer the model was trained with.
+ * @param {Embedder} embedder
+ * @param {{title: string, body: string}[]} docs
+ */
+export async function tokenizeAll(embedder, docs) {
+  /** @type {string[][]} */
+  const out = [];
+  for (let i = 0; i < docs.length; i += 256) out.push(...await embedder.tokenizeDocuments(docs.slice(i, i + 256)));
+  return out;
+}
+
+/**
+ * Embed every document (or read its vector from an indexed collection), put them in a store collection and search
+ * each with its own vector, itself excluded.
+ * @param {Embedder} embedder
+ * @param {{id: string, title: string}[]} docs
+ * @param {string[][]} tokens
+ * @param {{k: number, mode: 'fast'|'exact', collection: string|null, log: (m: string) => void}} o
+ */
+export async function scdvNeighbours(embedder, docs, tokens, o) {
+  const row = new Map(docs.map((d, i) => [d.id, i]));
+  /** @type {{indices: Uint32Array, values: Float32Array}[]} */
+  let vectors;
+  let storeDir;
+  let temp = null;
+  let collectionName;
+  if (o.collection) {
+    const recorded = readIndexed(path.join(MODELS_DIR, embedder.model.name))[o.collection];
+    const diff = recorded ? layoutDifference(recorded.layout, embedder.layout) : '';
+    if (diff) throw errors.EMBED_LAYOUT_MISMATCH(embedder.model.name, o.collection, diff);
+    storeDir = storeDirFor(embedder.model.name);
+    collectionName = o.collection;
+  } else {
+    temp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-store-'));
+    storeDir = temp;
+    collectionName = 'eval';
+  }
+  const store = openStore(storeDir);
+  try {
+    const c = o.collection ? store.collection(collectionName) : store.collection(collectionName, { width: embedder.width });
+    if (c.width !== embedder.width) throw errors.STORE_WIDTH_MISMATCH(collectionName, String(c.width), String(embedder.width));
+    if (o.collection) {
+      vectors = docs.map((d) => {
+        const got = c.get(d.id);
+        if (!got) throw errors.DOCUMENT_NOT_FOUND(d.id, collectionName);
+        return { indices: Uint32Array.from(got.vector.indices), values: Float32Array.from(got.vector.values) };
+      });
+    } else {
+      vectors = tokens.map((t) => { const e = embedder.embedTokens(t); return { indices: e.indices, values: e.values }; });
+      const writes = vectors.map((v, i) => ({ id: docs[i].id, vector: v, meta: { title: docs[i].title } })).filter((w) => w.vector.indices.length);
+      for (let i = 0; i < writes.length; i += 500) await c.upsert(writes.slice(i, i + 500));
+      await c.flush();
+    }
+    /** @type {number[][]} */
+    const neighbours = [];
+    /** @type {number[]} */
+    const latencies = [];
+    let noVector = 0;
+    let nnz = 0;
+    vectors.forEach((v, i) => {
+      nnz += v.indices.length;
+      if (!v.indices.length) { noVector++; neighbours.push([]); return; }
+      const t = performance.now();
+      const hits = c.search(v, { k: o.k, excludeIds: [docs[i].id], mode: o.mode });
+      latencies.push(performance.now() - t);
+      neighbours.push(hits.map((h) => /** @type {number} */ (row.get(h.id))).filter((r) => r !== undefined));
+    });
+    return { neighbours, latencies, vectors, noVector, meanNnz: nnz / Math.max(1, vectors.length - noVector) };
+  } finally {
+    await store.close();
+    if (temp) fs.rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * TF-IDF and more_like_this neighbours, and the k-fold classifiers, on the same tokens (Python, scikit-learn).
+ * @param {string} dir exchange folder
+ * @param {string[][]} tokens
+ * @param {string[]} labels
+ * @param {{indices: Uint32Array, values: Float32Array}[] | null} vectors
+ * @param {number} width
+ * @param {{k: number, folds: number, log: (m: string) => void}} o
+ */
+export async function baselines(dir, tokens, labels, vectors, width, o) {
+  writeExchange(dir, { tokens, labels, ...(vectors ? { vectors, width } : {}) });
+  await runPythonModule('scdv.eval_baselines', ['rank', '--dir', dir, '--k', String(o.k), '--folds', String(o.folds)], {
+    onProgress: (p) => { if (p.phase) o.log(`eval: baselines ${p.phase}…`); },
+  });
+  return JSON.parse(fs.readFileSync(path.join(dir, 'baselines.json'), 'utf8'));
+}

@@ -1,0 +1,132 @@
+// `scdv eval` end to end on a small fixture: a tiny model trained on the bundled sample, the CLI's JSON line,
+// models/<name>/eval.json, the hybrid layout through `scdv index` and the store, --classify, and bad input.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-'));
+process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
+process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
+const { loadConfig } = await import('../../pipeline/config.js');
+const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
+const { runTrain } = await import('../../pipeline/stages/train.js');
+const { runIndex } = await import('../../pipeline/stages/embed.js');
+const { REPO_ROOT } = await import('../../pipeline/paths.js');
+
+const lines = fs.readFileSync('tests/fixtures/livedoor/sample.jsonl', 'utf8').trim().split('\n');
+// 126 documents of the sample: the first 14 of each of its 9 categories
+const FIXTURE = path.join(tmp, 'fixture.jsonl');
+/** @type {Record<string, number>} */
+const taken = {};
+fs.writeFileSync(FIXTURE, lines.filter((l) => { const c = JSON.parse(l).category; taken[c] = (taken[c] ?? 0) + 1; return taken[c] <= 14; }).join('\n') + '\n');
+const N = 126;
+const TRAIN_OVERRIDES = { train: { word2vec: { vector_size: 24, epochs: 3, min_count: 2, workers: 2 }, gmm: { n_components: 6 } } };
+const config = (/** @type {Record<string, any>} */ embed = {}) => loadConfig({ overrides: { ...TRAIN_OVERRIDES, embed, index: { shardSize: 60 } } });
+
+/** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
+let redis;
+before(async () => {
+  redis = await startPrivateRedis();
+  await runTrain({ corpus: FIXTURE, name: 'tiny', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
+});
+after(async () => {
+  await redis.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** @param {string[]} args */
+function scdv(args) {
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), ...args], {
+    env: { ...process.env, REDIS_URL: redis.url }, encoding: 'utf8',
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, last: () => JSON.parse(r.stdout.trim().split('\n').pop() ?? '') };
+}
+
+const METRICS = ['p_at_1', 'p_at_10', 'map_at_10', 'mean_latency_ms', 'median_latency_ms'];
+
+test('scdv eval --json: metrics of SCDV, TF-IDF and more_like_this on the last line, and models/<name>/eval.json', () => {
+  // a 144-dim model: keep half of the dims (the default 2 % would keep 3)
+  const r = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--label-field', 'category', '--json', '--folds', '3', '--keep-fraction', '0.5']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = r.last();
+  assert.deepEqual(Object.keys(j), ['scdv', 'tfidf', 'mlt']);
+  for (const m of ['scdv', 'tfidf', 'mlt']) {
+    for (const key of METRICS) assert.ok(j[m][key] >= 0 && (key.includes('latency') || j[m][key] <= 1), `${m}.${key} = ${j[m][key]}`);
+    assert.equal(j[m].queries, N);
+  }
+  assert.ok(j.scdv.accuracy > 0 && j.tfidf.accuracy > 0 && j.mlt.accuracy === undefined);
+  // a tiny model is still far better than chance (9 categories: ~0.11)
+  assert.ok(j.scdv.p_at_10 > 0.2 && j.tfidf.p_at_10 > 0.3, JSON.stringify(j));
+  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'vocab.txt'), 'utf8').trim().split('\n').length;
+  assert.equal(j.scdv.width, 6 * 24 + vocab, 'the default layout is the hybrid (embed.hybrid.alpha 0.2)');
+  const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval.json'), 'utf8'));
+  assert.equal(file.format, 'scdv-eval/1');
+  assert.deepEqual(file.scdv, j.scdv);
+  assert.equal(file.corpus.documents, N);
+  assert.equal(file.settings.k, 10);
+  assert.equal(file.settings.layout.kind, 'hybrid');
+  assert.equal(file.settings.embed.hybrid.alpha, 0.2);
+  assert.equal(file.load_average.length, 3);
+  assert.match(file.date, /^\d{4}-\d\d-\d\dT/);
+  assert.match(r.stderr, /method\s+P@1\s+P@10/);
+});
+
+test('the hybrid layout: indexed through the store, recorded in the model, found by eval --collection', async () => {
+  const hybrid = config({ hybrid: { alpha: 0.5 } });
+  const s = await runIndex({ corpus: FIXTURE, model: 'tiny', collection: 'mixed', config: hybrid, redisUrl: redis.url, quiet: true, log: () => {} });
+  assert.equal(s.documents, N);
+  const indexed = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'indexed.json'), 'utf8'));
+  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'vocab.txt'), 'utf8').trim().split('\n').length;
+  assert.equal(indexed.mixed.layout.kind, 'hybrid');
+  assert.equal(indexed.mixed.layout.width, 6 * 24 + vocab);
+  assert.equal(indexed.mixed.layout.embed.hybrid.alpha, 0.5);
+
+  const ok = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--collection', 'mixed', '--alpha', '0.5', '--json', '--no-baselines']);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.last().scdv.width, 6 * 24 + vocab);
+  // the same layout computed afresh in a temporary collection gives the same neighbours, hence metrics
+  const fresh = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--alpha', '0.5', '--json', '--no-baselines', '--search-mode', 'exact']);
+  const viaIndex = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--collection', 'mixed', '--alpha', '0.5', '--json', '--no-baselines', '--search-mode', 'exact']);
+  assert.equal(fresh.last().scdv.p_at_10, viaIndex.last().scdv.p_at_10);
+
+  const wrong = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--collection', 'mixed', '--alpha', '0.7']);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /collection "mixed" was indexed with another vector layout \(.*alpha 0.5 vs 0.7/);
+  // adding documents of another layout to the collection is refused before anything is written
+  await assert.rejects(
+    runIndex({ corpus: FIXTURE, model: 'tiny', collection: 'mixed', config: config({ hybrid: { alpha: 0.7 } }), redisUrl: redis.url, quiet: true, log: () => {} }),
+    /SCDV_EMBED_LAYOUT_MISMATCH|another vector layout/,
+  );
+});
+
+test('scdv eval --classify: LinearSVC test accuracy on the vectors and on TF-IDF', () => {
+  const all = fs.readFileSync(FIXTURE, 'utf8').trim().split('\n');
+  const train = path.join(tmp, 'train.jsonl');
+  const testFile = path.join(tmp, 'test.jsonl');
+  fs.writeFileSync(train, all.filter((_, i) => i % 4 !== 0).join('\n') + '\n');
+  fs.writeFileSync(testFile, all.filter((_, i) => i % 4 === 0).join('\n') + '\n');
+  const r = scdv(['eval', '--classify', '--model', 'tiny', '--train', train, '--test', testFile, '--label-field', 'category', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = r.last();
+  assert.deepEqual(Object.keys(j), ['scdv', 'tfidf']);
+  for (const m of ['scdv', 'tfidf']) assert.ok(j[m].accuracy > 0.2 && j[m].accuracy <= 1, JSON.stringify(j));
+  assert.ok(fs.existsSync(path.join(tmp, 'models', 'tiny', 'eval-classify.json')));
+});
+
+test('bad input: a line without the label, invalid JSON, a missing model, a bad flag', () => {
+  const bad = path.join(tmp, 'bad.jsonl');
+  fs.writeFileSync(bad, [lines[0], JSON.stringify({ id: 'x1', title: 't', body: '本文です' }), '{"id": ', lines[1]].join('\n') + '\n');
+  const r = scdv(['eval', '--model', 'tiny', '--corpus', bad, '--label-field', 'category']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /eval corpus .*bad\.jsonl: 2 bad line\(s\).*line 2: field "category" \(the label\) is missing or empty; line 3: invalid JSON/);
+  const other = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--label-field', 'nope']);
+  assert.match(other.stderr, /line 1: field "nope" \(the label\) is missing/);
+  assert.match(scdv(['eval', '--model', 'absent', '--corpus', FIXTURE]).stderr, /model "absent" not found/);
+  const usage = scdv(['eval', '--model', 'tiny']);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /needs --model NAME and --corpus FILE/);
+  assert.match(scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--alpha', '2']).stderr, /embed.hybrid.alpha must be in \[0, 1\]/);
+});

@@ -1,0 +1,32 @@
+// Requests are embedded with the settings a model's collections were indexed with (models/<name>/indexed.json).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const h = await import('./helpers.js');
+const { servingEmbedConfig } = await import('../../server/models.js');
+const { recordIndexed, vectorLayout } = await import('../../pipeline/embed/layout.js');
+
+after(() => h.teardown());
+
+test('the server embeds with the recorded layout when every collection agrees, else with the config', () => {
+  const dir = path.join(/** @type {string} */ (process.env.SCDV_MODELS_DIR), 'layout-m');
+  fs.mkdirSync(dir, { recursive: true });
+  const configured = h.testConfig().embed;
+  const logs = /** @type {string[]} */ ([]);
+  const log = { info: (/** @type {any} */ _o, /** @type {string=} */ m) => logs.push(`info ${m}`), warn: (/** @type {any} */ _o, /** @type {string=} */ m) => logs.push(`warn ${m}`) };
+  // Nothing recorded: the config's settings.
+  assert.equal(servingEmbedConfig('layout-m', configured, log), configured);
+
+  const indexedWith = { ...configured, keepCount: 50, hybrid: { ...configured.hybrid, alpha: 0.5 } };
+  recordIndexed(dir, 'articles', vectorLayout(indexedWith, 144, 1000));
+  recordIndexed(dir, 'ads', vectorLayout(indexedWith, 144, 1000));
+  assert.deepEqual(servingEmbedConfig('layout-m', configured, log), indexedWith);
+  assert.match(logs.pop() ?? '', /^info .*indexed with/);
+
+  // Two collections of different layouts: one embedder cannot serve both; the config stays and a warning says so.
+  recordIndexed(dir, 'ads', vectorLayout({ ...indexedWith, keepCount: 20 }, 144, 1000));
+  assert.equal(servingEmbedConfig('layout-m', configured, log), configured);
+  assert.match(logs.pop() ?? '', /^warn .*different embed settings/);
+});
