@@ -88,6 +88,9 @@ export async function buildApp(ctx, opts = {}) {
   /** @type {import('fastify').FastifyInstance} */
   const app = /** @type {any} */ (Fastify(/** @type {any} */ (fastifyOptions(config, opts.logger))));
   installErrorHandlers(app, { bodyLimit: s.bodyLimit });
+  // Every body this API takes is JSON (or JSON Lines on the bulk route, which adds its own parser): a text/plain
+  // body is the wrong media type (415), not a string for the schema to refuse.
+  app.removeContentTypeParser('text/plain');
   app.addSchema(resultItemSchema);
 
   if (s.corsOrigins.length) {

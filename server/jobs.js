@@ -10,6 +10,8 @@ import { pipeline } from 'node:stream/promises';
 import { DATA_DIR } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
 import { planShards } from '../pipeline/corpus/plan.js';
+import { duplicatesIn, findDuplicateIds } from '../pipeline/corpus/duplicates.js';
+import { servingEmbedConfig } from './models.js';
 import { prepareRunDir, readShardResult } from '../pipeline/stages/sharded.js';
 import { storeDirFor } from '../pipeline/stages/embed.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
@@ -115,12 +117,16 @@ export async function createBulkJob(o) {
   writeFileAtomic(path.join(outDir, 'job.json'), JSON.stringify(record));
   const storeDir = storeDirFor(o.model);
   const queue = o.hub.queues.embed;
-  // Job data is visible in Redis and in Bull Board: the key digests stay out of it.
-  const config = { ...o.config, server: { ...o.config.server, apiKeyHashes: [] } };
+  // Job data is visible in Redis and in Bull Board: the key digests stay out of it. Documents are embedded
+  // with the settings the model's collections were indexed with, as requests are.
+  const config = { ...o.config, embed: servingEmbedConfig(o.model, o.config.embed), server: { ...o.config.server, apiKeyHashes: [] } };
+  // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
+  const dups = await findDuplicateIds(o.corpus, o.config.corpus.maxDocumentBytes);
   for (const shard of plan.shards) {
     // The job data of pipeline/stages/embed.js's runIndex: the embed worker cannot tell the two apart.
     await queue.add('shard', {
       runKey: o.id, corpus: o.corpus, shard, outDir, model: o.model, storeDir, collection: o.collection, config,
+      duplicates: duplicatesIn(dups, shard),
     }, { jobId: `${o.id}-${shard.index}` });
   }
   // Documents of the target may change: precomputed matches listing them go stale now.

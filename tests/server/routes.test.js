@@ -228,11 +228,13 @@ test('bulk: JSON Lines body or an allowed file -> Bull embed jobs; progress, err
   const docs = h.sampleDocs().slice(0, 40);
   const lines = docs.map((d) => JSON.stringify({ ...d, id: `bulk-${d.id}` }));
   lines.splice(5, 0, '{"id": "broken"', JSON.stringify({ id: 'no-body' }));
+  // A repeated id: the first occurrence is kept (shards run in parallel; without this the last writer would win).
+  lines.push(JSON.stringify({ ...docs[1], id: `bulk-${docs[0].id}`, title: 'second copy' }));
   const bulkUrl = '/v1/collections/fresh/documents:bulk';
   assertError(await call({ method: 'POST', url: bulkUrl, payload: lines.join('\n'), headers: { 'content-type': 'application/x-ndjson' } }), 401, 'SCDV_UNAUTHORIZED');
   const r = await call({ method: 'POST', url: bulkUrl, payload: lines.join('\n') + '\n', headers: { ...KEY, 'content-type': 'application/x-ndjson' } });
   assert.equal(r.status, 202, JSON.stringify(r.body));
-  assert.equal(r.body.lines, 42);
+  assert.equal(r.body.lines, 43);
   assert.equal(r.body.status_url, `/v1/jobs/${r.body.job}`);
   let status;
   for (let i = 0; i < 150; i++) {
@@ -242,9 +244,10 @@ test('bulk: JSON Lines body or an allowed file -> Bull embed jobs; progress, err
   }
   assert.equal(status.state, 'completed', JSON.stringify(status));
   assert.equal(status.documents, 40);
-  assert.equal(status.rejected, 2);
+  assert.equal(status.rejected, 3);
   assert.equal(status.progress, 1);
-  assert.deepEqual(status.issues.map((/** @type {any} */ x) => [x.line, x.code]), [[6, 'INVALID_JSON'], [7, 'MISSING_FIELD']]);
+  assert.deepEqual(status.issues.map((/** @type {any} */ x) => [x.line, x.code]), [[6, 'INVALID_JSON'], [7, 'MISSING_FIELD'], [43, 'DUPLICATE_ID']]);
+  assert.equal((await call(`/v1/collections/fresh/documents/bulk-${docs[0].id}`)).body.title, docs[0].title);
   // The worker process wrote to the store; this process sees it.
   assert.equal((await call('/v1/collections')).body.collections.find((/** @type {any} */ c) => c.name === 'fresh').count, 40);
   assert.equal((await call(`/v1/collections/fresh/documents/bulk-${docs[0].id}`)).status, 200);
