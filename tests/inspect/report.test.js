@@ -4,11 +4,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { launchChromium, screenshotDir } from '../lib/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const h = await import('../server/helpers.js');
 const { REPO_ROOT, SAMPLE_CORPUS, MODELS_DIR } = await import('../../pipeline/paths.js');
 const { loadModel } = await import('../../pipeline/model/load.js');
@@ -52,8 +51,6 @@ test('scdv train leaves analysis.json and report.html in the model folder', () =
 });
 
 test('report.html renders offline in chromium: every chart drawn, eval table from eval.json, text escaped', async () => {
-  // Setup installs chromium (pipeline/setup/system-packages.js); without it this is a failure, not a skip.
-  assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run npm run setup (it installs chromium) or apt-get install chromium`);
   const model = loadModel(h.MODEL_A);
   model.wordTopics.close();
   fs.writeFileSync(path.join(model.dir, 'eval.json'), JSON.stringify(EVAL));
@@ -61,13 +58,8 @@ test('report.html renders offline in chromium: every chart drawn, eval table fro
   const html = fs.readFileSync(file, 'utf8');
   assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/, 'no script, no remote resource');
 
-  const { chromium } = await import('playwright-core');
-  const shots = process.env.SCDV_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-shots-'));
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run'],
-  });
+  const shots = screenshotDir();
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     /** @type {string[]} */

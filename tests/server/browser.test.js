@@ -3,10 +3,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
-const CHROMIUM = '/usr/bin/chromium';
+import { launchChromium, screenshotDir } from '../lib/browser.js';
+
 const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
 
@@ -22,16 +22,8 @@ after(async () => {
 });
 
 test('/docs and /admin/queues render in chromium', async () => {
-  // Setup installs chromium (pipeline/setup/system-packages.js); without it this is a failure, not a skip.
-  assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run npm test (its setup installs chromium) or apt-get install chromium`);
-  const { chromium } = await import('playwright-core');
-  const shots = process.env.SCDV_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-shots-'));
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run'],
-    // playwright gives chromium a fresh temporary --user-data-dir of its own (it refuses one in args).
-  });
+  const shots = screenshotDir();
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     /** @type {string[]} */
