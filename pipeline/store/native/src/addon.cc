@@ -30,6 +30,26 @@ Napi::Error toJsError(Napi::Env env, const std::exception& e) {
   return err;
 }
 
+/**
+ * Every binding runs through this: a C++ exception (StoreError, bad_alloc, …) becomes a JS error carrying the
+ * store's code, instead of terminating the process (node-addon-api itself only catches Napi::Error).
+ */
+template <typename Body>
+Napi::Value guarded(Napi::Env env, Body&& body) {
+  try {
+    return body();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw toJsError(env, e);
+  }
+}
+
+template <Napi::Value (*F)(const Napi::CallbackInfo&)>
+Napi::Value Guarded(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), [&] { return F(info); });
+}
+
 std::string str(const Napi::Value& v) { return v.As<Napi::String>().Utf8Value(); }
 
 std::vector<std::string> strArray(const Napi::Value& v) {
@@ -194,18 +214,23 @@ class View : public Napi::ObjectWrap<View> {
  public:
   static Napi::Function Init(Napi::Env env) {
     return DefineClass(env, "View", {
-      InstanceMethod("update", &View::Update),
-      InstanceMethod("search", &View::Search),
-      InstanceMethod("searchAsync", &View::SearchAsync),
-      InstanceMethod("get", &View::Get),
-      InstanceMethod("live", &View::Live),
-      InstanceMethod("locate", &View::Locate),
-      InstanceMethod("count", &View::Count),
-      InstanceMethod("pin", &View::Pin),
-      InstanceMethod("ids", &View::Ids),
-      InstanceMethod("stats", &View::Stats),
-      InstanceMethod("close", &View::Close),
+      InstanceMethod("update", &View::Guard<&View::Update>),
+      InstanceMethod("search", &View::Guard<&View::Search>),
+      InstanceMethod("searchAsync", &View::Guard<&View::SearchAsync>),
+      InstanceMethod("get", &View::Guard<&View::Get>),
+      InstanceMethod("live", &View::Guard<&View::Live>),
+      InstanceMethod("locate", &View::Guard<&View::Locate>),
+      InstanceMethod("count", &View::Guard<&View::Count>),
+      InstanceMethod("pin", &View::Guard<&View::Pin>),
+      InstanceMethod("ids", &View::Guard<&View::Ids>),
+      InstanceMethod("stats", &View::Guard<&View::Stats>),
+      InstanceMethod("close", &View::Guard<&View::Close>),
     });
+  }
+
+  template <Napi::Value (View::*M)(const Napi::CallbackInfo&)>
+  Napi::Value Guard(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&] { return (this->*M)(info); });
   }
 
   explicit View(const Napi::CallbackInfo& info) : Napi::ObjectWrap<View>(info) {
@@ -226,116 +251,110 @@ class View : public Napi::ObjectWrap<View> {
   /** update({ segments?: [{path, delPath}], resetMem?: bool, upserts?: Packed, deletes?: string[] }) */
   Napi::Value Update(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    try {
-      Napi::Object spec = info[0].As<Napi::Object>();
-      std::shared_ptr<const State> cur = snapshot();
-      auto next = std::make_shared<State>();
-      bool segsChanged = false;
-      if (spec.Get("segments").IsArray()) {
-        segsChanged = true;
-        Napi::Array a = spec.Get("segments").As<Napi::Array>();
-        std::map<std::string, CachedSeg> cache;
-        for (uint32_t i = 0; i < a.Length(); i++) {
-          Napi::Object s = a.Get(i).As<Napi::Object>();
-          std::string path = str(s.Get("path"));
-          std::string delPath = s.Get("delPath").IsString() ? str(s.Get("delPath")) : std::string();
-          struct stat stt;
-          if (::stat(path.c_str(), &stt) != 0) throwErrno("cannot open", path);
-          std::shared_ptr<Segment> seg;
-          auto it = cache_.find(path);
-          if (it != cache_.end() && it->second.ino == stt.st_ino && it->second.size == stt.st_size) seg = it->second.seg;
-          else seg = std::make_shared<Segment>(path);
-          if (seg->width() != width_) throw StoreError("segment " + path + " has width " + std::to_string(seg->width()), "CORRUPT");
-          cache[path] = {seg, stt.st_ino, stt.st_size};
-          auto sv = std::make_shared<SegView>();
-          sv->seg = seg;
-          sv->delPath = delPath;
-          // Reuse an already loaded deletion file.
-          for (const auto& old : cur->segs) {
-            if (old->seg == seg && old->delPath == delPath) { sv->del = old->del; break; }
-          }
-          if (!sv->del && !delPath.empty()) sv->del = loadDeletions(delPath, seg->ndocs());
-          next->segs.push_back(sv);
+    Napi::Object spec = info[0].As<Napi::Object>();
+    std::shared_ptr<const State> cur = snapshot();
+    auto next = std::make_shared<State>();
+    bool segsChanged = false;
+    if (spec.Get("segments").IsArray()) {
+      segsChanged = true;
+      Napi::Array a = spec.Get("segments").As<Napi::Array>();
+      std::map<std::string, CachedSeg> cache;
+      for (uint32_t i = 0; i < a.Length(); i++) {
+        Napi::Object s = a.Get(i).As<Napi::Object>();
+        std::string path = str(s.Get("path"));
+        std::string delPath = s.Get("delPath").IsString() ? str(s.Get("delPath")) : std::string();
+        struct stat stt;
+        if (::stat(path.c_str(), &stt) != 0) throwErrno("cannot open", path);
+        std::shared_ptr<Segment> seg;
+        auto it = cache_.find(path);
+        if (it != cache_.end() && it->second.ino == stt.st_ino && it->second.size == stt.st_size) seg = it->second.seg;
+        else seg = std::make_shared<Segment>(path);
+        if (seg->width() != width_) throw StoreError("segment " + path + " has width " + std::to_string(seg->width()), "CORRUPT");
+        cache[path] = {seg, stt.st_ino, stt.st_size};
+        auto sv = std::make_shared<SegView>();
+        sv->seg = seg;
+        sv->delPath = delPath;
+        // Reuse an already loaded deletion file.
+        for (const auto& old : cur->segs) {
+          if (old->seg == seg && old->delPath == delPath) { sv->del = old->del; break; }
         }
-        cache_.swap(cache);
-      } else {
-        for (const auto& s : cur->segs) {
-          auto sv = std::make_shared<SegView>(*s);
-          next->segs.push_back(sv);
-        }
+        if (!sv->del && !delPath.empty()) sv->del = loadDeletions(delPath, seg->ndocs());
+        next->segs.push_back(sv);
       }
-      // Memtable.
-      std::shared_ptr<MemTable> mem;
-      bool resetMem = spec.Get("resetMem").ToBoolean();
-      if (resetMem) mem = std::make_shared<MemTable>();
-      else mem = std::make_shared<MemTable>(*cur->mem);
-      std::vector<std::string> touched;
-      if (spec.Get("upserts").IsObject()) {
-        PackedDocs p = PackedDocs::from(spec.Get("upserts").As<Napi::Object>());
-        for (size_t i = 0; i < p.ids.size(); i++) {
-          auto d = std::make_shared<MemDoc>();
-          d->id = p.ids[i];
-          d->meta = p.metas[i];
-          d->site = p.sites[i];
-          d->cat = p.cats[i];
-          d->time = PackedDocs::time(p.times[i]);
-          d->idx.assign(p.indices.begin() + p.offsets[i], p.indices.begin() + p.offsets[i + 1]);
-          d->val.assign(p.values.begin() + p.offsets[i], p.values.begin() + p.offsets[i + 1]);
-          for (uint32_t x : d->idx) if (x >= width_) throw StoreError("document " + d->id + ": index out of range");
-          mem->deleted.erase(d->id);
-          auto it = mem->pos.find(d->id);
-          if (it != mem->pos.end()) {
-            mem->nnz -= mem->docs[it->second]->idx.size();
-            mem->docs[it->second] = d;
-          } else {
-            mem->pos.emplace(d->id, mem->docs.size());
-            mem->docs.push_back(d);
-          }
-          mem->nnz += d->idx.size();
-          touched.push_back(d->id);
-        }
+      cache_.swap(cache);
+    } else {
+      for (const auto& s : cur->segs) {
+        auto sv = std::make_shared<SegView>(*s);
+        next->segs.push_back(sv);
       }
-      if (spec.Get("deletes").IsArray()) {
-        for (auto& id : strArray(spec.Get("deletes"))) {
-          auto it = mem->pos.find(id);
-          if (it != mem->pos.end()) {
-            size_t at = it->second;
-            mem->nnz -= mem->docs[at]->idx.size();
-            mem->pos.erase(it);
-            if (at != mem->docs.size() - 1) {
-              mem->docs[at] = mem->docs.back();
-              mem->pos[mem->docs[at]->id] = at;
-            }
-            mem->docs.pop_back();
-          }
-          mem->deleted.insert(id);
-          touched.push_back(id);
-        }
-      }
-      next->mem = mem;
-      // Hidden segment copies: ids present in the memtable (upserted or deleted there).
-      for (auto& svc : next->segs) {
-        auto* sv = const_cast<SegView*>(svc.get());
-        if (segsChanged || resetMem) {
-          sv->hidden.clear();
-          for (const auto& d : mem->docs) addHidden(*sv, d->id);
-          for (const auto& id : mem->deleted) addHidden(*sv, id);
-        } else {
-          for (const auto& id : touched) addHidden(*sv, id);
-        }
-        std::sort(sv->hidden.begin(), sv->hidden.end());
-        sv->hidden.erase(std::unique(sv->hidden.begin(), sv->hidden.end()), sv->hidden.end());
-      }
-      {
-        std::lock_guard<std::mutex> g(mu_);
-        state_ = next;
-      }
-      return env.Undefined();
-    } catch (const Napi::Error&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw toJsError(env, e);
     }
+    // Memtable.
+    std::shared_ptr<MemTable> mem;
+    bool resetMem = spec.Get("resetMem").ToBoolean();
+    if (resetMem) mem = std::make_shared<MemTable>();
+    else mem = std::make_shared<MemTable>(*cur->mem);
+    std::vector<std::string> touched;
+    if (spec.Get("upserts").IsObject()) {
+      PackedDocs p = PackedDocs::from(spec.Get("upserts").As<Napi::Object>());
+      for (size_t i = 0; i < p.ids.size(); i++) {
+        auto d = std::make_shared<MemDoc>();
+        d->id = p.ids[i];
+        d->meta = p.metas[i];
+        d->site = p.sites[i];
+        d->cat = p.cats[i];
+        d->time = PackedDocs::time(p.times[i]);
+        d->idx.assign(p.indices.begin() + p.offsets[i], p.indices.begin() + p.offsets[i + 1]);
+        d->val.assign(p.values.begin() + p.offsets[i], p.values.begin() + p.offsets[i + 1]);
+        for (uint32_t x : d->idx) if (x >= width_) throw StoreError("document " + d->id + ": index out of range");
+        mem->deleted.erase(d->id);
+        auto it = mem->pos.find(d->id);
+        if (it != mem->pos.end()) {
+          mem->nnz -= mem->docs[it->second]->idx.size();
+          mem->docs[it->second] = d;
+        } else {
+          mem->pos.emplace(d->id, mem->docs.size());
+          mem->docs.push_back(d);
+        }
+        mem->nnz += d->idx.size();
+        touched.push_back(d->id);
+      }
+    }
+    if (spec.Get("deletes").IsArray()) {
+      for (auto& id : strArray(spec.Get("deletes"))) {
+        auto it = mem->pos.find(id);
+        if (it != mem->pos.end()) {
+          size_t at = it->second;
+          mem->nnz -= mem->docs[at]->idx.size();
+          mem->pos.erase(it);
+          if (at != mem->docs.size() - 1) {
+            mem->docs[at] = mem->docs.back();
+            mem->pos[mem->docs[at]->id] = at;
+          }
+          mem->docs.pop_back();
+        }
+        mem->deleted.insert(id);
+        touched.push_back(id);
+      }
+    }
+    next->mem = mem;
+    // Hidden segment copies: ids present in the memtable (upserted or deleted there).
+    for (auto& svc : next->segs) {
+      auto* sv = const_cast<SegView*>(svc.get());
+      if (segsChanged || resetMem) {
+        sv->hidden.clear();
+        for (const auto& d : mem->docs) addHidden(*sv, d->id);
+        for (const auto& id : mem->deleted) addHidden(*sv, id);
+      } else {
+        for (const auto& id : touched) addHidden(*sv, id);
+      }
+      std::sort(sv->hidden.begin(), sv->hidden.end());
+      sv->hidden.erase(std::unique(sv->hidden.begin(), sv->hidden.end()), sv->hidden.end());
+    }
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      state_ = next;
+    }
+    return env.Undefined();
   }
 
   static void addHidden(SegView& sv, const std::string& id) {
@@ -345,17 +364,11 @@ class View : public Napi::ObjectWrap<View> {
 
   Napi::Value Search(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    try {
-      Query q = Query::from(info, width_);
-      auto st = snapshot();
-      SearchStats stats;
-      auto hits = search(*st, width_, q.idx.data(), q.val.data(), static_cast<uint32_t>(q.idx.size()), q.f, q.p, &stats);
-      return hitsToJs(env, hits, q.wantStats ? &stats : nullptr);
-    } catch (const Napi::Error&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw toJsError(env, e);
-    }
+    Query q = Query::from(info, width_);
+    auto st = snapshot();
+    SearchStats stats;
+    auto hits = search(*st, width_, q.idx.data(), q.val.data(), static_cast<uint32_t>(q.idx.size()), q.f, q.p, &stats);
+    return hitsToJs(env, hits, q.wantStats ? &stats : nullptr);
   }
 
   class SearchWorker : public Napi::AsyncWorker {
@@ -383,17 +396,11 @@ class View : public Napi::ObjectWrap<View> {
 
   Napi::Value SearchAsync(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    try {
-      Query q = Query::from(info, width_);
-      auto* w = new SearchWorker(env, snapshot(), width_, std::move(q));
-      Napi::Promise p = w->promise();
-      w->Queue();
-      return p;
-    } catch (const Napi::Error&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw toJsError(env, e);
-    }
+    Query q = Query::from(info, width_);
+    auto* w = new SearchWorker(env, snapshot(), width_, std::move(q));
+    Napi::Promise p = w->promise();
+    w->Queue();
+    return p;
   }
 
   /** get(id) -> { meta, indices, values } | null */
@@ -578,18 +585,12 @@ class View : public Napi::ObjectWrap<View> {
 
 Napi::Value BuildSegmentSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  try {
-    std::string path = str(info[0]);
-    uint32_t width = info[1].As<Napi::Number>().Uint32Value();
-    PackedDocs p = PackedDocs::from(info[2].As<Napi::Object>());
-    BuildOptions o = buildOptions(info[3]);
-    auto docs = p.buildDocs();
-    return buildResult(env, buildSegment(path, width, docs, o));
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw toJsError(env, e);
-  }
+  std::string path = str(info[0]);
+  uint32_t width = info[1].As<Napi::Number>().Uint32Value();
+  PackedDocs p = PackedDocs::from(info[2].As<Napi::Object>());
+  BuildOptions o = buildOptions(info[3]);
+  auto docs = p.buildDocs();
+  return buildResult(env, buildSegment(path, width, docs, o));
 }
 
 class BuildWorker : public Napi::AsyncWorker {
@@ -618,17 +619,11 @@ class BuildWorker : public Napi::AsyncWorker {
 
 Napi::Value BuildSegmentAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  try {
-    auto* w = new BuildWorker(env, str(info[0]), info[1].As<Napi::Number>().Uint32Value(),
-                              PackedDocs::from(info[2].As<Napi::Object>()), buildOptions(info[3]));
-    auto p = w->promise();
-    w->Queue();
-    return p;
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw toJsError(env, e);
-  }
+  auto* w = new BuildWorker(env, str(info[0]), info[1].As<Napi::Number>().Uint32Value(),
+                            PackedDocs::from(info[2].As<Napi::Object>()), buildOptions(info[3]));
+  auto p = w->promise();
+  w->Queue();
+  return p;
 }
 
 class MergeWorker : public Napi::AsyncWorker {
@@ -685,64 +680,46 @@ Napi::Value MergeSegmentsAsync(const Napi::CallbackInfo& info) {
 /** segmentIds(path, Uint32Array locals) -> string[] */
 Napi::Value SegmentIds(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  try {
-    Segment s(str(info[0]));
-    auto locals = info[1].As<Napi::Uint32Array>();
-    Napi::Array out = Napi::Array::New(env, locals.ElementLength());
-    for (size_t i = 0; i < locals.ElementLength(); i++) {
-      uint32_t d = locals[i];
-      if (d >= s.ndocs()) throw StoreError("local doc out of range");
-      auto id = s.id(d);
-      out.Set(uint32_t(i), Napi::String::New(env, id.data(), id.size()));
-    }
-    return out;
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw toJsError(env, e);
+  Segment s(str(info[0]));
+  auto locals = info[1].As<Napi::Uint32Array>();
+  Napi::Array out = Napi::Array::New(env, locals.ElementLength());
+  for (size_t i = 0; i < locals.ElementLength(); i++) {
+    uint32_t d = locals[i];
+    if (d >= s.ndocs()) throw StoreError("local doc out of range");
+    auto id = s.id(d);
+    out.Set(uint32_t(i), Napi::String::New(env, id.data(), id.size()));
   }
+  return out;
 }
 
 /** segmentLookup(path, ids) -> Float64Array of local numbers (-1: absent) */
 Napi::Value SegmentLookup(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  try {
-    Segment s(str(info[0]));
-    auto ids = strArray(info[1]);
-    Napi::Float64Array out = Napi::Float64Array::New(env, ids.size());
-    for (size_t i = 0; i < ids.size(); i++) out[i] = double(s.lookup(ids[i]));
-    return out;
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw toJsError(env, e);
-  }
+  Segment s(str(info[0]));
+  auto ids = strArray(info[1]);
+  Napi::Float64Array out = Napi::Float64Array::New(env, ids.size());
+  for (size_t i = 0; i < ids.size(); i++) out[i] = double(s.lookup(ids[i]));
+  return out;
 }
 
 /** segmentInfo(path) -> { width, docs, nnz, bytes, postingsBytes, forwardBytes, lists, blocks, tiers } */
 Napi::Value SegmentInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  try {
-    Segment s(str(info[0]));
-    Napi::Object o = Napi::Object::New(env);
-    o.Set("width", double(s.width()));
-    o.Set("docs", double(s.ndocs()));
-    o.Set("nnz", double(s.nnz()));
-    o.Set("bytes", double(s.fileBytes()));
-    o.Set("postingsBytes", double(s.postingsBytes()));
-    o.Set("forwardBytes", double(s.h().len[S_FWDIDX] + s.h().len[S_FWDVAL] + s.h().len[S_FWDOFF]));
-    o.Set("lists", double(s.h().nlists));
-    o.Set("blocks", double(s.h().nblocks));
-    Napi::Array t = Napi::Array::New(env, s.h().ntiers);
-    for (uint32_t i = 0; i < s.h().ntiers; i++) t.Set(i, double(s.h().tierFrac[i]));
-    o.Set("tiers", t);
-    o.Set("version", double(s.h().version));
-    return o;
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw toJsError(env, e);
-  }
+  Segment s(str(info[0]));
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("width", double(s.width()));
+  o.Set("docs", double(s.ndocs()));
+  o.Set("nnz", double(s.nnz()));
+  o.Set("bytes", double(s.fileBytes()));
+  o.Set("postingsBytes", double(s.postingsBytes()));
+  o.Set("forwardBytes", double(s.h().len[S_FWDIDX] + s.h().len[S_FWDVAL] + s.h().len[S_FWDOFF]));
+  o.Set("lists", double(s.h().nlists));
+  o.Set("blocks", double(s.h().nblocks));
+  Napi::Array t = Napi::Array::New(env, s.h().ntiers);
+  for (uint32_t i = 0; i < s.h().ntiers; i++) t.Set(i, double(s.h().tierFrac[i]));
+  o.Set("tiers", t);
+  o.Set("version", double(s.h().version));
+  return o;
 }
 
 int lockOp(const std::string& mode) {
@@ -757,19 +734,13 @@ int lockOp(const std::string& mode) {
 /** flock(fd, 'ex' | 'exnb' | 'sh' | 'shnb' | 'un') -> true, or false when a non-blocking lock is busy */
 Napi::Value Flock(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  try {
-    int fd = info[0].As<Napi::Number>().Int32Value();
-    int op = lockOp(str(info[1]));
-    for (;;) {
-      if (::flock(fd, op) == 0) return Napi::Boolean::New(env, true);
-      if (errno == EINTR) continue;
-      if (errno == EWOULDBLOCK) return Napi::Boolean::New(env, false);
-      throwErrno("flock", "fd " + std::to_string(fd));
-    }
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw toJsError(env, e);
+  int fd = info[0].As<Napi::Number>().Int32Value();
+  int op = lockOp(str(info[1]));
+  for (;;) {
+    if (::flock(fd, op) == 0) return Napi::Boolean::New(env, true);
+    if (errno == EINTR) continue;
+    if (errno == EWOULDBLOCK) return Napi::Boolean::New(env, false);
+    throwErrno("flock", "fd " + std::to_string(fd));
   }
 }
 
@@ -795,28 +766,22 @@ class FlockWorker : public Napi::AsyncWorker {
 /** flockAsync(fd, 'ex' | 'sh') -> Promise<void>, waiting on the thread pool */
 Napi::Value FlockAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  try {
-    auto* w = new FlockWorker(env, info[0].As<Napi::Number>().Int32Value(), lockOp(str(info[1])));
-    auto p = w->promise();
-    w->Queue();
-    return p;
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw toJsError(env, e);
-  }
+  auto* w = new FlockWorker(env, info[0].As<Napi::Number>().Int32Value(), lockOp(str(info[1])));
+  auto p = w->promise();
+  w->Queue();
+  return p;
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("View", View::Init(env));
-  exports.Set("buildSegment", Napi::Function::New(env, BuildSegmentSync));
-  exports.Set("buildSegmentAsync", Napi::Function::New(env, BuildSegmentAsync));
-  exports.Set("mergeSegmentsAsync", Napi::Function::New(env, MergeSegmentsAsync));
-  exports.Set("segmentIds", Napi::Function::New(env, SegmentIds));
-  exports.Set("segmentLookup", Napi::Function::New(env, SegmentLookup));
-  exports.Set("segmentInfo", Napi::Function::New(env, SegmentInfo));
-  exports.Set("flock", Napi::Function::New(env, Flock));
-  exports.Set("flockAsync", Napi::Function::New(env, FlockAsync));
+  exports.Set("buildSegment", Napi::Function::New(env, Guarded<BuildSegmentSync>));
+  exports.Set("buildSegmentAsync", Napi::Function::New(env, Guarded<BuildSegmentAsync>));
+  exports.Set("mergeSegmentsAsync", Napi::Function::New(env, Guarded<MergeSegmentsAsync>));
+  exports.Set("segmentIds", Napi::Function::New(env, Guarded<SegmentIds>));
+  exports.Set("segmentLookup", Napi::Function::New(env, Guarded<SegmentLookup>));
+  exports.Set("segmentInfo", Napi::Function::New(env, Guarded<SegmentInfo>));
+  exports.Set("flock", Napi::Function::New(env, Guarded<Flock>));
+  exports.Set("flockAsync", Napi::Function::New(env, Guarded<FlockAsync>));
   exports.Set("formatVersion", Napi::Number::New(env, kSegVersion));
   return exports;
 }
