@@ -63,25 +63,36 @@ function killMidShard(queueName, pool, state) {
   return stop;
 }
 
-test('tokenise workers SIGKILLed mid-shard twice: the run completes, every document exactly once, output identical', async (t) => {
-  const config = testConfig({ tokenize: { shardSize: 40, batchSize: 8 } });
-  const clean = await runTokenize({ corpus: SAMPLE, outDir: path.join(tmp, 'tok-clean'), config, redisUrl: redis.url, workers: 2, ...quiet });
-
+/**
+ * Run a stage with its batches slowed down (SCDV_FAULT_BATCH_DELAY_MS) while every local worker is SIGKILLed
+ * mid-shard, twice.
+ * @template R
+ * @param {'tokenize'|'embed'} stage
+ * @param {(onWorkersStarted: (pool: any) => void) => Promise<R>} run
+ * @returns {Promise<{result: R, state: {rounds: number, gapMs: number, killed: number[], midShard: number[]}}>}
+ */
+async function withKillsMidShard(stage, run) {
   const state = { rounds: 2, gapMs: 1500, killed: /** @type {number[]} */ ([]), midShard: /** @type {number[]} */ ([]) };
   /** @type {() => void} */
   let stop = () => {};
   process.env.SCDV_FAULT_BATCH_DELAY_MS = '60';
-  const t0 = Date.now();
-  let s;
   try {
-    s = await runTokenize({
-      corpus: SAMPLE, outDir: path.join(tmp, 'tok-killed'), config, redisUrl: redis.url, workers: 2, ...quiet,
-      onWorkersStarted: (pool) => { stop = killMidShard('tokenize', pool, state); },
-    });
+    const result = await run((pool) => { stop = killMidShard(stage, pool, state); });
+    return { result, state };
   } finally {
     stop();
     delete process.env.SCDV_FAULT_BATCH_DELAY_MS;
   }
+}
+
+test('tokenise workers SIGKILLed mid-shard twice: the run completes, every document exactly once, output identical', async (t) => {
+  const config = testConfig({ tokenize: { shardSize: 40, batchSize: 8 } });
+  const clean = await runTokenize({ corpus: SAMPLE, outDir: path.join(tmp, 'tok-clean'), config, redisUrl: redis.url, workers: 2, ...quiet });
+
+  const t0 = Date.now();
+  const { result: s, state } = await withKillsMidShard('tokenize', (onWorkersStarted) => runTokenize({
+    corpus: SAMPLE, outDir: path.join(tmp, 'tok-killed'), config, redisUrl: redis.url, workers: 2, ...quiet, onWorkersStarted,
+  }));
   assert.equal(state.rounds, 0, `both kill rounds happened mid-shard (${state.midShard})`);
   const rows = fs.readFileSync(s.tokensFile, 'utf8').trim().split('\n').map((r) => r.split('\t')[0]);
   assert.deepEqual(rows, ids, 'every document exactly once, in corpus order');
@@ -94,21 +105,10 @@ test('embed workers SIGKILLed mid-shard twice: the run completes, every document
   const config = testConfig({ index: { shardSize: 40, writeBatchSize: 5 } });
   await runIndex({ corpus: SAMPLE, model: MODEL, collection: 'clean', config, redisUrl: redis.url, workers: 2, ...quiet });
 
-  const state = { rounds: 2, gapMs: 1500, killed: /** @type {number[]} */ ([]), midShard: /** @type {number[]} */ ([]) };
-  /** @type {() => void} */
-  let stop = () => {};
-  process.env.SCDV_FAULT_BATCH_DELAY_MS = '60';
   const t0 = Date.now();
-  let s;
-  try {
-    s = await runIndex({
-      corpus: SAMPLE, model: MODEL, collection: 'killed', config, redisUrl: redis.url, workers: 2, ...quiet,
-      onWorkersStarted: (pool) => { stop = killMidShard('embed', pool, state); },
-    });
-  } finally {
-    stop();
-    delete process.env.SCDV_FAULT_BATCH_DELAY_MS;
-  }
+  const { result: s, state } = await withKillsMidShard('embed', (onWorkersStarted) => runIndex({
+    corpus: SAMPLE, model: MODEL, collection: 'killed', config, redisUrl: redis.url, workers: 2, ...quiet, onWorkersStarted,
+  }));
   assert.equal(state.rounds, 0, `both kill rounds happened mid-shard (${state.midShard})`);
   const store = openStore(storeDirFor(MODEL));
   try {
