@@ -108,12 +108,38 @@ test('scdv inspect clusters lists every cluster with flags and coherence', () =>
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.clusters.length, 6);
+  assert.deepEqual(out.clusters.map((/** @type {any} */ c) => c.cluster), [0, 1, 2, 3, 4, 5]);
+  const vocabulary = new Set();
   for (const c of out.clusters) {
-    assert.ok(Array.isArray(c.flags) && c.topWords.length === 10 && typeof c.size === 'number');
+    assert.ok(Array.isArray(c.flags) && c.topWords.length === 10 && Number.isInteger(c.size) && c.size >= 0);
+    // Top words are distinct, ranked by P(k|w)·idf, and each score is that product.
+    assert.equal(new Set(c.topWords.map((/** @type {any} */ w) => w.word)).size, 10);
+    for (let i = 0; i < c.topWords.length; i++) {
+      const w = c.topWords[i];
+      // (each figure is rounded to 5 decimals)
+      assert.ok(Math.abs(w.score - w.p * w.idf) <= 5e-6 * (w.idf + 1), `cluster ${c.cluster} ${w.word}: score ${w.score} != p·idf`);
+      if (i) assert.ok(c.topWords[i - 1].score >= w.score, `cluster ${c.cluster}: top words out of order`);
+      vocabulary.add(w.word);
+    }
+    if (c.coherence != null) assert.ok(c.coherence >= -1 && c.coherence <= 1, `coherence ${c.coherence} outside NPMI's range`);
+    // A flag is raised exactly when its rule holds.
+    assert.equal(c.flags.includes('empty'), c.size === 0);
   }
+  // Every word belongs to one most probable cluster: the sizes add up to the vocabulary the model keeps.
+  const model = loadModel(h.MODEL_A);
+  const vocabSize = model.wordTopics.nWords;
+  model.wordTopics.close();
+  assert.equal(out.clusters.reduce((/** @type {number} */ n, /** @type {any} */ c) => n + c.size, 0), vocabSize);
   const text = cli(['inspect', 'clusters', '--model', h.MODEL_A, '--sort', 'coherence']);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /top words by P\(k\|w\)·idf/);
+  // --sort coherence lists the least coherent cluster first.
+  const byCoherence = out.clusters.filter((/** @type {any} */ c) => c.coherence != null)
+    .sort((/** @type {any} */ a, /** @type {any} */ b) => a.coherence - b.coherence || a.cluster - b.cluster);
+  assert.ok(byCoherence.length > 1, 'fewer than two clusters have a coherence score');
+  const firstTop = byCoherence[0].topWords[0].word;
+  const lastTop = byCoherence[byCoherence.length - 1].topWords[0].word;
+  assert.ok(text.stdout.indexOf(firstTop) < text.stdout.indexOf(lastTop), 'clusters not sorted by coherence');
 });
 
 test('scdv explain: the score splits exactly over topics and over each side\'s words; inspect doc shares sum to 1', () => {

@@ -11,6 +11,7 @@ const { startServer } = await import('../../server/start.js');
 const { runPrecompute, keys } = await import('../../server/precompute.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { DATA_DIR } = await import('../../pipeline/paths.js');
+const { DEFAULT_CONFIG } = await import('../../pipeline/config.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
@@ -113,13 +114,18 @@ test('related for a text: embedded at request time; 422 without known words; 400
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.results.length, 5);
   assert.ok(r.body.known_words > 0);
+  // Results carry no category; the sample's ids start with theirs (e.g. sports-watch-4597641).
+  for (const x of r.body.results) assert.ok(x.id.startsWith('sports-watch-'), `the category filter let ${x.id} through`);
+  const other = await call({ method: 'POST', url: '/v1/collections/articles/related', payload: { text, k: 5, filters: { category: ['it-life-hack'] } } });
+  assert.equal(other.status, 200, JSON.stringify(other.body));
+  assert.ok(other.body.results.length > 0 && other.body.results.every((/** @type {any} */ x) => x.id.startsWith('it-life-hack-')), JSON.stringify(other.body.results));
   assertError(await call({ method: 'POST', url: '/v1/collections/articles/related', payload: { text: '！？。、…… 123 456' } }), 422, 'SCDV_NO_USABLE_WORDS');
   const missing = await call({ method: 'POST', url: '/v1/collections/articles/related', payload: { k: 3 } });
   assertError(missing, 400, 'SCDV_REQUEST_INVALID');
   assert.equal(missing.body.details.field, 'body.text');
   const badFilter = await call({ method: 'POST', url: '/v1/collections/articles/related', payload: { text, filters: { since: 'soon' } } });
   assert.equal(badFilter.body.details.field, 'body.filters.since');
-  assertError(await call({ method: 'POST', url: '/v1/collections/articles/related', payload: 'x'.repeat(1 << 20 + 1), headers: { 'content-type': 'application/json' } }), 413, 'SCDV_BODY_TOO_LARGE');
+  assertError(await call({ method: 'POST', url: '/v1/collections/articles/related', payload: 'x'.repeat(DEFAULT_CONFIG.server.bodyLimit + 1), headers: { 'content-type': 'application/json' } }), 413, 'SCDV_BODY_TOO_LARGE');
   assertError(await call({ method: 'POST', url: '/v1/collections/articles/related', payload: '{"text": ', headers: { 'content-type': 'application/json' } }), 400, 'SCDV_REQUEST_INVALID');
   assertError(await call({ method: 'POST', url: '/v1/collections/articles/related', payload: '<text/>', headers: { 'content-type': 'application/xml' } }), 415, 'SCDV_MEDIA_TYPE_UNSUPPORTED');
   assertError(await call({ method: 'POST', url: '/v1/collections/missing/related', payload: { text } }), 404, 'SCDV_COLLECTION_NOT_FOUND');
