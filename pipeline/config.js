@@ -190,7 +190,7 @@ export function loadConfig(opts = {}) {
     try {
       parsed = JSON.parse(fs.readFileSync(opts.file, 'utf8'));
     } catch (err) {
-      throw errors.CONFIG_FILE_UNREADABLE(opts.file, /** @type {Error} */ (err).message);
+      throw errors.CONFIG_FILE_UNREADABLE(opts.file, /** @type {Error} */ (err).message).because(err);
     }
     cfg = merge(cfg, parsed, '');
   }

@@ -1,5 +1,7 @@
 // The catalogue of errors the pipeline raises on purpose: one code, one message template, one HTTP status.
-// Anything else that escapes is a bug. Templates use %s placeholders, filled in order.
+// Anything else that escapes is a bug. Templates use %s placeholders, filled in order. An error that wraps another
+// keeps it as `cause` (`errors.X(...).because(err)`). The per-line issue codes of corpora (rejected.jsonl, bulk-job
+// status) are not errors: they have their own catalogue, pipeline/line-issues.js.
 
 export class ScdvError extends Error {
   /**
@@ -14,6 +16,16 @@ export class ScdvError extends Error {
     this.code = code;
     this.status = status;
     this.details = details;
+  }
+
+  /**
+   * Keep the error this one wraps (a file system error, a native exception), for logs and debuggers.
+   * @param {unknown} cause
+   * @returns {this}
+   */
+  because(cause) {
+    this.cause = cause;
+    return this;
   }
 }
 
@@ -51,6 +63,7 @@ export const errors = {
   MODEL_NAME_INVALID: define('SCDV_MODEL_NAME_INVALID', 400, 'invalid model name "%s": use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
   MODEL_EXISTS: define('SCDV_MODEL_EXISTS', 409, 'model "%s" already exists at %s: pass --force to replace it, or choose another --name'),
   MODEL_NOT_FOUND: define('SCDV_MODEL_NOT_FOUND', 404, 'model "%s" not found in %s'),
+  MODEL_CORRUPT: define('SCDV_MODEL_CORRUPT', 500, 'model file %s is damaged or unreadable: %s; train the model again or restore the file'),
   TRAIN_FAILED: define('SCDV_TRAIN_FAILED', 500, 'training stage %s failed: %s'),
   OUTPUT_CONFLICT: define('SCDV_OUTPUT_CONFLICT', 409, 'output folder %s holds a run of another corpus or config (%s); choose another --out or delete it'),
   USER_DICTIONARY_INVALID: define('SCDV_USER_DICTIONARY_INVALID', 400, 'user dictionary line %s: %s'),
@@ -66,6 +79,7 @@ export const errors = {
   MODEL_CHANGING: define('SCDV_MODEL_CHANGING', 409, 'model %s is being activated; try again when it is done'),
   BODY_TOO_LARGE: define('SCDV_BODY_TOO_LARGE', 413, 'request body over the limit of %s bytes'),
   MEDIA_TYPE_UNSUPPORTED: define('SCDV_MEDIA_TYPE_UNSUPPORTED', 415, 'content type %s is not accepted here (use %s)'),
+  // A request's text: the per-line twin in corpora and bulk jobs is the line issue NO_KNOWN_WORDS (line-issues.js).
   NO_USABLE_WORDS: define('SCDV_NO_USABLE_WORDS', 422, 'the text has no word that model %s knows (%s distinct words after tokenising)'),
   BULK_SOURCE_INVALID: define('SCDV_BULK_SOURCE_INVALID', 422, 'bulk source %s: %s'),
   QUEUE_UNAVAILABLE: define('SCDV_QUEUE_UNAVAILABLE', 503, 'the job queue is unavailable (Redis is not reachable); reads keep working, retry writes later'),

@@ -28,6 +28,8 @@ test('a config file is read, and a broken one is reported with its path', () => 
   const bad = path.join(dir, 'bad.json');
   fs.writeFileSync(bad, '{"corpus": ');
   assert.throws(() => loadConfig({ file: bad }), (err) => /** @type {any} */ (err).code === 'SCDV_CONFIG_FILE_UNREADABLE' && /bad\.json/.test(/** @type {Error} */ (err).message));
+  // The parser's error is kept as the cause.
+  assert.throws(() => loadConfig({ file: bad }), (err) => /** @type {any} */ (err).cause instanceof SyntaxError);
 });
 
 test('hashOf ignores key order and sees every value', () => {

@@ -3,30 +3,24 @@
 // same documents instead of duplicating them; the shard's marker is written only after its last write is
 // acknowledged (durable).
 import os from 'node:os';
-import fs from 'node:fs';
-import { readLines } from '../pipeline/corpus/lines.js';
-import { parseDocument } from '../pipeline/corpus/document.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { openStore } from '../pipeline/store/index.js';
 import { runQueueWorker } from '../pipeline/queue/worker.js';
-import { shardMarker, shardsDir } from '../pipeline/stages/sharded.js';
-import { writeFileAtomic } from '../pipeline/fsutil.js';
+import { processShardLines } from '../pipeline/queue/shard.js';
+import { ISSUE } from '../pipeline/line-issues.js';
 import { hashOf } from '../pipeline/config.js';
 import { documentMeta } from '../pipeline/embed/meta.js';
 import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
 
 /**
- * @typedef {object} EmbedShardJob
- * @property {string} runKey
- * @property {string} corpus
- * @property {import('../pipeline/corpus/plan.js').Shard} shard
- * @property {string} outDir run folder (shard markers)
+ * @typedef {object} EmbedShardFields
  * @property {string} model
  * @property {string} storeDir the model's store
  * @property {string} collection
- * @property {import('../pipeline/config.js').Config} config
  * @property {[number, number][]} [duplicates] lines of this shard whose id an earlier line has: [line, first line]
  */
+
+/** @typedef {import('../pipeline/queue/shard.js').ShardJob & EmbedShardFields} EmbedShardJob */
 
 /**
  * @typedef {object} EmbedShardResult
@@ -58,16 +52,13 @@ function storeFor(dir) {
   return stores.get(dir);
 }
 
-/** Fault injection for the reliability tests: a pause after each write batch. */
-const BATCH_DELAY_MS = Number(process.env.SCDV_FAULT_BATCH_DELAY_MS || 0);
-
 /**
  * @param {EmbedShardJob} job
  * @param {(p: {lines: number, documents: number}) => void} [onProgress]
  * @returns {Promise<EmbedShardResult>}
  */
 export async function processEmbedShard(job, onProgress) {
-  const t0 = Date.now();
+  const startedAt = Date.now();
   const embedder = await embedderFor(job);
   const collection = storeFor(job.storeDir).collection(job.collection, { width: embedder.width });
   const { shard, config } = job;
@@ -77,17 +68,15 @@ export async function processEmbedShard(job, onProgress) {
     shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, rejected: [], empty: [], writes: 0, seconds: 0,
     worker: `${os.hostname()}:${process.pid}`,
   };
-  /** @type {{line: number, doc: import('../pipeline/corpus/document.js').Document}[]} */
-  let batch = [];
-  const flush = async () => {
-    if (!batch.length) return;
+  /** @param {import('../pipeline/queue/shard.js').BatchItem[]} batch */
+  const flush = async (batch) => {
     const vectors = await embedder.embedDocuments(batch.map((b) => b.doc));
     const writes = [];
     for (let i = 0; i < batch.length; i++) {
       const { line, doc } = batch[i];
       const v = vectors[i];
       if (v.indices.length === 0) {
-        result.empty.push({ line, id: doc.id, code: 'NO_KNOWN_WORDS', reason: `none of its ${v.unknownWords} distinct words is in model ${job.model}` });
+        result.empty.push({ line, id: doc.id, code: ISSUE.NO_KNOWN_WORDS, reason: `none of its ${v.unknownWords} distinct words is in model ${job.model}` });
         continue;
       }
       writes.push({ id: doc.id, vector: { indices: v.indices, values: v.values }, meta: documentMeta(doc) });
@@ -97,31 +86,15 @@ export async function processEmbedShard(job, onProgress) {
       result.writes++;
       result.documents += writes.length;
     }
-    batch = [];
     onProgress?.({ lines: result.lines, documents: result.documents });
-    if (BATCH_DELAY_MS > 0) await new Promise((r) => setTimeout(r, BATCH_DELAY_MS));
   };
-  for await (const l of readLines(job.corpus, {
-    start: shard.start, end: shard.end, firstLine: shard.firstLine, maxLineBytes: config.corpus.maxDocumentBytes,
-  })) {
-    result.lines++;
-    if ('tooLongBytes' in l) {
-      result.rejected.push({ line: l.lineNo, code: 'TOO_LARGE', reason: `line of ${l.tooLongBytes} bytes exceeds corpus.maxDocumentBytes = ${config.corpus.maxDocumentBytes}` });
-      continue;
-    }
-    const parsed = parseDocument(l.buf, l.lineNo);
-    if ('blank' in parsed) continue;
-    if ('error' in parsed) { result.rejected.push(parsed.error); continue; }
-    const firstLine = duplicates.get(l.lineNo);
-    if (firstLine !== undefined) { result.rejected.push(duplicateIssue(l.lineNo, parsed.doc.id, firstLine)); continue; }
-    batch.push({ line: l.lineNo, doc: parsed.doc });
-    if (batch.length >= config.index.writeBatchSize) await flush();
-  }
-  await flush();
-  result.seconds = (Date.now() - t0) / 1000;
-  fs.mkdirSync(shardsDir(job.outDir), { recursive: true });
-  writeFileAtomic(shardMarker(job.outDir, shard.index), JSON.stringify(result));
-  return result;
+  return processShardLines(job, {
+    result, batchSize: config.index.writeBatchSize, flush, startedAt,
+    accept: (doc, line) => {
+      const firstLine = duplicates.get(line);
+      return firstLine === undefined ? null : duplicateIssue(line, doc.id, firstLine);
+    },
+  });
 }
 
 /**

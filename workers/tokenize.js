@@ -5,24 +5,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { readLines } from '../pipeline/corpus/lines.js';
-import { parseDocument, documentText } from '../pipeline/corpus/document.js';
+import { documentText } from '../pipeline/corpus/document.js';
 import { japaneseShare } from '../pipeline/tokenizer/normalize.js';
 import { createTokenizer } from '../pipeline/tokenizer/index.js';
 import { hashOf } from '../pipeline/config.js';
 import { runQueueWorker } from '../pipeline/queue/worker.js';
-import { shardTsv } from '../pipeline/stages/tokenize-output.js';
-import { shardMarker, shardsDir } from '../pipeline/stages/sharded.js';
-import { writeFileAtomic } from '../pipeline/fsutil.js';
+import { shardTsv } from '../pipeline/corpus/tokenize-output.js';
+import { processShardLines, shardsDir } from '../pipeline/queue/shard.js';
+import { ISSUE } from '../pipeline/line-issues.js';
 
-/**
- * @typedef {object} ShardJob
- * @property {string} runKey
- * @property {string} corpus absolute path
- * @property {import('../pipeline/corpus/plan.js').Shard} shard
- * @property {string} outDir absolute path
- * @property {import('../pipeline/config.js').Config} config
- */
+/** @typedef {import('../pipeline/queue/shard.js').ShardJob} ShardJob */
 
 /** @typedef {{lines: number, documents: number, shardLines: number}} ShardProgress */
 
@@ -36,9 +28,6 @@ async function tokenizerFor(cfg) {
   return tokenizers.get(key);
 }
 
-/** Fault injection for the reliability tests: a pause after each batch keeps a shard in flight long enough to kill it. */
-const BATCH_DELAY_MS = Number(process.env.SCDV_FAULT_BATCH_DELAY_MS || 0);
-
 /** Share of letters that must be Japanese before a document is flagged as not Japanese. */
 const MIN_JAPANESE_SHARE = 0.2;
 
@@ -46,10 +35,10 @@ const MIN_JAPANESE_SHARE = 0.2;
  * Tokenise one shard into its output files.
  * @param {ShardJob} job
  * @param {(p: ShardProgress) => void} [onProgress]
- * @returns {Promise<import('../pipeline/stages/tokenize-output.js').ShardResult>}
+ * @returns {Promise<import('../pipeline/corpus/tokenize-output.js').ShardResult>}
  */
 export async function processShard(job, onProgress) {
-  const t0 = Date.now();
+  const startedAt = Date.now();
   const { shard, outDir, config } = job;
   const tokenizer = await tokenizerFor(config.tokenizer);
   fs.mkdirSync(shardsDir(outDir), { recursive: true });
@@ -60,16 +49,14 @@ export async function processShard(job, onProgress) {
   /** @type {Error | null} */
   let writeError = null;
   out.on('error', (err) => { writeError = err; });
-  /** @type {import('../pipeline/stages/tokenize-output.js').ShardResult} */
+  /** @type {import('../pipeline/corpus/tokenize-output.js').ShardResult} */
   const result = {
     shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, blank: 0, emptyDocuments: 0, tokens: 0,
     bytes: 0, rejected: [], warnings: [], seconds: 0, worker: `${os.hostname()}:${process.pid}`,
   };
-  /** @type {{line: number, doc: import('../pipeline/corpus/document.js').Document}[]} */
-  let batch = [];
 
-  const flush = async () => {
-    if (batch.length === 0) return;
+  /** @param {import('../pipeline/queue/shard.js').BatchItem[]} batch */
+  const flush = async (batch) => {
     const texts = batch.map((b) => documentText(b.doc));
     const tokens = await tokenizer.tokenizeBatch(texts);
     let chunk = '';
@@ -80,58 +67,39 @@ export async function processShard(job, onProgress) {
         result.emptyDocuments++;
         const notJa = japaneseShare(texts[i]) < MIN_JAPANESE_SHARE;
         result.warnings.push({
-          line, id: doc.id, code: notJa ? 'NOT_JAPANESE' : 'NO_TOKENS',
+          line, id: doc.id, code: notJa ? ISSUE.NOT_JAPANESE : ISSUE.NO_TOKENS,
           reason: notJa ? 'text is not Japanese: no token kept' : 'no token survived the filters',
         });
       } else {
         result.tokens += 1 + countSpaces(t);
         if (japaneseShare(texts[i]) < MIN_JAPANESE_SHARE) {
-          result.warnings.push({ line, id: doc.id, code: 'NOT_JAPANESE', reason: 'text is mostly not Japanese' });
+          result.warnings.push({ line, id: doc.id, code: ISSUE.NOT_JAPANESE, reason: 'text is mostly not Japanese' });
         }
       }
       chunk += `${line}\t${doc.id}\t${t}\n`;
       result.documents++;
     }
-    batch = [];
     if (writeError) throw writeError;
     if (!out.write(chunk)) await once(out, 'drain'); // rejects when the stream fails instead
     onProgress?.({ lines: result.lines, documents: result.documents, shardLines: shard.lines });
-    if (BATCH_DELAY_MS > 0) await new Promise((r) => setTimeout(r, BATCH_DELAY_MS));
   };
 
-  try {
-    for await (const l of readLines(job.corpus, {
-      start: shard.start, end: shard.end, firstLine: shard.firstLine, maxLineBytes: config.corpus.maxDocumentBytes,
-    })) {
-      result.lines++;
-      if ('tooLongBytes' in l) {
-        result.rejected.push({
-          line: l.lineNo, code: 'TOO_LARGE',
-          reason: `line of ${l.tooLongBytes} bytes exceeds corpus.maxDocumentBytes = ${config.corpus.maxDocumentBytes}`,
-        });
-        continue;
-      }
-      result.bytes += l.buf.length;
-      const parsed = parseDocument(l.buf, l.lineNo);
-      if ('blank' in parsed) { result.blank++; continue; }
-      if ('error' in parsed) { result.rejected.push(parsed.error); continue; }
-      result.warnings.push(...parsed.warnings);
-      batch.push({ line: l.lineNo, doc: parsed.doc });
-      if (batch.length >= config.tokenize.batchSize) await flush();
-    }
-    await flush();
-    out.end();
-    await finished(out);
-    if (writeError) throw writeError;
-    fs.renameSync(tmpTsv, finalTsv);
-  } catch (err) {
-    out.destroy();
-    fs.rmSync(tmpTsv, { force: true });
-    throw err;
-  }
-  result.seconds = (Date.now() - t0) / 1000;
-  writeFileAtomic(shardMarker(outDir, shard.index), JSON.stringify(result));
-  return result;
+  return processShardLines(job, {
+    result, batchSize: config.tokenize.batchSize, flush, startedAt,
+    onLine: (buf) => { result.bytes += buf.length; },
+    onBlank: () => { result.blank++; },
+    accept: (_doc, _line, warnings) => { result.warnings.push(...warnings); },
+    finish: async () => {
+      out.end();
+      await finished(out);
+      if (writeError) throw writeError;
+      fs.renameSync(tmpTsv, finalTsv);
+    },
+    abandon: () => {
+      out.destroy();
+      fs.rmSync(tmpTsv, { force: true });
+    },
+  });
 }
 
 /** @param {string} s */

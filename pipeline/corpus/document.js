@@ -1,5 +1,6 @@
 // One corpus line -> a validated document, or a rejection that names the line, the field and the reason.
 import { isUtf8 } from 'node:buffer';
+import { ISSUE } from '../line-issues.js';
 
 /**
  * @typedef {object} Document
@@ -12,7 +13,7 @@ import { isUtf8 } from 'node:buffer';
  * @property {string} [category]
  */
 
-/** @typedef {{line: number, code: string, reason: string, id?: string}} LineIssue */
+/** @typedef {{line: number, code: import('../line-issues.js').LineIssueCode, reason: string, id?: string}} LineIssue one line's issue (codes: pipeline/line-issues.js) */
 
 export const MAX_ID_LENGTH = 512;
 const OPTIONAL_STRINGS = /** @type {const} */ (['url', 'site', 'category']);
@@ -25,39 +26,39 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
  * @returns {{doc: Document, warnings: LineIssue[]} | {error: LineIssue} | {blank: true}}
  */
 export function parseDocument(buf, line) {
-  if (!isUtf8(buf)) return { error: { line, code: 'INVALID_UTF8', reason: 'line is not valid UTF-8' } };
+  if (!isUtf8(buf)) return { error: { line, code: ISSUE.INVALID_UTF8, reason: 'line is not valid UTF-8' } };
   const text = buf.toString('utf8');
   if (text.trim() === '') return { blank: true };
   let raw;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    return { error: { line, code: 'INVALID_JSON', reason: `invalid JSON: ${/** @type {Error} */ (err).message}` } };
+    return { error: { line, code: ISSUE.INVALID_JSON, reason: `invalid JSON: ${/** @type {Error} */ (err).message}` } };
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return { error: { line, code: 'NOT_AN_OBJECT', reason: 'a line must hold one JSON object' } };
+    return { error: { line, code: ISSUE.NOT_AN_OBJECT, reason: 'a line must hold one JSON object' } };
   }
-  const fail = (/** @type {string} */ code, /** @type {string} */ reason) =>
+  const fail = (/** @type {import('../line-issues.js').LineIssueCode} */ code, /** @type {string} */ reason) =>
     ({ error: { line, code, reason, ...(typeof raw.id === 'string' ? { id: raw.id } : {}) } });
 
   let id = raw.id;
-  if (id === undefined || id === null || id === '') return fail('MISSING_FIELD', 'field "id" is missing or empty');
+  if (id === undefined || id === null || id === '') return fail(ISSUE.MISSING_FIELD, 'field "id" is missing or empty');
   if (Number.isInteger(id)) id = String(id);
-  if (typeof id !== 'string') return fail('INVALID_FIELD', `field "id" must be a string, got ${typeof id}`);
-  if (id.length > MAX_ID_LENGTH) return fail('INVALID_FIELD', `field "id" is longer than ${MAX_ID_LENGTH} characters`);
-  if (/[\t\n\r]/.test(id)) return fail('INVALID_FIELD', 'field "id" contains a tab or line break');
+  if (typeof id !== 'string') return fail(ISSUE.INVALID_FIELD, `field "id" must be a string, got ${typeof id}`);
+  if (id.length > MAX_ID_LENGTH) return fail(ISSUE.INVALID_FIELD, `field "id" is longer than ${MAX_ID_LENGTH} characters`);
+  if (/[\t\n\r]/.test(id)) return fail(ISSUE.INVALID_FIELD, 'field "id" contains a tab or line break');
 
-  if (raw.body === undefined || raw.body === null) return fail('MISSING_FIELD', 'field "body" is missing');
-  if (typeof raw.body !== 'string') return fail('INVALID_FIELD', `field "body" must be a string, got ${typeof raw.body}`);
-  if (raw.body.trim() === '') return fail('EMPTY_BODY', 'field "body" is empty');
+  if (raw.body === undefined || raw.body === null) return fail(ISSUE.MISSING_FIELD, 'field "body" is missing');
+  if (typeof raw.body !== 'string') return fail(ISSUE.INVALID_FIELD, `field "body" must be a string, got ${typeof raw.body}`);
+  if (raw.body.trim() === '') return fail(ISSUE.EMPTY_BODY, 'field "body" is empty');
   if (raw.title !== undefined && raw.title !== null && typeof raw.title !== 'string') {
-    return fail('INVALID_FIELD', `field "title" must be a string, got ${typeof raw.title}`);
+    return fail(ISSUE.INVALID_FIELD, `field "title" must be a string, got ${typeof raw.title}`);
   }
   /** @type {Document} */
   const doc = { id, title: raw.title ?? '', body: raw.body };
   for (const f of OPTIONAL_STRINGS) {
     if (raw[f] === undefined || raw[f] === null) continue;
-    if (typeof raw[f] !== 'string') return fail('INVALID_FIELD', `field "${f}" must be a string, got ${typeof raw[f]}`);
+    if (typeof raw[f] !== 'string') return fail(ISSUE.INVALID_FIELD, `field "${f}" must be a string, got ${typeof raw[f]}`);
     doc[f] = raw[f];
   }
   // livedoor and many crawls call it `date`; both are accepted, `published_at` wins.
@@ -65,13 +66,13 @@ export function parseDocument(buf, line) {
   if (published !== undefined && published !== null) {
     const field = raw.published_at != null ? 'published_at' : 'date';
     const ms = typeof published === 'string' || typeof published === 'number' ? Date.parse(String(published)) : NaN;
-    if (Number.isNaN(ms)) return fail('INVALID_FIELD', `field "${field}" is not a date: ${JSON.stringify(published)}`);
+    if (Number.isNaN(ms)) return fail(ISSUE.INVALID_FIELD, `field "${field}" is not a date: ${JSON.stringify(published)}`);
     doc.published_at = new Date(ms).toISOString();
   }
   /** @type {LineIssue[]} */
   const warnings = [];
   if (CONTROL.test(doc.body) || CONTROL.test(doc.title)) {
-    warnings.push({ line, id, code: 'CONTROL_CHARACTERS', reason: 'control characters replaced by spaces' });
+    warnings.push({ line, id, code: ISSUE.CONTROL_CHARACTERS, reason: 'control characters replaced by spaces' });
   }
   return { doc, warnings };
 }

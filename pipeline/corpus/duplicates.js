@@ -2,6 +2,7 @@
 // can keep the first occurrence of an id (as tokenise does when it merges its shards) and report the others.
 import { readLines } from './lines.js';
 import { parseDocument } from './document.js';
+import { ISSUE } from '../line-issues.js';
 
 /**
  * Lines holding a valid document whose id an earlier valid document already had.
@@ -44,4 +45,4 @@ export function duplicatesIn(dups, shard) {
  * @param {string} id
  * @param {number} firstLine
  */
-export const duplicateIssue = (line, id, firstLine) => ({ line, id, code: 'DUPLICATE_ID', reason: `duplicate id "${id}" (first on line ${firstLine})` });
+export const duplicateIssue = (line, id, firstLine) => ({ line, id, code: ISSUE.DUPLICATE_ID, reason: `duplicate id "${id}" (first on line ${firstLine})` });

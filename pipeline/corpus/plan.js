@@ -23,7 +23,7 @@ export async function planShards(file, linesPerShard, onProgress) {
   try {
     stat = fs.statSync(file);
   } catch (err) {
-    throw errors.CORPUS_NOT_FOUND(file, /** @type {Error} */ (err).message);
+    throw errors.CORPUS_NOT_FOUND(file, /** @type {Error} */ (err).message).because(err);
   }
   if (!stat.isFile()) throw errors.CORPUS_NOT_FOUND(file, 'not a regular file');
   const hash = crypto.createHash('sha256');

@@ -7,6 +7,7 @@ import { loadModel } from '../model/load.js';
 import { DocumentVectorizer } from './vectorizer.js';
 import { documentText } from '../corpus/document.js';
 import { vectorLayout } from './layout.js';
+import { errors } from '../errors.js';
 
 /** @typedef {import('./vectorizer.js').Embedding} Embedding */
 
@@ -68,17 +69,24 @@ export class Embedder {
  */
 export function loadLexicon(model) {
   const wt = model.wordTopics;
-  const lines = fs.readFileSync(path.join(model.dir, 'vocab.txt'), 'utf8').split('\n').filter((l) => l !== '');
-  if (lines.length !== wt.nWords) throw new Error(`model ${model.name}: vocab.txt has ${lines.length} words, word_topics.bin ${wt.nWords}`);
+  const file = path.join(model.dir, 'vocab.txt');
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw errors.MODEL_CORRUPT(file, `cannot be read (${/** @type {Error} */ (err).message})`).because(err);
+  }
+  const lines = text.split('\n').filter((l) => l !== '');
+  if (lines.length !== wt.nWords) throw errors.MODEL_CORRUPT(file, `${lines.length} words, word_topics.bin of model ${model.name} has ${wt.nWords}`);
   const idf = new Float32Array(lines.length);
   lines.forEach((l, i) => {
     const cols = l.split('\t');
     const v = Number(cols[2]);
-    if (!(v > 0)) throw new Error(`model ${model.name}: vocab.txt line ${i + 1} has no idf`);
+    if (!(v > 0)) throw errors.MODEL_CORRUPT(file, `line ${i + 1} has no idf`);
     idf[i] = v;
   });
   for (const i of [0, lines.length - 1]) {
-    if (wt.word(i) !== lines[i].split('\t')[0]) throw new Error(`model ${model.name}: vocab.txt and word_topics.bin disagree at row ${i}`);
+    if (wt.word(i) !== lines[i].split('\t')[0]) throw errors.MODEL_CORRUPT(file, `it and word_topics.bin of model ${model.name} disagree at row ${i}`);
   }
   return { indexOf: (w) => wt.indexOf(w), idf };
 }

@@ -34,6 +34,15 @@ export function loadModel(name, opts = {}) {
     throw errors.MODEL_NOT_FOUND(name, `${modelsDir} (format ${manifest.format}, this version reads ${MODEL_FORMAT}: train it again)`);
   }
   const file = path.join(dir, 'word_topics.bin');
-  const wordTopics = opts.inMemory ? WordTopics.fromBytes(fs.readFileSync(file), file) : WordTopics.open(file);
+  const wordTopics = opts.inMemory ? WordTopics.fromBytes(readModelFile(file), file) : WordTopics.open(file);
   return { name, dir, manifest, wordTopics, width: wordTopics.width };
+}
+
+/** @param {string} file */
+function readModelFile(file) {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw errors.MODEL_CORRUPT(file, `cannot be read (${/** @type {Error} */ (err).message})`).because(err);
+  }
 }

@@ -5,6 +5,7 @@
 //  - a mapped or loaded view (`WordTopics.fromBytes`): lookups are plain memory reads and rows are
 //    zero-copy typed-array views.
 import fs from 'node:fs';
+import { errors } from '../errors.js';
 
 const MAGIC = 'SCDVWT01';
 const HEADER_SIZE = 128;
@@ -38,10 +39,15 @@ export function fnv1a32(bytes) {
  * @returns {ByteSource}
  */
 function fileSource(file) {
-  const fd = fs.openSync(file, 'r');
+  let fd;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    throw errors.MODEL_CORRUPT(file, `cannot be opened (${/** @type {Error} */ (err).message})`).because(err);
+  }
   const readInto = (/** @type {Uint8Array} */ dst, /** @type {number} */ offset) => {
     const n = fs.readSync(fd, dst, 0, dst.length, offset);
-    if (n !== dst.length) throw new Error(`${file}: short read at ${offset}`);
+    if (n !== dst.length) throw errors.MODEL_CORRUPT(file, `short read at byte ${offset} (the file shrank while open)`);
   };
   return {
     read(offset, length) { const b = Buffer.allocUnsafe(length); readInto(b, offset); return b; },
@@ -84,10 +90,12 @@ export class WordTopics {
   constructor(src, name) {
     this.src = src;
     this.name = name;
+    // A damaged file is SCDV_MODEL_CORRUPT naming it, not an internal error.
+    if (src.size < HEADER_SIZE) throw errors.MODEL_CORRUPT(name, `${src.size} bytes, shorter than the ${HEADER_SIZE}-byte header`);
     const h = Buffer.from(src.read(0, HEADER_SIZE));
-    if (h.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${name} is not a word-topic file (bad magic)`);
+    if (h.toString('latin1', 0, 8) !== MAGIC) throw errors.MODEL_CORRUPT(name, `not a word-topic file (bad magic, expected ${MAGIC})`);
     const version = h.readUInt32LE(8);
-    if (version !== 1) throw new Error(`${name}: unsupported word-topic format version ${version}`);
+    if (version !== 1) throw errors.MODEL_CORRUPT(name, `word-topic format version ${version}, this version reads 1`);
     this.nWords = h.readUInt32LE(12);
     this.nClusters = h.readUInt32LE(16);
     this.dim = h.readUInt32LE(20);
@@ -100,7 +108,7 @@ export class WordTopics {
     this.offWordBytes = Number(h.readBigUInt64LE(72));
     this.offHash = Number(h.readBigUInt64LE(80));
     const total = Number(h.readBigUInt64LE(88));
-    if (src.size !== total) throw new Error(`${name} is truncated or padded: ${src.size} bytes, header says ${total}`);
+    if (src.size !== total) throw errors.MODEL_CORRUPT(name, `truncated or padded: ${src.size} bytes, the header says ${total}`);
     /** Width of a word-topic vector: K clusters x d dimensions. */
     this.width = this.nClusters * this.dim;
   }

@@ -2,57 +2,16 @@
 // Completion is decided by files, not by Redis: a shard is done when its result marker
 // (outDir/shards/NNNNN.json, written last and atomically, carrying the run key) exists. So a run
 // survives Redis restarts and worker deaths, and a re-run skips every finished shard.
-import fs from 'node:fs';
-import path from 'node:path';
 import { errors } from '../errors.js';
 import { openQueue } from '../queue/queues.js';
+import { readShardResult } from '../queue/shard.js';
 import { ProgressBar } from '../progress.js';
-import { writeFileAtomic } from '../fsutil.js';
 
 /** How often a run looks for shard jobs that Redis lost. */
 const LOST_JOB_CHECK_MS = 2000;
 
-/** @param {string} outDir */
-export const shardsDir = (outDir) => path.join(outDir, 'shards');
-/** @param {string} outDir @param {number} index */
-export const shardMarker = (outDir, index) => path.join(shardsDir(outDir), `${String(index).padStart(5, '0')}.json`);
-
-/**
- * The shard's result marker when it completed for this run, else null.
- * @template T
- * @param {string} outDir
- * @param {number} index
- * @param {string} runKey
- * @returns {(T & {runKey: string, lines: number, documents: number}) | null}
- */
-export function readShardResult(outDir, index, runKey) {
-  try {
-    const r = JSON.parse(fs.readFileSync(shardMarker(outDir, index), 'utf8'));
-    return r.runKey === runKey ? r : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Keep the folder's finished shards when they belong to this run; otherwise start it over.
- * @param {string} outDir
- * @param {string} runKey
- * @param {(m: string) => void} log
- */
-export function prepareRunDir(outDir, runKey, log) {
-  const runFile = path.join(outDir, 'run.json');
-  let previous = null;
-  try {
-    previous = JSON.parse(fs.readFileSync(runFile, 'utf8')).runKey;
-  } catch { /* new folder */ }
-  if (previous && previous !== runKey) {
-    log(`${outDir} held a run with other inputs; its shard results are discarded`);
-    fs.rmSync(shardsDir(outDir), { recursive: true, force: true });
-  }
-  fs.mkdirSync(shardsDir(outDir), { recursive: true });
-  writeFileAtomic(runFile, JSON.stringify({ runKey }) + '\n');
-}
+// The run folder's files live in the library, where the workers read them too; re-exported for the stages.
+export { shardsDir, shardMarker, readShardResult, prepareRunDir } from '../queue/shard.js';
 
 /**
  * @typedef {object} ShardRunOptions

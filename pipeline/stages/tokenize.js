@@ -11,6 +11,7 @@ import { WorkerPool } from './worker-pool.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { prepareRunDir, readShardResult, runShards, shardsDir } from './sharded.js';
 import { shardTsv } from './tokenize-output.js';
+import { duplicateIssue } from '../corpus/duplicates.js';
 
 /**
  * @typedef {object} TokenizeOptions
@@ -131,7 +132,7 @@ async function mergeShards(outDir, indexes, runKey) {
       const id = row.slice(t1 + 1, t2);
       const seen = firstLine.get(id);
       if (seen !== undefined) {
-        rejectedOut.push({ line, id, code: 'DUPLICATE_ID', reason: `duplicate id "${id}" (first on line ${seen})` });
+        rejectedOut.push(duplicateIssue(line, id, seen));
         continue;
       }
       firstLine.set(id, line);

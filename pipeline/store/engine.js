@@ -104,10 +104,10 @@ const isEnoent = (err) => /** @type {NodeJS.ErrnoException} */ (err)?.code === '
  */
 function wrapNative(err, where) {
   const e = /** @type {Error & {code?: string}} */ (err);
-  if (e && e.code === 'SCDV_STORE_CORRUPT' && !(e instanceof ScdvError)) return errors.STORE_CORRUPT(where, e.message);
+  if (e && e.code === 'SCDV_STORE_CORRUPT' && !(e instanceof ScdvError)) return errors.STORE_CORRUPT(where, e.message).because(e);
   if (e && e.code === 'SCDV_STORE_FORMAT_UNSUPPORTED' && !(e instanceof ScdvError)) {
     const m = /^segment (.*) has format version (\d+); this build reads version (\d+)$/.exec(e.message);
-    return m ? errors.STORE_FORMAT_UNSUPPORTED(`${m[1]} (segment)`, m[2], m[3]) : errors.STORE_FORMAT_UNSUPPORTED(where, '?', e.message);
+    return (m ? errors.STORE_FORMAT_UNSUPPORTED(`${m[1]} (segment)`, m[2], m[3]) : errors.STORE_FORMAT_UNSUPPORTED(where, '?', e.message)).because(e);
   }
   return err;
 }

@@ -80,7 +80,7 @@ export function readCollectionInfo(dir) {
   try {
     info = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw errors.STORE_CORRUPT(file, /** @type {Error} */ (err).message);
+    throw errors.STORE_CORRUPT(file, /** @type {Error} */ (err).message).because(err);
   }
   if (info.format !== FORMAT) throw errors.STORE_FORMAT_UNSUPPORTED(dir, String(info.format), String(FORMAT));
   if (!Number.isInteger(info.width) || info.width < 1) throw errors.STORE_CORRUPT(file, `bad width ${info.width}`);
@@ -110,7 +110,7 @@ export function readManifest(dir, name) {
   try {
     m = JSON.parse(text);
   } catch (err) {
-    throw errors.STORE_CORRUPT(file, /** @type {Error} */ (err).message);
+    throw errors.STORE_CORRUPT(file, /** @type {Error} */ (err).message).because(err);
   }
   if (m.format !== FORMAT || !Number.isInteger(m.generation) || !Number.isInteger(m.wal) || !Array.isArray(m.segments)) {
     throw errors.STORE_CORRUPT(file, 'not a manifest of this format');

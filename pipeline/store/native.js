@@ -120,7 +120,7 @@ export function loadAddon() {
   try {
     addon = /** @type {Addon} */ (createRequire(import.meta.url)(ADDON_PATH));
   } catch (err) {
-    throw errors.STORE_ADDON_NOT_BUILT(`cannot load ${ADDON_PATH}: ${/** @type {Error} */ (err).message}`);
+    throw errors.STORE_ADDON_NOT_BUILT(`cannot load ${ADDON_PATH}: ${/** @type {Error} */ (err).message}`).because(err);
   }
   return addon;
 }

@@ -37,7 +37,7 @@ export class Tokenizer {
         },
       });
     } catch (err) {
-      throw errors.DICTIONARY_BROKEN(this.dictionary.dicdir, /** @type {Error} */ (err).message);
+      throw errors.DICTIONARY_BROKEN(this.dictionary.dicdir, /** @type {Error} */ (err).message).because(err);
     }
   }
 
@@ -108,7 +108,7 @@ export async function createTokenizer(config) {
   try {
     native = await import('./native.js');
   } catch (err) {
-    throw errors.ADDON_NOT_BUILT(/** @type {Error} */ (err).message);
+    throw errors.ADDON_NOT_BUILT(/** @type {Error} */ (err).message).because(err);
   }
   return new Tokenizer(config, native);
 }

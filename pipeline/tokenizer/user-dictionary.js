@@ -39,7 +39,7 @@ export function compileUserDictionary(csvFile, outFile) {
   try {
     text = fs.readFileSync(csvFile, 'utf8');
   } catch (err) {
-    throw errors.USER_DICTIONARY_INVALID(0, `cannot read ${csvFile}: ${/** @type {Error} */ (err).message}`);
+    throw errors.USER_DICTIONARY_INVALID(0, `cannot read ${csvFile}: ${/** @type {Error} */ (err).message}`).because(err);
   }
   validateCsv(text);
   // mecab-dict-index reads the definition files and the CSV in one charset: convert the definitions

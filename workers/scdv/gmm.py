@@ -36,6 +36,12 @@ from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .config import GmmConfig
+
+# Defaults are the configured ones (pipeline/config.js, mirrored by scdv.config): tests/stages/train-config.test.js
+# fails when a constructor default here differs.
+_DEFAULTS = GmmConfig()
+
 __all__ = ["FastGaussianMixture", "COVARIANCE_TYPES"]
 
 COVARIANCE_TYPES = ("tied", "diag", "full")
@@ -92,7 +98,8 @@ class FastGaussianMixture(BaseEstimator):
         (K, d) diag / (K, d, d) full. When all three are given no
         responsibilities are drawn (as in scikit-learn).
     random_state : int, RandomState or None
-        Used exactly as scikit-learn uses it, so both start from the same point.
+        Used exactly as scikit-learn uses it, so both start from the same point (the default is the configured
+        gmm.seed, not scikit-learn's None). Every default is the configured one (scdv.config.GmmConfig).
     dtype : np.float32 or np.float64
         Precision of the large matrix products.
     chunk_size : int
@@ -119,19 +126,19 @@ class FastGaussianMixture(BaseEstimator):
 
     def __init__(
         self,
-        n_components: int = 60,
+        n_components: int = _DEFAULTS.n_components,
         *,
-        covariance_type: str = "tied",
-        tol: float = 1e-3,
-        reg_covar: float = 1e-6,
-        max_iter: int = 100,
-        n_init: int = 1,
-        init_params: str = "kmeans",
+        covariance_type: str = _DEFAULTS.covariance_type,
+        tol: float = _DEFAULTS.tol,
+        reg_covar: float = _DEFAULTS.reg_covar,
+        max_iter: int = _DEFAULTS.max_iter,
+        n_init: int = _DEFAULTS.n_init,
+        init_params: str = _DEFAULTS.init_params,
         weights_init: ArrayLike | None = None,
         means_init: ArrayLike | None = None,
         precisions_init: ArrayLike | None = None,
-        random_state: int | np.random.RandomState | None = None,
-        dtype: Any = np.float32,
+        random_state: int | np.random.RandomState | None = _DEFAULTS.seed,
+        dtype: Any = np.dtype(_DEFAULTS.dtype).type,
         chunk_size: int = 16384,
         verbose_callback: IterationCallback | None = None,
     ) -> None:

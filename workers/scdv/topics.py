@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .config import TopicsConfig
 from .wtv_format import WordTopicWriter
 
 __all__ = ["WordTopicVectorizer", "VECTOR_NORMS"]
@@ -50,6 +51,9 @@ _MAX_CHUNK_VALUES = 8_000_000
 
 ChunkCallback = Callable[[int, int], None]  # (words done, total words)
 Csr = tuple[NDArray[np.int64], NDArray[np.uint32], NDArray[np.float32]]
+# Defaults are the configured ones (pipeline/config.js, mirrored by scdv.config): tests/stages/train-config.test.js
+# fails when a constructor default here differs.
+_DEFAULTS = TopicsConfig()
 
 
 def l2_normalize(vectors: NDArray[np.floating]) -> NDArray[np.float32]:
@@ -77,18 +81,20 @@ class WordTopicVectorizer:
     vector_norm : {"l2", "raw"}
         Word vectors used in the product; see the module docstring.
     idf_power : float
-        Exponent of idf(w) in the product (1: the paper; 0: no idf weighting).
+        Exponent of idf(w) in the product (1: the paper; 0: no idf weighting; the configured default is -2).
+
+    Every default is the configured one (scdv.config.TopicsConfig).
     """
 
     def __init__(
         self,
         *,
-        prob_threshold: float = 0.0,
-        keep_fraction: float | None = 0.03,
-        keep_count: int | None = None,
-        chunk_words: int = 2000,
-        vector_norm: str = "l2",
-        idf_power: float = 1.0,
+        prob_threshold: float = _DEFAULTS.prob_threshold,
+        keep_fraction: float | None = _DEFAULTS.keep_fraction,
+        keep_count: int | None = _DEFAULTS.keep_count,
+        chunk_words: int = _DEFAULTS.chunk_words,
+        vector_norm: str = _DEFAULTS.vector_norm,
+        idf_power: float = _DEFAULTS.idf_power,
     ) -> None:
         self.prob_threshold = prob_threshold
         self.keep_fraction = keep_fraction

@@ -21,6 +21,12 @@ from gensim.models import Word2Vec
 from gensim.models.callbacks import CallbackAny2Vec
 from numpy.typing import NDArray
 
+from .config import Word2VecConfig
+
+# Defaults are the configured ones (pipeline/config.js, mirrored by scdv.config): tests/stages/train-config.test.js
+# fails when a constructor default here differs.
+_DEFAULTS = Word2VecConfig()
+
 __all__ = ["Word2VecTrainer", "EpochCallback", "VocabCheck"]
 
 # (epoch 1-based, epochs, loss of this epoch or None, elapsed s, eta s)
@@ -69,6 +75,8 @@ class Word2VecTrainer:
     check_vocab : VocabCheck or None
         Called with the vocabulary size before training starts.
 
+    Every default is the configured one (scdv.config.Word2VecConfig).
+
     Attributes (after fit)
     ----------------------
     words_ : list[str], length n_words, most frequent first
@@ -82,17 +90,17 @@ class Word2VecTrainer:
     def __init__(
         self,
         *,
-        vector_size: int = 200,
-        window: int = 10,
-        negative: int = 10,
-        sample: float = 1e-3,
-        min_count: int = 5,
-        epochs: int = 10,
-        workers: int = 2,
-        seed: int = 1,
-        sg: int = 1,
-        hs: int = 0,
-        compute_loss: bool = True,
+        vector_size: int = _DEFAULTS.vector_size,
+        window: int = _DEFAULTS.window,
+        negative: int = _DEFAULTS.negative,
+        sample: float = _DEFAULTS.sample,
+        min_count: int = _DEFAULTS.min_count,
+        epochs: int = _DEFAULTS.epochs,
+        workers: int = _DEFAULTS.workers,
+        seed: int = _DEFAULTS.seed,
+        sg: int = _DEFAULTS.sg,
+        hs: int = _DEFAULTS.hs,
+        compute_loss: bool = _DEFAULTS.compute_loss,
         on_epoch: EpochCallback | None = None,
         check_vocab: VocabCheck | None = None,
     ) -> None:

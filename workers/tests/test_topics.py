@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scdv.topics import WordTopicVectorizer
+from scdv.topics import WordTopicVectorizer as _Vectorizer
+
+
+def WordTopicVectorizer(**kw: object) -> _Vectorizer:
+    """The paper's formula (idf^1), which the hand-worked examples below follow; the configured idf_power (-2) has
+    its own tests (test_topics_idf_power.py)."""
+    return _Vectorizer(**{"idf_power": 1.0, **kw})  # type: ignore[arg-type]
 
 
 def dense_rows(row_ptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, width: int) -> np.ndarray:

@@ -1,0 +1,144 @@
+// One shard of a corpus stage (tokenise, embed) run as one Bull job: the run folder's files, the job payload both
+// stages queue, and the one skeleton of a shard processor (read lines -> size check -> parse -> batch -> flush ->
+// marker). Completion is decided by files, not by Redis: a shard is done when its result marker
+// (outDir/shards/NNNNN.json, written last and atomically, carrying the run key) exists.
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../fsutil.js';
+import { readLines } from '../corpus/lines.js';
+import { parseDocument } from '../corpus/document.js';
+import { ISSUE } from '../line-issues.js';
+
+/**
+ * The payload of a shard job; each stage adds its own fields.
+ * @typedef {object} ShardJob
+ * @property {string} runKey
+ * @property {string} corpus absolute path
+ * @property {import('../corpus/plan.js').Shard} shard
+ * @property {string} outDir the run folder (shard markers live in outDir/shards)
+ * @property {import('../config.js').Config} config
+ */
+
+/**
+ * What every shard's marker holds; each stage adds its own counts.
+ * @typedef {object} ShardResultBase
+ * @property {number} shard
+ * @property {string} runKey
+ * @property {number} lines lines read
+ * @property {number} documents
+ * @property {import('../corpus/document.js').LineIssue[]} rejected lines not used, with reasons
+ * @property {number} seconds
+ * @property {string} worker host:pid that wrote it
+ */
+
+/** @param {string} outDir */
+export const shardsDir = (outDir) => path.join(outDir, 'shards');
+/** @param {string} outDir @param {number} index */
+export const shardMarker = (outDir, index) => path.join(shardsDir(outDir), `${String(index).padStart(5, '0')}.json`);
+
+/**
+ * The shard's result marker when it completed for this run, else null.
+ * @template T
+ * @param {string} outDir
+ * @param {number} index
+ * @param {string} runKey
+ * @returns {(T & {runKey: string, lines: number, documents: number}) | null}
+ */
+export function readShardResult(outDir, index, runKey) {
+  try {
+    const r = JSON.parse(fs.readFileSync(shardMarker(outDir, index), 'utf8'));
+    return r.runKey === runKey ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Keep the folder's finished shards when they belong to this run; otherwise start it over.
+ * @param {string} outDir
+ * @param {string} runKey
+ * @param {(m: string) => void} log
+ */
+export function prepareRunDir(outDir, runKey, log) {
+  const runFile = path.join(outDir, 'run.json');
+  let previous = null;
+  try {
+    previous = JSON.parse(fs.readFileSync(runFile, 'utf8')).runKey;
+  } catch { /* new folder */ }
+  if (previous && previous !== runKey) {
+    log(`${outDir} held a run with other inputs; its shard results are discarded`);
+    fs.rmSync(shardsDir(outDir), { recursive: true, force: true });
+  }
+  fs.mkdirSync(shardsDir(outDir), { recursive: true });
+  writeFileAtomic(runFile, JSON.stringify({ runKey }) + '\n');
+}
+
+/** Fault injection for the reliability tests: a pause after each batch keeps a shard in flight long enough to kill it. */
+const FAULT_BATCH_DELAY_MS = Number(process.env.SCDV_FAULT_BATCH_DELAY_MS || 0);
+
+/** @typedef {{line: number, doc: import('../corpus/document.js').Document}} BatchItem */
+
+/**
+ * Process one shard: read its lines, reject those over corpus.maxDocumentBytes and those that do not parse, hand
+ * the documents to `flush` in batches, then write the shard's marker (last, atomically). A processor killed or
+ * failing before the marker leaves the shard to be done again.
+ * @template {ShardResultBase} R
+ * @param {ShardJob} job
+ * @param {object} o
+ * @param {R} o.result counts so far; `lines`, `rejected` and `seconds` are kept here, the hooks keep the rest
+ * @param {number} o.batchSize documents per flush
+ * @param {(batch: BatchItem[]) => Promise<void>} o.flush
+ * @param {(buf: Buffer) => void} [o.onLine] each line within the size limit (before parsing)
+ * @param {() => void} [o.onBlank] a blank line (skipped)
+ * @param {(doc: import('../corpus/document.js').Document, line: number, warnings: import('../corpus/document.js').LineIssue[]) =>
+ *   import('../corpus/document.js').LineIssue | null | void} [o.accept] a parsed document: return an issue to reject it
+ * @param {() => Promise<void>} [o.finish] after the last flush, before the marker (close and move output files)
+ * @param {() => void} [o.abandon] on failure, before it is thrown (remove partial output)
+ * @param {number} [o.startedAt] when the job started (Date.now()), if before this call: `seconds` counts from it
+ * @returns {Promise<R>}
+ */
+export async function processShardLines(job, o) {
+  const t0 = o.startedAt ?? Date.now();
+  const { shard, config } = job;
+  const { result } = o;
+  /** @type {BatchItem[]} */
+  let batch = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const full = batch;
+    batch = [];
+    await o.flush(full);
+    if (FAULT_BATCH_DELAY_MS > 0) await new Promise((r) => setTimeout(r, FAULT_BATCH_DELAY_MS));
+  };
+  try {
+    for await (const l of readLines(job.corpus, {
+      start: shard.start, end: shard.end, firstLine: shard.firstLine, maxLineBytes: config.corpus.maxDocumentBytes,
+    })) {
+      result.lines++;
+      if ('tooLongBytes' in l) {
+        result.rejected.push({
+          line: l.lineNo, code: ISSUE.TOO_LARGE,
+          reason: `line of ${l.tooLongBytes} bytes exceeds corpus.maxDocumentBytes = ${config.corpus.maxDocumentBytes}`,
+        });
+        continue;
+      }
+      o.onLine?.(l.buf);
+      const parsed = parseDocument(l.buf, l.lineNo);
+      if ('blank' in parsed) { o.onBlank?.(); continue; }
+      if ('error' in parsed) { result.rejected.push(parsed.error); continue; }
+      const issue = o.accept?.(parsed.doc, l.lineNo, parsed.warnings);
+      if (issue) { result.rejected.push(issue); continue; }
+      batch.push({ line: l.lineNo, doc: parsed.doc });
+      if (batch.length >= o.batchSize) await flush();
+    }
+    await flush();
+    await o.finish?.();
+  } catch (err) {
+    o.abandon?.();
+    throw err;
+  }
+  result.seconds = (Date.now() - t0) / 1000;
+  fs.mkdirSync(shardsDir(job.outDir), { recursive: true });
+  writeFileAtomic(shardMarker(job.outDir, shard.index), JSON.stringify(result));
+  return result;
+}

@@ -1,0 +1,85 @@
+// A damaged model file is a catalogue error naming the file (SCDV_MODEL_CORRUPT, 500), never a plain Error that the
+// server would answer as SCDV_INTERNAL.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadModel } from '../../pipeline/model/load.js';
+import { MODEL_FORMAT } from '../../pipeline/model/names.js';
+import { loadLexicon } from '../../pipeline/embed/index.js';
+import { REPO_ROOT, VENV_PYTHON } from '../../pipeline/paths.js';
+
+const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-model-corrupt-'));
+test.after(() => fs.rmSync(modelsDir, { recursive: true, force: true }));
+const WORDS = ['犬', '猫', '馬'];
+
+/** A valid three-word model folder written by the Python writer. @param {string} name */
+function writeModel(name) {
+  const dir = path.join(modelsDir, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ format: MODEL_FORMAT }));
+  fs.writeFileSync(path.join(dir, 'vocab.txt'), WORDS.map((w, i) => `${w}\t${10 - i}\t1.5\n`).join(''));
+  const res = spawnSync(VENV_PYTHON, ['-c', `
+import sys, numpy as np
+from scdv.topics import WordTopicVectorizer
+words = sys.argv[2].split(",")
+rng = np.random.default_rng(1)
+WordTopicVectorizer(keep_fraction=None, idf_power=1.0).write(sys.argv[1], words, rng.standard_normal((3, 4)), np.full((3, 2), 0.5), np.ones(3))
+`, path.join(dir, 'word_topics.bin'), WORDS.join(',')], { env: { ...process.env, PYTHONPATH: path.join(REPO_ROOT, 'workers') }, encoding: 'utf8' });
+  assert.equal(res.status, 0, res.stderr);
+  return dir;
+}
+
+/** @param {string} file @param {RegExp} reason */
+const corrupt = (file, reason) => (/** @type {any} */ err) => {
+  assert.equal(err.code, 'SCDV_MODEL_CORRUPT');
+  assert.equal(err.status, 500);
+  assert.ok(err.message.includes(file), err.message);
+  assert.match(err.message, reason);
+  return true;
+};
+
+test('a valid model loads (the fixture is sound)', () => {
+  writeModel('ok');
+  for (const inMemory of [false, true]) {
+    const m = loadModel('ok', { modelsDir, inMemory });
+    assert.equal(m.wordTopics.nWords, 3);
+    assert.equal(loadLexicon(m).idf.length, 3);
+  }
+});
+
+test('a truncated, foreign or missing word_topics.bin is SCDV_MODEL_CORRUPT naming the file', () => {
+  const dir = writeModel('damaged');
+  const file = path.join(dir, 'word_topics.bin');
+  const bytes = fs.readFileSync(file);
+  for (const inMemory of [false, true]) {
+    fs.writeFileSync(file, bytes.subarray(0, bytes.length - 8));
+    assert.throws(() => loadModel('damaged', { modelsDir, inMemory }), corrupt(file, /truncated or padded/));
+    fs.writeFileSync(file, bytes.subarray(0, 40));
+    assert.throws(() => loadModel('damaged', { modelsDir, inMemory }), corrupt(file, /shorter than the 128-byte header/));
+    fs.writeFileSync(file, Buffer.concat([Buffer.from('NOTAWTV!'), bytes.subarray(8)]));
+    assert.throws(() => loadModel('damaged', { modelsDir, inMemory }), corrupt(file, /bad magic/));
+    fs.rmSync(file);
+    assert.throws(() => loadModel('damaged', { modelsDir, inMemory }), (/** @type {any} */ err) => {
+      corrupt(file, /ENOENT/)(err);
+      assert.equal(err.cause?.code, 'ENOENT', 'the file system error is kept as cause');
+      return true;
+    });
+  }
+});
+
+test('a vocab.txt that disagrees with word_topics.bin is SCDV_MODEL_CORRUPT naming vocab.txt', () => {
+  const dir = writeModel('vocab');
+  const vocab = path.join(dir, 'vocab.txt');
+  const m = loadModel('vocab', { modelsDir });
+  fs.writeFileSync(vocab, `${WORDS[0]}\t10\t1.5\n`);
+  assert.throws(() => loadLexicon(m), corrupt(vocab, /1 words, word_topics\.bin of model vocab has 3/));
+  fs.writeFileSync(vocab, WORDS.map((w) => `${w}\t10\n`).join(''));
+  assert.throws(() => loadLexicon(m), corrupt(vocab, /line 1 has no idf/));
+  fs.writeFileSync(vocab, ['x', ...WORDS.slice(1)].map((w) => `${w}\t10\t1.5\n`).join(''));
+  assert.throws(() => loadLexicon(m), corrupt(vocab, /disagree at row 0/));
+  fs.rmSync(vocab);
+  assert.throws(() => loadLexicon(m), corrupt(vocab, /cannot be read/));
+});
