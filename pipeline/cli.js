@@ -64,7 +64,8 @@ async function main() {
     return;
   }
   const mod = await load();
-  await mod.run(rest);
+  const { joinNegativeValues } = await import('./commands/common.js');
+  await mod.run(joinNegativeValues(rest));
 }
 
 // Whatever escapes everything else ends the process with its stack (message and frames) only: Node's own
