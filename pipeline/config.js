@@ -222,10 +222,9 @@ const TRAIN_CHOICES = {
  */
 export function describeRange(r) {
   const kind = r.integer ? 'a whole number' : 'a number';
-  const low = r.exclusiveMin ? `above ${r.min}` : `${r.min}`;
   const text = r.max === undefined
     ? (r.exclusiveMin ? `${kind} above ${r.min}` : `${kind} of at least ${r.min}`)
-    : `${kind} from ${low} to ${r.max}`;
+    : (r.exclusiveMin ? `${kind} above ${r.min} and at most ${r.max}` : `${kind} from ${r.min} to ${r.max}`);
   return r.nullable ? `${text}, or null` : text;
 }
 

@@ -60,11 +60,14 @@ export function checkUsableRun(o) {
   const byCode = codes.map(([k, v]) => `${k} ${v}`).join(', ');
   if (o.documents === 0) {
     const top = codes[0]?.[0];
-    const cause = rejected === 0 && o.empty ? `none of its ${o.empty} documents has a word the model knows (another language or subject than the model was trained on?)`
-      : top === 'INVALID_UTF8' ? 'the file is not UTF-8 text (a binary file, or another encoding such as Shift_JIS: convert it with iconv)'
-      : top === 'INVALID_JSON' || top === 'NOT_AN_OBJECT' ? 'its lines are not JSON objects; a corpus is JSON Lines, one {"id", "body", "title"?} object a line'
-      : top ? 'every line was rejected' : 'no line held a document';
-    throw errors.CORPUS_UNUSABLE(o.corpus, `${rejected} of ${o.lines} lines rejected${byCode ? ` (${byCode})` : ''}; ${cause}; details: ${o.details}`);
+    const causes = [
+      rejected ? `${rejected} of ${o.lines} lines rejected (${byCode})` : '',
+      top === 'INVALID_UTF8' ? 'the file is not UTF-8 text (a binary file, or another encoding such as Shift_JIS: convert it with iconv)'
+        : top === 'INVALID_JSON' || top === 'NOT_AN_OBJECT' ? 'its lines are not JSON objects; a corpus is JSON Lines, one {"id", "body", "title"?} object a line'
+        : '',
+      o.empty ? `none of its ${o.empty} documents has a word the model knows (another language or subject than the model was trained on?)` : '',
+    ].filter(Boolean);
+    throw errors.CORPUS_UNUSABLE(o.corpus, `${causes.length ? causes.join('; ') : 'no line holds a document'}; details: ${o.details}`);
   }
   const fraction = rejected / o.lines;
   if (rejected > 0 && fraction > o.config.corpus.warnRejectedFraction) {
