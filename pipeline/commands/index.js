@@ -15,8 +15,8 @@ export async function run(argv) {
   });
   if (!values.corpus || !values.model) throw errors.USAGE('scdv index needs --model NAME and --corpus FILE');
   const workers = intFlag(values.workers, '--workers');
-  const writeBatchSize = intFlag(values['batch-size'], '--batch-size');
-  const shardSize = intFlag(values['shard-size'], '--shard-size');
+  const writeBatchSize = intFlag(values['batch-size'], '--batch-size', { min: 1 });
+  const shardSize = intFlag(values['shard-size'], '--shard-size', { min: 1 });
   const config = configFromFlags(values, {
     index: { ...(workers ? { workers } : {}), ...(writeBatchSize ? { writeBatchSize } : {}), ...(shardSize ? { shardSize } : {}) },
     ...(values['allow-many-workers'] ? { workerProcesses: { allowMany: true } } : {}),

@@ -17,15 +17,13 @@ const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
  * @returns {number}
  */
 export function localWorkerCount(o) {
-  let n = o.requested;
+  const n = Math.min(o.requested, o.shards);
   const cores = o.cores ?? os.availableParallelism();
   const limit = o.config.workerProcesses.maxPerCore * cores;
-  if (n > limit && !o.config.workerProcesses.allowMany) {
-    o.log(`${o.stage}: warning: ${n} workers capped to ${limit} (${o.config.workerProcesses.maxPerCore} per core, ${cores} cores); ` +
-      'pass --allow-many-workers (or set workerProcesses.allowMany) to start them all');
-    n = limit;
-  }
-  return Math.min(n, o.shards);
+  if (n <= limit || o.config.workerProcesses.allowMany) return n;
+  o.log(`${o.stage}: warning: ${o.requested} workers capped to ${limit} (${o.config.workerProcesses.maxPerCore} per core, ${cores} cores); ` +
+    'pass --allow-many-workers (or set workerProcesses.allowMany) to start them all');
+  return limit;
 }
 
 export class WorkerPool {

@@ -155,6 +155,7 @@ test('never more workers than shards, and at most workerProcesses.maxPerCore per
   const many = loadConfig({ overrides: { workerProcesses: { allowMany: true } } });
   assert.equal(localWorkerCount({ stage: 'tokenize', requested: 16, shards: 100, config: many, log: (m) => log.push(m), cores: 2 }), 16);
   assert.equal(localWorkerCount({ stage: 'tokenize', requested: 16, shards: 1, config: many, log: (m) => log.push(m), cores: 2 }), 1);
+  assert.equal(localWorkerCount({ stage: 'tokenize', requested: 16, shards: 3, config: cfg, log: (m) => log.push(m), cores: 2 }), 3);
   assert.equal(log.length, 1, 'allowed and shard-bound counts are not warned about');
 
   // A one-shard corpus with 8 workers asked for: one worker process.
