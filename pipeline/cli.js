@@ -23,8 +23,11 @@ Usage:
   scdv tokenize --corpus FILE --out DIR [--workers N] [--shard-size M] [--config FILE]
   scdv tokenize --text "…" [--json] [--config FILE]
   scdv train --corpus FILE [--name NAME] [--force] [--config FILE] [--clusters K] [--dims D]
-             [--epochs E] [--min-count M] [--covariance tied|diag|full] [--seed S]
+             [--epochs E] [--min-count M] [--covariance tied|diag|full] [--seed S] [--workers N]
+             one run per model name at a time; parameters are checked before any work
   scdv index --model NAME --corpus FILE [--collection C] [--workers N] [--batch-size B] [--config FILE]
+  --workers N  local worker processes, at most 2 per core (capped with a warning) and never more than
+               shards; --allow-many-workers lifts the per-core cap
   scdv worker tokenize|train|embed [--concurrency N] [--config FILE]
   scdv serve [--model NAME] [--host H] [--port P] [--workers N] [--embed-workers N] [--config FILE]
              the REST API (docs at /docs once running)
@@ -64,7 +67,8 @@ async function main() {
     return;
   }
   const mod = await load();
-  await mod.run(rest);
+  const { joinNegativeValues } = await import('./commands/common.js');
+  await mod.run(joinNegativeValues(rest));
 }
 
 // Whatever escapes everything else ends the process with its stack (message and frames) only: Node's own

@@ -37,6 +37,21 @@ export const DEFAULT_CONFIG = Object.freeze({
   corpus: {
     /** A line longer than this is rejected (and skipped without being held in memory). */
     maxDocumentBytes: 1 << 20,
+    /**
+     * A run that rejects more than this fraction of the corpus's lines says so in its summary (a run that rejects
+     * every line fails whatever this is: a corpus with nothing usable is an error).
+     */
+    warnRejectedFraction: 0.1,
+  },
+  /** Local worker processes of `scdv tokenize`, `scdv train` and `scdv index` (--workers, tokenize/index.workers). */
+  workerProcesses: {
+    /**
+     * At most this many per core (os.availableParallelism()): a larger count is capped with a warning, since
+     * each worker holds a dictionary or model (about 550 MB) and more than the cores can run only competes.
+     */
+    maxPerCore: 2,
+    /** true (or --allow-many-workers): start the requested count however many cores there are. */
+    allowMany: false,
   },
   queue: {
     /** Bull key prefix; the braces are a Redis Cluster hash tag that keeps a queue's keys in one slot. */
@@ -154,6 +169,79 @@ export const DEFAULT_CONFIG = Object.freeze({
 /** @typedef {typeof DEFAULT_CONFIG} Config */
 
 /**
+ * @typedef {object} Range
+ * @property {number} min
+ * @property {number} [max]
+ * @property {boolean} [integer]
+ * @property {boolean} [exclusiveMin] min itself is not allowed
+ * @property {boolean} [nullable]
+ */
+
+/**
+ * Allowed values of the training parameters, in one place: config validation and the CLI flags that set them
+ * (--dims, --clusters, …) both check against this, so a bad value fails before any work, with one message.
+ * workers/scdv/config.py checks the same parameters again on the Python side.
+ * @type {Record<string, Range>}
+ */
+export const TRAIN_RANGES = {
+  'word2vec.vector_size': { min: 1, max: 1000, integer: true },
+  'word2vec.window': { min: 1, max: 100, integer: true },
+  'word2vec.negative': { min: 0, max: 100, integer: true },
+  'word2vec.sample': { min: 0, max: 1 },
+  'word2vec.min_count': { min: 1, integer: true },
+  'word2vec.epochs': { min: 1, max: 1000, integer: true },
+  'word2vec.workers': { min: 1, max: 256, integer: true },
+  'word2vec.seed': { min: 0, max: 2 ** 32 - 1, integer: true },
+  'word2vec.sg': { min: 0, max: 1, integer: true },
+  'word2vec.hs': { min: 0, max: 1, integer: true },
+  'gmm.n_components': { min: 1, max: 1000, integer: true },
+  'gmm.max_iter': { min: 1, integer: true },
+  'gmm.tol': { min: 0, exclusiveMin: true },
+  'gmm.reg_covar': { min: 0 },
+  'gmm.seed': { min: 0, max: 2 ** 32 - 1, integer: true },
+  'gmm.max_fit_words': { min: 1, integer: true },
+  'gmm.n_init': { min: 1, max: 100, integer: true },
+  'topics.prob_threshold': { min: 0, max: 1 },
+  'topics.keep_fraction': { min: 0, max: 1, exclusiveMin: true, nullable: true },
+  'topics.keep_count': { min: 1, integer: true, nullable: true },
+  'topics.chunk_words': { min: 1, integer: true },
+  'topics.idf_power': { min: -10, max: 10 },
+};
+
+/** @type {Record<string, string[]>} */
+const TRAIN_CHOICES = {
+  'gmm.covariance_type': ['tied', 'diag', 'full'],
+  'gmm.init_params': ['kmeans', 'k-means++', 'random', 'random_from_data'],
+  'gmm.dtype': ['float32', 'float64'],
+  'topics.vector_norm': ['l2', 'raw'],
+};
+
+/**
+ * What a value must be, e.g. "a whole number from 1 to 1000".
+ * @param {Range} r
+ */
+export function describeRange(r) {
+  const kind = r.integer ? 'a whole number' : 'a number';
+  const text = r.max === undefined
+    ? (r.exclusiveMin ? `${kind} above ${r.min}` : `${kind} of at least ${r.min}`)
+    : (r.exclusiveMin ? `${kind} above ${r.min} and at most ${r.max}` : `${kind} from ${r.min} to ${r.max}`);
+  return r.nullable ? `${text}, or null` : text;
+}
+
+/**
+ * Whether `v` is in the range (null only when the range allows it).
+ * @param {unknown} v
+ * @param {Range} r
+ */
+export function inRange(v, r) {
+  if (v === null) return Boolean(r.nullable);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return false;
+  if (r.integer && !Number.isInteger(v)) return false;
+  if (r.exclusiveMin ? v <= r.min : v < r.min) return false;
+  return r.max === undefined || v <= r.max;
+}
+
+/**
  * Deep-merge `override` into a copy of `base`, rejecting keys the base does not know.
  * @param {any} base
  * @param {any} override
@@ -230,7 +318,35 @@ function validate(cfg) {
   if (!['none', 'hiragana', 'non-kanji', 'all'].includes(cfg.tokenizer.singleChar)) {
     throw errors.CONFIG_INVALID(`tokenizer.singleChar must be none, hiragana, non-kanji or all, got ${cfg.tokenizer.singleChar}`);
   }
+  if (!(cfg.corpus.warnRejectedFraction >= 0 && cfg.corpus.warnRejectedFraction <= 1)) {
+    throw errors.CONFIG_INVALID(`corpus.warnRejectedFraction must be in [0, 1], got ${cfg.corpus.warnRejectedFraction}`);
+  }
+  if (!inRange(cfg.workerProcesses.maxPerCore, { min: 1, integer: true })) {
+    throw errors.CONFIG_INVALID(`workerProcesses.maxPerCore must be a positive integer, got ${cfg.workerProcesses.maxPerCore}`);
+  }
+  validateTrain(cfg.train);
   validateServer(cfg.server);
+}
+
+/**
+ * Every training parameter against TRAIN_RANGES and TRAIN_CHOICES, so that `--clusters 0` fails here and not
+ * after tokenising, as a word2vec or GMM failure.
+ * @param {Config['train']} t
+ */
+function validateTrain(t) {
+  const sections = /** @type {Record<string, Record<string, unknown>>} */ (/** @type {unknown} */ (t));
+  for (const [key, range] of Object.entries(TRAIN_RANGES)) {
+    const [section, name] = key.split('.');
+    const v = sections[section][name];
+    if (!inRange(v, range)) throw errors.CONFIG_INVALID(`train.${key} must be ${describeRange(range)}, got ${JSON.stringify(v)}`);
+  }
+  for (const [key, choices] of Object.entries(TRAIN_CHOICES)) {
+    const [section, name] = key.split('.');
+    const v = sections[section][name];
+    if (!choices.includes(/** @type {string} */ (v))) {
+      throw errors.CONFIG_INVALID(`train.${key} must be one of ${choices.join(', ')}, got ${JSON.stringify(v)}`);
+    }
+  }
 }
 
 /** @param {Config['server']} s */

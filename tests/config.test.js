@@ -36,3 +36,25 @@ test('hashOf ignores key order and sees every value', () => {
   assert.equal(hashOf({ a: 1, b: [1, 2] }), hashOf({ b: [1, 2], a: 1 }));
   assert.notEqual(hashOf({ a: 1, b: [1, 2] }), hashOf({ a: 1, b: [2, 1] }));
 });
+
+test('every training parameter is checked against its range when the config loads, not after tokenising', () => {
+  const bad = /** @type {[string, string, unknown, RegExp][]} */ ([
+    ['gmm', 'n_components', 0, /train\.gmm\.n_components must be a whole number from 1 to 1000, got 0/],
+    ['word2vec', 'vector_size', -5, /train\.word2vec\.vector_size must be a whole number from 1 to 1000, got -5/],
+    ['word2vec', 'window', 2.5, /train\.word2vec\.window must be a whole number from 1 to 100, got 2\.5/],
+    ['word2vec', 'epochs', 0, /train\.word2vec\.epochs/],
+    ['word2vec', 'min_count', 0, /train\.word2vec\.min_count must be a whole number of at least 1/],
+    ['word2vec', 'sg', 2, /train\.word2vec\.sg must be a whole number from 0 to 1/],
+    ['gmm', 'tol', 0, /train\.gmm\.tol must be a number above 0/],
+    ['gmm', 'covariance_type', 'spherical', /train\.gmm\.covariance_type must be one of tied, diag, full/],
+    ['topics', 'keep_fraction', 0, /train\.topics\.keep_fraction must be a number above 0 and at most 1, or null/],
+    ['topics', 'keep_count', 0, /train\.topics\.keep_count/],
+  ]);
+  for (const [section, key, value, message] of bad) {
+    assert.throws(() => loadConfig({ overrides: { train: { [section]: { [key]: value } } } }),
+      (err) => /** @type {any} */ (err).code === 'SCDV_CONFIG_INVALID' && message.test(/** @type {Error} */ (err).message), `${section}.${key} = ${value}`);
+  }
+  assert.equal(loadConfig({ overrides: { train: { topics: { keep_fraction: null, keep_count: 40 } } } }).train.topics.keep_count, 40);
+  assert.throws(() => loadConfig({ overrides: { corpus: { warnRejectedFraction: 1.5 } } }), /corpus\.warnRejectedFraction must be in \[0, 1\]/);
+  assert.throws(() => loadConfig({ overrides: { workerProcesses: { maxPerCore: 0 } } }), /workerProcesses\.maxPerCore must be a positive integer/);
+});

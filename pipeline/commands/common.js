@@ -1,5 +1,5 @@
 // Helpers shared by subcommands: config from flags, integer flags, Redis for the run.
-import { loadConfig } from '../config.js';
+import { TRAIN_RANGES, describeRange, inRange, loadConfig } from '../config.js';
 import { errors } from '../errors.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 
@@ -16,15 +16,47 @@ export function configFromFlags(values, overrides) {
 }
 
 /**
+ * A whole-number flag; `range` (default: 0 or more) is named in the message when the value is outside it.
  * @param {string|undefined} value
  * @param {string} flag
+ * @param {import('../config.js').Range} [range]
  * @returns {number|undefined}
  */
-export function intFlag(value, flag) {
+export function intFlag(value, flag, range = { min: 0, integer: true }) {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw errors.USAGE(`${flag} must be a whole number, got "${value}"`);
+  const n = value.trim() === '' ? NaN : Number(value);
+  if (!inRange(n, { ...range, integer: true, nullable: false })) {
+    throw errors.USAGE(`${flag} must be ${describeRange({ ...range, integer: true, nullable: false })}, got "${value}"`);
+  }
   return n;
+}
+
+/**
+ * A flag that sets a training parameter, checked against the parameter's range in pipeline/config.js.
+ * @param {string|undefined} value
+ * @param {string} flag
+ * @param {keyof typeof TRAIN_RANGES} key e.g. 'word2vec.vector_size'
+ */
+export const trainFlag = (value, flag, key) => intFlag(value, flag, TRAIN_RANGES[key]);
+
+/**
+ * `--dims -5` → `--dims=-5`: node's parseArgs takes a value starting with a dash for an option of its own and
+ * fails with a parser message, while `--dims=-5` reaches the flag's own check. Both spellings now do.
+ * @param {string[]} args
+ */
+export function joinNegativeValues(args) {
+  /** @type {string[]} */
+  const out = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return [...out, ...args.slice(i)]; // the rest are positionals
+    if (/^--[a-z][a-z0-9-]*$/i.test(a) && i + 1 < args.length && /^-(\d|\.\d)/.test(args[i + 1])) {
+      out.push(`${a}=${args[++i]}`);
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
 }
 
 /**

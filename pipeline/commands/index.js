@@ -10,15 +10,16 @@ export async function run(argv) {
     args: argv,
     options: {
       corpus: { type: 'string' }, model: { type: 'string' }, collection: { type: 'string', default: 'articles' },
-      workers: { type: 'string' }, 'batch-size': { type: 'string' }, 'shard-size': { type: 'string' }, config: { type: 'string' },
+      workers: { type: 'string' }, 'allow-many-workers': { type: 'boolean', default: false }, 'batch-size': { type: 'string' }, 'shard-size': { type: 'string' }, config: { type: 'string' },
     },
   });
   if (!values.corpus || !values.model) throw errors.USAGE('scdv index needs --model NAME and --corpus FILE');
   const workers = intFlag(values.workers, '--workers');
-  const writeBatchSize = intFlag(values['batch-size'], '--batch-size');
-  const shardSize = intFlag(values['shard-size'], '--shard-size');
+  const writeBatchSize = intFlag(values['batch-size'], '--batch-size', { min: 1 });
+  const shardSize = intFlag(values['shard-size'], '--shard-size', { min: 1 });
   const config = configFromFlags(values, {
     index: { ...(workers ? { workers } : {}), ...(writeBatchSize ? { writeBatchSize } : {}), ...(shardSize ? { shardSize } : {}) },
+    ...(values['allow-many-workers'] ? { workerProcesses: { allowMany: true } } : {}),
   });
   const { corpus, model, collection } = values;
   await withRedis(async (redisUrl) => {
@@ -35,5 +36,6 @@ export function printIndexSummary(s) {
       (s.reusedShards ? `, ${s.reusedShards}/${s.shards} shards reused` : ''),
     `  empty (no known word, not indexed): ${s.empty}; rejected lines: ${s.rejected}${codes ? ` (${codes})` : ''}`,
     s.empty || s.rejected ? `  details: ${s.reportFile}` : '',
+    s.warning ? `  WARNING: ${s.warning}` : '',
   ].filter(Boolean).join('\n') + '\n');
 }

@@ -10,15 +10,16 @@ export async function run(argv) {
   const { values } = parseArgs({
     args: argv,
     options: {
-      corpus: { type: 'string' }, out: { type: 'string' }, workers: { type: 'string' },
+      corpus: { type: 'string' }, out: { type: 'string' }, workers: { type: 'string' }, 'allow-many-workers': { type: 'boolean', default: false },
       'shard-size': { type: 'string' }, config: { type: 'string' }, text: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
-  const shardSize = intFlag(values['shard-size'], '--shard-size');
+  const shardSize = intFlag(values['shard-size'], '--shard-size', { min: 1 });
   const workers = intFlag(values.workers, '--workers');
   const config = configFromFlags(values, {
     tokenize: { ...(shardSize ? { shardSize } : {}), ...(workers !== undefined ? { workers: Math.max(1, workers) } : {}) },
+    ...(values['allow-many-workers'] ? { workerProcesses: { allowMany: true } } : {}),
   });
 
   if (values.text !== undefined) {
@@ -45,5 +46,6 @@ export function printSummary(s) {
     `  rejected lines: ${s.rejected}${byCode ? ` (${byCode})` : ''}; warnings: ${s.warnings}; documents with no token: ${s.emptyDocuments}`,
     `  output: ${s.tokensFile}`,
     s.rejected || s.warnings ? `  details: ${s.outDir}/rejected.jsonl, ${s.outDir}/warnings.jsonl` : '',
+    s.warning ? `  WARNING: ${s.warning}` : '',
   ].filter(Boolean).join('\n') + '\n');
 }

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { errors } from '../errors.js';
 import { runTrain } from '../stages/train.js';
 import { formatSeconds } from '../progress.js';
-import { configFromFlags, intFlag, withRedis } from './common.js';
+import { configFromFlags, intFlag, trainFlag, withRedis } from './common.js';
 
 /** @param {string[]} argv */
 export async function run(argv) {
@@ -11,7 +11,7 @@ export async function run(argv) {
     args: argv,
     options: {
       corpus: { type: 'string' }, name: { type: 'string', default: 'default' }, config: { type: 'string' },
-      force: { type: 'boolean', default: false }, workers: { type: 'string' },
+      force: { type: 'boolean', default: false }, workers: { type: 'string' }, 'allow-many-workers': { type: 'boolean', default: false },
       clusters: { type: 'string' }, dims: { type: 'string' }, epochs: { type: 'string' }, 'min-count': { type: 'string' },
       covariance: { type: 'string' }, seed: { type: 'string' }, lang: { type: 'string' },
     },
@@ -20,20 +20,25 @@ export async function run(argv) {
   const w2v = /** @type {Record<string, number>} */ ({});
   const gmm = /** @type {Record<string, number|string>} */ ({});
   const set = (/** @type {Record<string, any>} */ o, /** @type {string} */ k, /** @type {number|undefined} */ v) => { if (v !== undefined) o[k] = v; };
-  set(w2v, 'vector_size', intFlag(values.dims, '--dims'));
-  set(w2v, 'epochs', intFlag(values.epochs, '--epochs'));
-  set(w2v, 'min_count', intFlag(values['min-count'], '--min-count'));
-  set(gmm, 'n_components', intFlag(values.clusters, '--clusters'));
-  const seed = intFlag(values.seed, '--seed');
+  // Each flag is checked against its parameter's range now, before any work (pipeline/config.js TRAIN_RANGES).
+  set(w2v, 'vector_size', trainFlag(values.dims, '--dims', 'word2vec.vector_size'));
+  set(w2v, 'epochs', trainFlag(values.epochs, '--epochs', 'word2vec.epochs'));
+  set(w2v, 'min_count', trainFlag(values['min-count'], '--min-count', 'word2vec.min_count'));
+  set(gmm, 'n_components', trainFlag(values.clusters, '--clusters', 'gmm.n_components'));
+  const seed = trainFlag(values.seed, '--seed', 'word2vec.seed');
   set(w2v, 'seed', seed);
   set(gmm, 'seed', seed);
+  if (values.covariance !== undefined && !['tied', 'diag', 'full'].includes(values.covariance)) {
+    throw errors.USAGE(`--covariance must be tied, diag or full, got "${values.covariance}"`);
+  }
   if (values.covariance) gmm.covariance_type = values.covariance;
-  const workers = intFlag(values.workers, '--workers');
+  const workers = intFlag(values.workers, '--workers', { min: 1 });
   if (values.lang !== undefined && values.lang !== 'ja' && values.lang !== 'en') throw errors.USAGE(`--lang must be ja or en, got "${values.lang}"`);
   const config = configFromFlags(values, {
     ...(values.lang ? { tokenizer: { lang: values.lang } } : {}),
     train: { word2vec: w2v, gmm },
     ...(workers ? { tokenize: { workers } } : {}),
+    ...(values['allow-many-workers'] ? { workerProcesses: { allowMany: true } } : {}),
   });
 
   const { corpus, name, force } = values;

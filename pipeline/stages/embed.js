@@ -6,8 +6,8 @@ import { DATA_DIR, STORE_DIR } from '../paths.js';
 import { hashOf } from '../config.js';
 import { planShards } from '../corpus/plan.js';
 import { loadModel } from '../model/load.js';
-import { WorkerPool } from './worker-pool.js';
-import { prepareRunDir, readShardResult, runShards } from './sharded.js';
+import { WorkerPool, localWorkerCount } from './worker-pool.js';
+import { checkUsableRun, prepareRunDir, readShardResult, rejectUnreadableCorpus, runShards } from './sharded.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { openStore, validateCollectionName } from '../store/index.js';
 import { duplicatesIn, findDuplicateIds } from '../corpus/duplicates.js';
@@ -41,6 +41,7 @@ import { errors } from '../errors.js';
  * @property {number} writes
  * @property {number} seconds
  * @property {string} reportFile rejected and empty documents, one JSON object per line
+ * @property {string | null} warning a high share of rejected lines (corpus.warnRejectedFraction)
  */
 
 /** @param {string} model */
@@ -64,9 +65,9 @@ export async function runIndex(opts) {
   const recorded = readIndexed(model.dir)[collection];
   const diff = recorded ? layoutDifference(recorded.layout, layout) : '';
   if (diff && collectionCount(storeDir, collection) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
-  const pool = new WorkerPool({ stage: 'embed', count: opts.workers ?? config.index.workers, redisUrl: opts.redisUrl, config, log });
-  pool.start();
-  opts.onWorkersStarted?.(pool);
+  rejectUnreadableCorpus(corpus);
+  /** @type {WorkerPool | null} */
+  let pool = null;
   try {
     const plan = await planShards(corpus, config.index.shardSize);
     const runKey = hashOf({
@@ -83,6 +84,11 @@ export async function runIndex(opts) {
       (plan.shards.length - pending.length ? ` (${plan.shards.length - pending.length} already done)` : '') +
       ` -> model ${opts.model}, collection ${collection}`);
     if (pending.length) {
+      // Workers start once the shards to do are known: never more workers than shards.
+      const count = localWorkerCount({ stage: 'index', requested: opts.workers ?? config.index.workers, shards: pending.length, config, log });
+      pool = new WorkerPool({ stage: 'embed', count, redisUrl: opts.redisUrl, config, log });
+      pool.start();
+      opts.onWorkersStarted?.(pool);
       await runShards({
         queueName: 'embed', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
         jobData: (shard) => ({ runKey, corpus, shard, outDir, model: opts.model, storeDir, collection, config, duplicates: duplicatesIn(dups, shard) }),
@@ -109,13 +115,14 @@ export async function runIndex(opts) {
     const reportFile = path.join(outDir, 'report.jsonl');
     writeFileAtomic(reportFile, issues.map((x) => JSON.stringify(x)).join('\n') + (issues.length ? '\n' : ''));
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
+    const warning = checkUsableRun({ corpus, lines: plan.lines, documents, empty, rejectedByCode, details: reportFile, config });
     recordIndexed(model.dir, collection, layout, plan.sha256);
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
-      shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile,
+      shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,
     };
   } finally {
-    await pool.stop();
+    await pool?.stop();
   }
 }
 

@@ -2,6 +2,7 @@
 // Completion is decided by files, not by Redis: a shard is done when its result marker
 // (outDir/shards/NNNNN.json, written last and atomically, carrying the run key) exists. So a run
 // survives Redis restarts and worker deaths, and a re-run skips every finished shard.
+import fs from 'node:fs';
 import { errors } from '../errors.js';
 import { openQueue } from '../queue/queues.js';
 import { readShardResult } from '../queue/shard.js';
@@ -12,6 +13,71 @@ const LOST_JOB_CHECK_MS = 2000;
 
 // The run folder's files live in the library, where the workers read them too; re-exported for the stages.
 export { shardsDir, shardMarker, readShardResult, prepareRunDir } from '../queue/shard.js';
+
+/** Leading bytes of compressed and archive formats a corpus is sometimes handed over in. */
+const COMPRESSED_MAGIC = /** @type {const} */ ([
+  ['gzip', [0x1f, 0x8b], 'gunzip'], ['zip', [0x50, 0x4b, 0x03, 0x04], 'unzip'], ['bzip2', [0x42, 0x5a, 0x68], 'bunzip2'],
+  ['xz', [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], 'unxz'], ['zstd', [0x28, 0xb5, 0x2f, 0xfd], 'unzstd'],
+]);
+
+/**
+ * The compression format whose magic bytes start the file, if any (null when unreadable: planShards reports that).
+ * @param {string} file
+ * @returns {{format: string, tool: string} | null}
+ */
+export function compressionOf(file) {
+  const head = Buffer.alloc(8);
+  let n = 0;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try { n = fs.readSync(fd, head, 0, head.length, 0); } finally { fs.closeSync(fd); }
+  } catch {
+    return null;
+  }
+  for (const [format, magic, tool] of COMPRESSED_MAGIC) {
+    if (n >= magic.length && magic.every((b, i) => head[i] === b)) return { format, tool };
+  }
+  return null;
+}
+
+/**
+ * Fail before any work on a compressed corpus: every line of it would be rejected as INVALID_UTF8.
+ * @param {string} corpus
+ */
+export function rejectUnreadableCorpus(corpus) {
+  const c = compressionOf(corpus);
+  if (c) throw errors.CORPUS_UNUSABLE(corpus, `it looks like a ${c.format} file; decompress it first (e.g. ${c.tool}) and pass the JSON Lines file`);
+}
+
+/**
+ * A run with no usable document is an error, naming the likely cause; a run that rejected more than
+ * corpus.warnRejectedFraction of its lines returns a warning for its summary.
+ * @param {{corpus: string, lines: number, documents: number, empty?: number, rejectedByCode: Record<string, number>, details: string, config: import('../config.js').Config}} o
+ *   empty: documents without a word the model knows (scdv index), neither indexed nor rejected
+ * @returns {string | null} the warning, if any
+ */
+export function checkUsableRun(o) {
+  const rejected = Object.values(o.rejectedByCode).reduce((a, b) => a + b, 0);
+  const codes = Object.entries(o.rejectedByCode).sort((a, b) => b[1] - a[1]);
+  const byCode = codes.map(([k, v]) => `${k} ${v}`).join(', ');
+  if (o.documents === 0) {
+    const top = codes[0]?.[0];
+    const causes = [
+      rejected ? `${rejected} of ${o.lines} lines rejected (${byCode})` : '',
+      top === 'INVALID_UTF8' ? 'the file is not UTF-8 text (a binary file, or another encoding such as Shift_JIS: convert it with iconv)'
+        : top === 'INVALID_JSON' || top === 'NOT_AN_OBJECT' ? 'its lines are not JSON objects; a corpus is JSON Lines, one {"id", "body", "title"?} object a line'
+        : '',
+      o.empty ? `none of its ${o.empty} documents has a word the model knows (another language or subject than the model was trained on?)` : '',
+    ].filter(Boolean);
+    throw errors.CORPUS_UNUSABLE(o.corpus, `${causes.length ? causes.join('; ') : 'no line holds a document'}; details: ${o.details}`);
+  }
+  const fraction = rejected / o.lines;
+  if (rejected > 0 && fraction > o.config.corpus.warnRejectedFraction) {
+    return `${(100 * fraction).toFixed(1)} % of the lines were rejected (${rejected} of ${o.lines}: ${byCode}), ` +
+      `over corpus.warnRejectedFraction ${o.config.corpus.warnRejectedFraction}; see ${o.details}`;
+  }
+  return null;
+}
 
 /**
  * @typedef {object} ShardRunOptions

@@ -7,9 +7,9 @@ import readline from 'node:readline';
 import { planShards } from '../corpus/plan.js';
 import { hashOf } from '../config.js';
 import { createTokenizer } from '../tokenizer/index.js';
-import { WorkerPool } from './worker-pool.js';
+import { WorkerPool, localWorkerCount } from './worker-pool.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { prepareRunDir, readShardResult, runShards, shardsDir } from './sharded.js';
+import { checkUsableRun, prepareRunDir, readShardResult, rejectUnreadableCorpus, runShards, shardsDir } from './sharded.js';
 import { shardTsv } from './tokenize-output.js';
 import { duplicateIssue } from '../corpus/duplicates.js';
 
@@ -38,6 +38,7 @@ import { duplicateIssue } from '../corpus/duplicates.js';
  * @property {number} reusedShards
  * @property {number} seconds
  * @property {Record<string, number>} rejectedByCode
+ * @property {string | null} warning a high share of rejected lines (corpus.warnRejectedFraction)
  */
 
 /**
@@ -54,10 +55,9 @@ export async function runTokenize(opts) {
   const tokenizer = await createTokenizer(config.tokenizer);
   const described = tokenizer.describe();
   if (tokenizer.dictionary.warning) log(`WARNING: ${tokenizer.dictionary.warning}`);
-  // Workers start now, so that their start-up overlaps planning and queueing.
-  const pool = new WorkerPool({ stage: 'tokenize', count: opts.workers ?? config.tokenize.workers, redisUrl: opts.redisUrl, config, log });
-  pool.start();
-  opts.onWorkersStarted?.(pool);
+  rejectUnreadableCorpus(corpus);
+  /** @type {WorkerPool | null} */
+  let pool = null;
   /** @type {Promise<void> | null} */
   let stopping = null;
   try {
@@ -73,17 +73,26 @@ export async function runTokenize(opts) {
       (reused ? ` (${reused} already done, reused)` : '') + `; dictionary ${described.dictionary.name}`);
 
     if (pending.length) {
+      // Workers start once the shards to do are known: never more workers than shards.
+      const count = localWorkerCount({ stage: 'tokenize', requested: opts.workers ?? config.tokenize.workers, shards: pending.length, config, log });
+      pool = new WorkerPool({ stage: 'tokenize', count, redisUrl: opts.redisUrl, config, log });
+      pool.start();
+      opts.onWorkersStarted?.(pool);
       await runShards({
         queueName: 'tokenize', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
         jobData: (shard) => ({ runKey, corpus, shard, outDir, config }),
       });
     }
     // Workers shut down (each closes its Redis connections) while the coordinator merges.
-    stopping = pool.stop();
+    stopping = pool?.stop() ?? null;
     const merged = await mergeShards(outDir, plan.shards.map((s) => s.index), runKey);
+    const warning = checkUsableRun({
+      corpus, lines: plan.lines, documents: merged.documents, rejectedByCode: merged.rejectedByCode,
+      details: path.join(outDir, 'rejected.jsonl'), config,
+    });
     const summary = {
       outDir, tokensFile: path.join(outDir, 'tokens.tsv'), ...merged, shards: plan.shards.length,
-      reusedShards: reused, seconds: (Date.now() - t0) / 1000,
+      reusedShards: reused, seconds: (Date.now() - t0) / 1000, warning,
     };
     writeFileAtomic(path.join(outDir, 'manifest.json'), JSON.stringify({
       format: 'scdv-tokens/1', runKey, created_at: new Date().toISOString(),
@@ -97,7 +106,7 @@ export async function runTokenize(opts) {
     }, null, 2) + '\n');
     return summary;
   } finally {
-    await (stopping ?? pool.stop());
+    await (stopping ?? pool?.stop());
   }
 }
 

@@ -12,6 +12,8 @@ import { errors } from '../errors.js';
 import { openQueue } from '../queue/queues.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { runTokenize } from './tokenize.js';
+import { acquireRunLock } from './run-lock.js';
+import { shardsDir } from './sharded.js';
 import { WorkerPool } from './worker-pool.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { MODEL_FORMAT, validateModelName } from '../model/names.js';
@@ -43,19 +45,53 @@ const MODEL_FILES = ['vocab.txt', 'word_vectors.npy', 'gmm.npz', 'word_topics.bi
  * @returns {Promise<{modelDir: string, manifest: Record<string, any>}>}
  */
 export async function runTrain(opts) {
+  const name = validateModelName(opts.name);
+  // One run per model name at a time: two would share the work folder and the last to finish would win.
+  const lock = acquireRunLock(path.join(DATA_DIR, 'locks', 'train'), name);
+  const work = path.join(DATA_DIR, 'work', name);
+  const workExisted = fs.existsSync(work);
+  try {
+    return await trainLocked(opts, name, work);
+  } catch (err) {
+    // A failed run that leaves nothing a re-run could reuse leaves no work folder either.
+    if (!workExisted && !hasReusableWork(work, err)) fs.rmSync(work, { recursive: true, force: true });
+    throw err;
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Whether a failed run's work folder holds finished output a re-run reuses: a finished training stage, or
+ * finished tokenise shards (unless the corpus was unusable: the fixed corpus is another one).
+ * @param {string} work
+ * @param {unknown} err
+ */
+function hasReusableWork(work, err) {
+  const files = (/** @type {string} */ dir) => { try { return fs.readdirSync(dir); } catch { return []; } };
+  if (files(path.join(work, 'train')).some((f) => /^stage-.*\.json$/.test(f))) return true;
+  if (/** @type {any} */ (err)?.code === errors.CORPUS_UNUSABLE.code) return false;
+  return files(shardsDir(path.join(work, 'tokens'))).some((f) => /^\d+\.json$/.test(f));
+}
+
+/**
+ * @param {TrainOptions} opts
+ * @param {string} name
+ * @param {string} work the run's work folder
+ */
+async function trainLocked(opts, name, work) {
   const t0 = Date.now();
   const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
-  const name = validateModelName(opts.name);
   const modelDir = path.join(MODELS_DIR, name);
   if (fs.existsSync(modelDir) && !opts.force) throw errors.MODEL_EXISTS(name, modelDir);
   if (!fs.existsSync(VENV_PYTHON)) throw errors.PYTHON_MISSING(VENV_PYTHON);
-  const work = path.join(DATA_DIR, 'work', name);
   const trainDir = path.join(work, 'train');
-  fs.mkdirSync(trainDir, { recursive: true });
 
   const tokens = await runTokenize({
     corpus: opts.corpus, outDir: path.join(work, 'tokens'), config: opts.config, redisUrl: opts.redisUrl, log, quiet: opts.quiet,
   });
+  if (tokens.warning) log(`train: warning: ${tokens.warning}`);
+  fs.mkdirSync(trainDir, { recursive: true });
   const tokensManifest = JSON.parse(fs.readFileSync(path.join(tokens.outDir, 'manifest.json'), 'utf8'));
   const corpusTxt = path.join(trainDir, 'corpus.txt');
   const corpusDocs = await writeTrainingCorpus(tokens.tokensFile, corpusTxt, tokensManifest.runKey);

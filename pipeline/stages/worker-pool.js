@@ -1,12 +1,30 @@
 // Local worker processes for a queue stage (`scdv worker <stage>` children), restarted when one dies
 // unexpectedly, so that a run started on one machine finishes on its own.
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { REPO_ROOT } from '../paths.js';
 import { hasSetpriv } from '../queue/redis.js';
 
 const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
+
+/**
+ * How many local workers a run starts: never more than it has shards to do (an idle worker still holds its
+ * dictionary or model, about 550 MB), and at most workerProcesses.maxPerCore per core unless
+ * workerProcesses.allowMany (--allow-many-workers). A capped count is said, not silently changed.
+ * @param {{stage: string, requested: number, shards: number, config: import('../config.js').Config, log: (m: string) => void, cores?: number}} o
+ * @returns {number}
+ */
+export function localWorkerCount(o) {
+  const n = Math.min(o.requested, o.shards);
+  const cores = o.cores ?? os.availableParallelism();
+  const limit = o.config.workerProcesses.maxPerCore * cores;
+  if (n <= limit || o.config.workerProcesses.allowMany) return n;
+  o.log(`${o.stage}: warning: ${o.requested} workers capped to ${limit} (${o.config.workerProcesses.maxPerCore} per core, ${cores} cores); ` +
+    'pass --allow-many-workers (or set workerProcesses.allowMany) to start them all');
+  return limit;
+}
 
 export class WorkerPool {
   /**

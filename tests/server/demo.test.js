@@ -18,6 +18,7 @@ test('npm start: trains nothing when the model exists, indexes, serves, answers,
   fs.cpSync(path.join(models, h.MODEL_A), path.join(models, DEMO_MODEL), { recursive: true });
   // The demo starts its own private Redis, in a folder under TMPDIR: a private TMPDIR lets us see it go.
   const tmpdir = fs.mkdtempSync(path.join(h.tmp, 'demo-tmp-'));
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, TMPDIR: tmpdir };
   delete env.REDIS_URL;
   // The small test model is 144 wide: keep a quarter of the entries, as the other server tests do.

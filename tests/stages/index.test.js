@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-index-'));
 process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
@@ -138,4 +139,21 @@ test('a deleted store is filled again: finished shards count only for the collec
   const { store, c } = openCollection('recreated');
   assert.equal(c.count(), 10);
   store.close();
+});
+
+test('index: a corpus with nothing usable fails with its likely cause, and the collection is not recorded as indexed', async () => {
+  const run = (/** @type {string} */ corpus, /** @type {string} */ collection) =>
+    runIndex({ corpus, model: 'small', collection, config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
+  const gz = path.join(tmp, 'sample.jsonl.gz');
+  fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(SAMPLE)));
+  await assert.rejects(run(gz, 'gz'), (err) => /** @type {any} */ (err).code === 'SCDV_CORPUS_UNUSABLE' &&
+    /it looks like a gzip file; decompress it first/.test(/** @type {Error} */ (err).message));
+  const binary = path.join(tmp, 'binary.jsonl');
+  fs.writeFileSync(binary, Buffer.from(Array.from({ length: 1200 }, (_, i) => (i % 40 === 39 ? 10 : 0xc0 + (i % 50)))));
+  await assert.rejects(run(binary, 'binary'), /has no usable document: 30 of 30 lines rejected \(INVALID_UTF8 30\); the file is not UTF-8 text/);
+  const unknown = path.join(tmp, 'unknown-words.jsonl');
+  fs.writeFileSync(unknown, [1, 2, 3].map((i) => JSON.stringify({ id: `u${i}`, body: 'Wqplkz zzvtq xqvvz qqzzx.' })).join('\n') + '\n');
+  await assert.rejects(run(unknown, 'unknown'), /has no usable document: none of its 3 documents has a word the model knows/);
+  const indexed = JSON.parse(fs.readFileSync(path.join(process.env.SCDV_MODELS_DIR ?? '', 'small', 'indexed.json'), 'utf8'));
+  for (const c of ['gz', 'binary', 'unknown']) assert.ok(!(c in indexed), `${c} is not recorded as indexed`);
 });

@@ -4,10 +4,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { loadConfig } from '../../pipeline/config.js';
 import { startPrivateRedis } from '../../pipeline/queue/redis.js';
 import { runTokenize } from '../../pipeline/stages/tokenize.js';
 import { readShardResult } from '../../pipeline/stages/sharded.js';
+import { WorkerPool, localWorkerCount } from '../../pipeline/stages/worker-pool.js';
 
 const SAMPLE = 'tests/fixtures/livedoor/sample.jsonl';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-tokq-'));
@@ -55,6 +57,13 @@ test('a corpus with bad lines: every good document once, every bad line reported
   assert.deepEqual(s.rejectedByCode, { INVALID_JSON: 1, MISSING_FIELD: 1, DUPLICATE_ID: 1, TOO_LARGE: 1, INVALID_UTF8: 1 });
   const rejected = fs.readFileSync(path.join(out, 'rejected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual(rejected.map((r) => r.line), [41, 42, 43, 44, 47]);
+  // 5 of 47 lines is over corpus.warnRejectedFraction (10 %): the summary says so.
+  assert.match(String(s.warning), /^10\.6 % of the lines were rejected \(5 of 47: .*INVALID_JSON 1.*\), over corpus\.warnRejectedFraction 0\.1; see .*rejected\.jsonl$/);
+  const lenient = await runTokenize({
+    corpus, outDir: out, config: loadConfig({ overrides: { tokenize: { shardSize: 10 }, corpus: { warnRejectedFraction: 0.2 } } }),
+    redisUrl: redis.url, workers: 1, log: quietLog, quiet: true,
+  });
+  assert.equal(lenient.warning, null, 'under the threshold: no warning');
   assert.match(rejected[2].reason, new RegExp(`duplicate id "${firstId}" \\(first on line 1\\)`));
   assert.match(rejected[3].reason, /1200\d+ bytes exceeds corpus\.maxDocumentBytes = 1048576/);
   const warnings = fs.readFileSync(path.join(out, 'warnings.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -115,4 +124,48 @@ test('the same corpus tokenised by 1 or 2 workers gives identical output', async
   const one = await runTokenize({ corpus: SAMPLE, outDir: path.join(tmp, 'w1'), config: config(100), redisUrl: redis.url, workers: 1, log: quietLog, quiet: true });
   const kill = fs.readFileSync(path.join(tmp, 'out-kill', 'tokens.tsv'), 'utf8');
   assert.equal(fs.readFileSync(one.tokensFile, 'utf8'), kill);
+});
+
+test('a corpus whose every line is rejected fails with the likely cause; a compressed one before any work', async () => {
+  const binary = path.join(tmp, 'binary.jsonl');
+  fs.writeFileSync(binary, Buffer.from(Array.from({ length: 1200 }, (_, i) => (i % 40 === 39 ? 10 : 0xc0 + (i % 50)))));
+  const log = /** @type {string[]} */ ([]);
+  await assert.rejects(
+    runTokenize({ corpus: binary, outDir: path.join(tmp, 'out-binary'), config: config(10), redisUrl: redis.url, workers: 1, log: (m) => log.push(m), quiet: true }),
+    (err) => /** @type {any} */ (err).code === 'SCDV_CORPUS_UNUSABLE' &&
+      /has no usable document: 30 of 30 lines rejected \(INVALID_UTF8 30\); the file is not UTF-8 text/.test(/** @type {Error} */ (err).message),
+  );
+  const gz = path.join(tmp, 'sample.jsonl.gz');
+  fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(SAMPLE)));
+  /** @type {WorkerPool | null} */
+  let started = null;
+  await assert.rejects(
+    runTokenize({ corpus: gz, outDir: path.join(tmp, 'out-gz'), config: config(10), redisUrl: redis.url, log: quietLog, quiet: true, onWorkersStarted: (p) => { started = p; } }),
+    /sample\.jsonl\.gz has no usable document: it looks like a gzip file; decompress it first \(e\.g\. gunzip\)/,
+  );
+  assert.equal(started, null, 'no worker was started');
+  assert.ok(!fs.existsSync(path.join(tmp, 'out-gz')), 'no output folder');
+});
+
+test('never more workers than shards, and at most workerProcesses.maxPerCore per core unless allowed', async () => {
+  const cfg = loadConfig();
+  const log = /** @type {string[]} */ ([]);
+  assert.equal(localWorkerCount({ stage: 'tokenize', requested: 16, shards: 100, config: cfg, log: (m) => log.push(m), cores: 2 }), 4);
+  assert.match(log[0], /tokenize: warning: 16 workers capped to 4 \(2 per core, 2 cores\); pass --allow-many-workers/);
+  const many = loadConfig({ overrides: { workerProcesses: { allowMany: true } } });
+  assert.equal(localWorkerCount({ stage: 'tokenize', requested: 16, shards: 100, config: many, log: (m) => log.push(m), cores: 2 }), 16);
+  assert.equal(localWorkerCount({ stage: 'tokenize', requested: 16, shards: 1, config: many, log: (m) => log.push(m), cores: 2 }), 1);
+  assert.equal(localWorkerCount({ stage: 'tokenize', requested: 16, shards: 3, config: cfg, log: (m) => log.push(m), cores: 2 }), 3);
+  assert.equal(log.length, 1, 'allowed and shard-bound counts are not warned about');
+
+  // A one-shard corpus with 8 workers asked for: one worker process.
+  let pids = /** @type {number[]} */ ([]);
+  const corpus = path.join(tmp, 'one-shard.jsonl');
+  fs.writeFileSync(corpus, fs.readFileSync(SAMPLE, 'utf8').trim().split('\n').slice(0, 5).join('\n') + '\n');
+  const s = await runTokenize({
+    corpus, outDir: path.join(tmp, 'out-one-shard'), config: config(100), redisUrl: redis.url, workers: 8, log: quietLog, quiet: true,
+    onWorkersStarted: (pool) => { pids = pool.pids; },
+  });
+  assert.equal(s.documents, 5);
+  assert.equal(pids.length, 1);
 });
