@@ -59,6 +59,7 @@ export const errors = {
   UNAUTHORIZED: define('SCDV_UNAUTHORIZED', 401, 'an API key is required: send `authorization: Bearer <key>` or `x-api-key: <key>`'),
   FORBIDDEN: define('SCDV_FORBIDDEN', 403, 'the API key is not valid for %s'),
   ROUTE_NOT_FOUND: define('SCDV_ROUTE_NOT_FOUND', 404, 'no route %s %s (see /docs)'),
+  METHOD_NOT_ALLOWED: define('SCDV_METHOD_NOT_ALLOWED', 405, 'method %s is not allowed on %s (allowed: %s)'),
   COLLECTION_NOT_FOUND: define('SCDV_COLLECTION_NOT_FOUND', 404, 'collection "%s" not found in the store of model %s'),
   DOCUMENT_NOT_FOUND: define('SCDV_DOCUMENT_NOT_FOUND', 404, 'document "%s" not found in collection "%s"'),
   JOB_NOT_FOUND: define('SCDV_JOB_NOT_FOUND', 404, 'job "%s" not found'),
