@@ -67,6 +67,7 @@ export const errors = {
   MODEL_CHANGING: define('SCDV_MODEL_CHANGING', 409, 'model %s is being activated; try again when it is done'),
   BODY_TOO_LARGE: define('SCDV_BODY_TOO_LARGE', 413, 'request body over the limit of %s bytes'),
   MEDIA_TYPE_UNSUPPORTED: define('SCDV_MEDIA_TYPE_UNSUPPORTED', 415, 'content type %s is not accepted here (use %s)'),
+  FILTER_RANGE_EMPTY: define('SCDV_FILTER_RANGE_EMPTY', 422, '%s.since is after %s.until: no date is in the range'),
   NO_USABLE_WORDS: define('SCDV_NO_USABLE_WORDS', 422, 'the text has no word that model %s knows (%s distinct words after tokenising)'),
   BULK_SOURCE_INVALID: define('SCDV_BULK_SOURCE_INVALID', 422, 'bulk source %s: %s'),
   QUEUE_UNAVAILABLE: define('SCDV_QUEUE_UNAVAILABLE', 503, 'the job queue is unavailable (Redis is not reachable); reads keep working, retry writes later'),

@@ -4,8 +4,8 @@
 import { errors } from '../pipeline/errors.js';
 import { errorBody, invalid } from './errors.js';
 
-/** Methods a 405 can be given for (Node parses them all; QUERY and WebDAV's are left to the 404). */
-const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'];
+/** Methods a 405 can be given for: the standard ones and QUERY (Fastify routes them; WebDAV's are left to the 404). */
+const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'QUERY', 'TRACE'];
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

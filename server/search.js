@@ -63,7 +63,12 @@ export function storeFilters(f, where) {
     if (Number.isNaN(ms)) throw invalid(`${where}.${key}`, 'is not a date that exists (RFC 3339, e.g. 2024-05-01 or 2024-05-01T09:00:00+09:00)');
     o[key] = ms;
   }
-  if (o.since !== undefined && o.until !== undefined && o.since > o.until) throw invalid(`${where}.since`, 'is after until');
+  // Each date is valid on its own (the schema says so); an empty range is a 422, like text without a known word.
+  if (o.since !== undefined && o.until !== undefined && o.since > o.until) {
+    const e = errors.FILTER_RANGE_EMPTY(where, where);
+    e.details = { field: `${where}.since`, reason: 'is after until' };
+    throw e;
+  }
   if (f.site?.length) o.sites = f.site;
   if (f.exclude_site?.length) o.excludeSites = f.exclude_site;
   if (f.category?.length) o.categories = f.category;
