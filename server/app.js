@@ -1,5 +1,6 @@
 // Build the Fastify app: plugins, hooks and routes, no listening (server/start.js does that, tests inject).
 import Fastify, { LogController } from 'fastify';
+import AjvCompiler from '@fastify/ajv-compiler';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -63,6 +64,7 @@ function fastifyOptions(config, logger) {
     routerOptions: { maxParamLength: 8192 },
     // verbose: errors carry their schema, so that a failed anyOf/oneOf can say what each branch wanted.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, verbose: true } },
+    schemaController: { compilersFactory: { buildValidator: exactBodies } },
     return503OnClosing: true,
     // Errors raised before routing (a malformed percent-encoding, a parameter over maxParamLength) and by
     // Node's HTTP parser (headers over the limit, a malformed request) get the catalogue's shape too.
@@ -71,6 +73,34 @@ function fastifyOptions(config, logger) {
     },
     clientErrorHandler,
   };
+}
+
+/**
+ * A body media type whose schema has no type is handed to the route as a stream (the bulk JSON Lines upload):
+ * the OpenAPI document calls it binary. Validation keeps the type-less schema (a stream is not a string).
+ * @param {any} schema a route's schema
+ */
+function documentRawBodies(schema) {
+  const content = schema?.body?.content;
+  if (!content) return schema;
+  const documented = Object.fromEntries(Object.entries(content).map(([type, c]) => [
+    type, /** @type {any} */ (c).schema && !(/** @type {any} */ (c).schema.type) ? { ...(/** @type {any} */ (c)), schema: { type: 'string', format: 'binary', ...(/** @type {any} */ (c).schema) } } : c,
+  ]));
+  return { ...schema, body: { ...schema.body, content: documented } };
+}
+
+const ajvCompilers = AjvCompiler();
+
+/**
+ * Validators: query strings, parameters and headers are text, coerced to the schema's types (k=16 is 16);
+ * JSON bodies are typed already and are not ({"k": "16"} or {"k": true} is a 400, not k=16 or 1).
+ * @param {any} externalSchemas
+ * @param {any} options Fastify's ajv options
+ */
+function exactBodies(externalSchemas, options) {
+  const coercing = ajvCompilers(externalSchemas, options);
+  const exact = ajvCompilers(externalSchemas, { ...options, customOptions: { ...options.customOptions, coerceTypes: false } });
+  return (/** @type {any} */ route) => (route.httpPart === 'body' ? exact : coercing)(route);
 }
 
 /**
@@ -137,7 +167,7 @@ export async function buildApp(ctx, opts = {}) {
       },
     },
     // The API only: not the documentation's own routes nor the queue board.
-    transform: ({ schema, url }) => ({ schema: /** @type {any} */ (url.startsWith('/docs') || url.startsWith('/admin') ? { ...schema, hide: true } : schema), url }),
+    transform: ({ schema, url }) => ({ schema: /** @type {any} */ (url.startsWith('/docs') || url.startsWith('/admin') ? { ...schema, hide: true } : documentRawBodies(schema)), url }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: false } });
 

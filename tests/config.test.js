@@ -34,3 +34,12 @@ test('hashOf ignores key order and sees every value', () => {
   assert.equal(hashOf({ a: 1, b: [1, 2] }), hashOf({ b: [1, 2], a: 1 }));
   assert.notEqual(hashOf({ a: 1, b: [1, 2] }), hashOf({ a: 1, b: [2, 1] }));
 });
+
+test('server time limits and the connection cap are checked', () => {
+  const server = (/** @type {object} */ s) => () => loadConfig({ overrides: { server: s } });
+  assert.throws(server({ requestTimeoutMs: 0 }), /server\.requestTimeoutMs must be a positive integer/);
+  assert.throws(server({ requestTimeoutMs: 1000, headersTimeoutMs: 2000 }), /server\.headersTimeoutMs \(2000\) must not exceed server\.requestTimeoutMs/);
+  assert.throws(server({ maxConnections: -1 }), /server\.maxConnections must be 0/);
+  assert.throws(server({ idleTimeoutMs: 1.5 }), /server\.idleTimeoutMs must be 0/);
+  assert.equal(loadConfig({ overrides: { server: { maxConnections: 0, idleTimeoutMs: 0 } } }).server.maxConnections, 0);
+});

@@ -174,9 +174,10 @@ export default function documentRoutes(app, ctx) {
                 properties: { path: { type: 'string', minLength: 1, maxLength: 4096, description: 'a JSON Lines file inside DATA_DIR/imports or server.bulkFileRoots' } },
               },
             },
-            // Bytes as sent: each line is checked by the corpus reader (bad lines are reported by the job, not refused here).
-            'application/x-ndjson': { schema: { format: 'binary', description: 'JSON Lines: one document per line' } },
-            'application/jsonl': { schema: { format: 'binary', description: 'JSON Lines: one document per line' } },
+            // Bytes as sent (the OpenAPI document says binary, see app.js): each line is checked by the corpus
+            // reader, bad lines are reported by the job.
+            'application/x-ndjson': { schema: { description: 'JSON Lines: one document per line' } },
+            'application/jsonl': { schema: { description: 'JSON Lines: one document per line' } },
           },
         },
         response: {

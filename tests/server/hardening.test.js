@@ -113,6 +113,11 @@ test('impossible dates, non-decimal numbers and ambiguous similarity sides are 4
     assert.equal((await call(`${related}?k=16`)).body.results.length, 16);
     bad(await call('/v1/match?collection=ads&for=x&min_score=0x1'), 'querystring.min_score');
     bad(await call('/v1/match?collection=ads&for=x&k=0x10'), 'querystring.k');
+    // JSON bodies are typed: a string or a boolean is not read as a number.
+    for (const k of ['0x10', '16', true]) {
+      bad(await call({ method: 'POST', url: '/v1/collections/articles/related', payload: { text: 'スマートフォン', k } }), 'body.k');
+    }
+    assert.equal((await call({ method: 'POST', url: '/v1/collections/articles/related', payload: { text: 'スマートフォン', k: 3 } })).body.results.length, 3);
 
     const put = await call({
       method: 'PUT', url: '/v1/collections/articles/documents/h-date', headers: KEY,
@@ -165,6 +170,8 @@ test('a method the path lacks is 405 with Allow; the OpenAPI document states the
     assert.equal(simBody.properties.a.oneOf.length, 2);
     const put = doc.paths['/v1/collections/{collection}/documents/{id}'].put.requestBody.content['application/json'].schema;
     assert.deepEqual(put.properties.published_at.anyOf.map((/** @type {any} */ s) => s.format), ['date', 'date-time']);
+    const bulk = doc.paths['/v1/collections/{collection}/documents:bulk'].post.requestBody.content['application/x-ndjson'].schema;
+    assert.deepEqual([bulk.type, bulk.format], ['string', 'binary']);
   } finally {
     await srv.close();
   }
