@@ -68,8 +68,8 @@ test('a request body trickled a byte at a time gets 408 within requestTimeoutMs,
   }
 });
 
-test('connections past server.maxConnections are closed at once; the others are served', async () => {
-  const srv = await start({ maxConnections: 3, requestTimeoutMs: 10_000, headersTimeoutMs: 10_000 });
+test('connections past server.maxConnections are closed at once; a silent one closes after idleTimeoutMs', async () => {
+  const srv = await start({ maxConnections: 3, requestTimeoutMs: 10_000, headersTimeoutMs: 10_000, idleTimeoutMs: 700 });
   try {
     const { hostname, port } = new URL(srv.url);
     const open = await Promise.all([1, 2, 3].map(() => new Promise((resolve, reject) => {
@@ -84,6 +84,10 @@ test('connections past server.maxConnections are closed at once; the others are 
     for (const s of /** @type {net.Socket[]} */ (open)) s.destroy();
     await new Promise((r) => setTimeout(r, 100));
     assert.equal((await fetch(`${srv.url}/healthz`)).status, 200);
+    // Half a body, then silence: closed by the idle limit long before the 10 s request limit.
+    const head = 'POST /v1/similarity HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":';
+    const silent = await trickle(srv.url, head, 0, 8000);
+    assert.ok(silent.closedAfterMs !== null && silent.closedAfterMs < 3000, `closed after ${silent.closedAfterMs} ms`);
   } finally {
     await srv.close();
   }
