@@ -150,6 +150,18 @@ export const DEFAULT_CONFIG = Object.freeze({
     relatedCacheEntries: 10_000,
     /** Search mode passed to the store for live queries. */
     searchMode: /** @type {'fast'|'exact'} */ ('fast'),
+    /** Longest time to receive a whole request, headers and body, ms: past it the client gets 408 and the
+     * connection closes (a client trickling a body cannot hold it open). Raise it for large bulk uploads over
+     * slow links, or send those as {"path"}. */
+    requestTimeoutMs: 60_000,
+    /** Longest time to receive the request line and headers, ms (at most requestTimeoutMs). */
+    headersTimeoutMs: 20_000,
+    /** A connection that sends and receives nothing for this long is closed, ms (0: never). */
+    idleTimeoutMs: 120_000,
+    /** An idle keep-alive connection is closed after this long without a new request, ms. */
+    keepAliveTimeoutMs: 72_000,
+    /** Open connections per server process; further ones are closed at once (0: no limit). */
+    maxConnections: 1024,
     /** Grace for in-flight requests on SIGTERM before connections are cut. */
     shutdownTimeoutMs: 10_000,
     /** Honour X-Forwarded-For behind a proxy (the logged client address). */
@@ -356,6 +368,8 @@ function validateServer(s) {
     ['server.maxK', s.maxK], ['server.defaultK', s.defaultK], ['server.modelPollMs', s.modelPollMs],
     ['server.shutdownTimeoutMs', s.shutdownTimeoutMs], ['server.precompute.ttlSeconds', s.precompute.ttlSeconds],
     ['server.precompute.batchSize', s.precompute.batchSize], ['server.precompute.concurrency', s.precompute.concurrency],
+    ['server.requestTimeoutMs', s.requestTimeoutMs], ['server.headersTimeoutMs', s.headersTimeoutMs],
+    ['server.keepAliveTimeoutMs', s.keepAliveTimeoutMs],
   ]);
   for (const [name, v] of positive) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);
@@ -363,6 +377,12 @@ function validateServer(s) {
   if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) throw errors.CONFIG_INVALID(`server.port must be 0-65535, got ${s.port}`);
   if (!Number.isInteger(s.relatedCacheEntries) || s.relatedCacheEntries < 0) {
     throw errors.CONFIG_INVALID(`server.relatedCacheEntries must be 0 or more, got ${s.relatedCacheEntries}`);
+  }
+  for (const [name, v] of /** @type {const} */ ([['server.idleTimeoutMs', s.idleTimeoutMs], ['server.maxConnections', s.maxConnections]])) {
+    if (!Number.isInteger(v) || v < 0) throw errors.CONFIG_INVALID(`${name} must be 0 (no limit) or more, got ${v}`);
+  }
+  if (s.headersTimeoutMs > s.requestTimeoutMs) {
+    throw errors.CONFIG_INVALID(`server.headersTimeoutMs (${s.headersTimeoutMs}) must not exceed server.requestTimeoutMs (${s.requestTimeoutMs})`);
   }
   if (!Number.isInteger(s.embedWorkers) || s.embedWorkers < 0) throw errors.CONFIG_INVALID(`server.embedWorkers must be 0 or more, got ${s.embedWorkers}`);
   if (s.maxK > 1000) throw errors.CONFIG_INVALID(`server.maxK must be at most 1000, got ${s.maxK}`);

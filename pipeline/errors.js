@@ -74,6 +74,7 @@ export const errors = {
   UNAUTHORIZED: define('SCDV_UNAUTHORIZED', 401, 'an API key is required: send `authorization: Bearer <key>` or `x-api-key: <key>`'),
   FORBIDDEN: define('SCDV_FORBIDDEN', 403, 'the API key is not valid for %s'),
   ROUTE_NOT_FOUND: define('SCDV_ROUTE_NOT_FOUND', 404, 'no route %s %s (see /docs)'),
+  METHOD_NOT_ALLOWED: define('SCDV_METHOD_NOT_ALLOWED', 405, 'method %s is not allowed on %s (allowed: %s)'),
   COLLECTION_NOT_FOUND: define('SCDV_COLLECTION_NOT_FOUND', 404, 'collection "%s" not found in the store of model %s'),
   DOCUMENT_NOT_FOUND: define('SCDV_DOCUMENT_NOT_FOUND', 404, 'document "%s" not found in collection "%s"'),
   JOB_NOT_FOUND: define('SCDV_JOB_NOT_FOUND', 404, 'job "%s" not found'),
@@ -82,6 +83,7 @@ export const errors = {
   BODY_TOO_LARGE: define('SCDV_BODY_TOO_LARGE', 413, 'request body over the limit of %s bytes'),
   MEDIA_TYPE_UNSUPPORTED: define('SCDV_MEDIA_TYPE_UNSUPPORTED', 415, 'content type %s is not accepted here (use %s)'),
   // A request's text: the per-line twin in corpora and bulk jobs is the line issue NO_KNOWN_WORDS (line-issues.js).
+  FILTER_RANGE_EMPTY: define('SCDV_FILTER_RANGE_EMPTY', 422, '%s.since is after %s.until: no date is in the range'),
   NO_USABLE_WORDS: define('SCDV_NO_USABLE_WORDS', 422, 'the text has no word that model %s knows (%s distinct words after tokenising)'),
   BULK_SOURCE_INVALID: define('SCDV_BULK_SOURCE_INVALID', 422, 'bulk source %s: %s'),
   QUEUE_UNAVAILABLE: define('SCDV_QUEUE_UNAVAILABLE', 503, 'the job queue is unavailable (Redis is not reachable); reads keep working, retry writes later'),

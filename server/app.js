@@ -1,5 +1,6 @@
 // Build the Fastify app: plugins, hooks and routes, no listening (server/start.js does that, tests inject).
 import Fastify, { LogController } from 'fastify';
+import AjvCompiler from '@fastify/ajv-compiler';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -8,6 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import { errors } from '../pipeline/errors.js';
 import { errorBody, installErrorHandlers } from './errors.js';
 import { resultItemSchema } from './schemas.js';
+import { installMethodNotAllowed, watchRoutes } from './routing.js';
 import healthRoutes from './routes/health.js';
 import documentRoutes from './routes/documents.js';
 import relatedRoutes from './routes/related.js';
@@ -45,10 +47,24 @@ function fastifyOptions(config, logger) {
     // request costs more than a precomputed lookup.
     logController: new LogController({ disableRequestLogging: (/** @type {any} */ request) => !request.log.isLevelEnabled?.('debug') }),
     bodyLimit: s.bodyLimit,
+    // Slow clients: a request (headers and body) must arrive within requestTimeoutMs, its headers within
+    // headersTimeoutMs (Node answers 408 through clientErrorHandler); a silent connection closes after
+    // idleTimeoutMs, an idle keep-alive one after keepAliveTimeoutMs. Node checks the first two every
+    // connectionsCheckingInterval (30 s by default, too coarse for short limits).
+    requestTimeout: s.requestTimeoutMs,
+    connectionTimeout: s.idleTimeoutMs,
+    keepAliveTimeout: s.keepAliveTimeoutMs,
+    http: {
+      requestTimeout: s.requestTimeoutMs,
+      headersTimeout: s.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.floor(s.headersTimeoutMs / 4))),
+    },
     trustProxy: s.trustProxy,
     // Document ids are up to 512 characters, percent-encoded in the path.
     routerOptions: { maxParamLength: 8192 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    // verbose: errors carry their schema, so that a failed anyOf/oneOf can say what each branch wanted.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, verbose: true } },
+    schemaController: { compilersFactory: { buildValidator: exactBodies } },
     return503OnClosing: true,
     // Errors raised before routing (a malformed percent-encoding, a parameter over maxParamLength) and by
     // Node's HTTP parser (headers over the limit, a malformed request) get the catalogue's shape too.
@@ -60,12 +76,42 @@ function fastifyOptions(config, logger) {
 }
 
 /**
+ * A body media type whose schema has no type is handed to the route as a stream (the bulk JSON Lines upload):
+ * the OpenAPI document calls it binary. Validation keeps the type-less schema (a stream is not a string).
+ * @param {any} schema a route's schema
+ */
+function documentRawBodies(schema) {
+  const content = schema?.body?.content;
+  if (!content) return schema;
+  const documented = Object.fromEntries(Object.entries(content).map(([type, c]) => [
+    type, /** @type {any} */ (c).schema && !(/** @type {any} */ (c).schema.type) ? { ...(/** @type {any} */ (c)), schema: { type: 'string', format: 'binary', ...(/** @type {any} */ (c).schema) } } : c,
+  ]));
+  return { ...schema, body: { ...schema.body, content: documented } };
+}
+
+const ajvCompilers = AjvCompiler();
+
+/**
+ * Validators: query strings, parameters and headers are text, coerced to the schema's types (k=16 is 16);
+ * JSON bodies are typed already and are not ({"k": "16"} or {"k": true} is a 400, not k=16 or 1).
+ * @param {any} externalSchemas
+ * @param {any} options Fastify's ajv options
+ */
+function exactBodies(externalSchemas, options) {
+  const coercing = ajvCompilers(externalSchemas, options);
+  const exact = ajvCompilers(externalSchemas, { ...options, customOptions: { ...options.customOptions, coerceTypes: false } });
+  return (/** @type {any} */ route) => (route.httpPart === 'body' ? exact : coercing)(route);
+}
+
+/**
  * Answer what Node's HTTP parser refused before Fastify saw a request (as Fastify's default does, in our shape).
  * @param {NodeJS.ErrnoException} err
  * @param {import('node:net').Socket} socket
  */
 function clientErrorHandler(err, socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // A reply already under way (a timeout while it is written) cannot be followed by another.
+  if (/** @type {any} */ (socket)._httpMessage?.headersSent) { socket.destroy(err); return; }
   const [status, reason] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'the request took too long to arrive']
     : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'the request line and headers are over the size limit']
       : [400, 'the request is not valid HTTP'];
@@ -87,6 +133,9 @@ export async function buildApp(ctx, opts = {}) {
   const s = config.server;
   /** @type {import('fastify').FastifyInstance} */
   const app = /** @type {any} */ (Fastify(/** @type {any} */ (fastifyOptions(config, opts.logger))));
+  // Connections past the cap are closed as they arrive (Node counts them per process).
+  app.server.maxConnections = s.maxConnections;
+  const routeMethods = watchRoutes(app);
   installErrorHandlers(app, { bodyLimit: s.bodyLimit });
   // Every body this API takes is JSON (or JSON Lines on the bulk route, which adds its own parser): a text/plain
   // body is the wrong media type (415), not a string for the schema to refuse.
@@ -118,7 +167,7 @@ export async function buildApp(ctx, opts = {}) {
       },
     },
     // The API only: not the documentation's own routes nor the queue board.
-    transform: ({ schema, url }) => ({ schema: /** @type {any} */ (url.startsWith('/docs') || url.startsWith('/admin') ? { ...schema, hide: true } : schema), url }),
+    transform: ({ schema, url }) => ({ schema: /** @type {any} */ (url.startsWith('/docs') || url.startsWith('/admin') ? { ...schema, hide: true } : documentRawBodies(schema)), url }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: false } });
 
@@ -151,5 +200,6 @@ export async function buildApp(ctx, opts = {}) {
   modelRoutes(app, ctx);
   jobRoutes(app, ctx);
   await app.register(async (scope) => adminRoutes(scope, ctx));
+  installMethodNotAllowed(app, routeMethods, { cors: s.corsOrigins.length > 0 });
   return app;
 }

@@ -46,6 +46,21 @@ function describeValidation(v, context) {
 }
 
 /**
+ * A failed anyOf/oneOf: what each branch is (their titles, as the OpenAPI document shows them).
+ * @param {any} v ajv error object (verbose: `schema` holds the branches)
+ * @param {string} context
+ */
+function describeAlternatives(v, context) {
+  const field = context + String(v.instancePath ?? '').replace(/\//g, '.');
+  const branches = Array.isArray(v.schema) ? v.schema : [];
+  const titles = branches.map((/** @type {any} */ b) => b?.title).filter(Boolean);
+  const reason = titles.length === branches.length && titles.length > 0
+    ? `must be ${v.keyword === 'oneOf' ? 'exactly one of' : 'one of'}: ${titles.join('; ')}`
+    : String(v.message ?? 'is invalid');
+  return { field, reason };
+}
+
+/**
  * Map anything thrown in a request onto the catalogue.
  * @param {any} err
  * @param {{bodyLimit: number}} limits
@@ -55,8 +70,12 @@ function describeValidation(v, context) {
 export function toScdvError(err, limits, requestId) {
   if (err instanceof ScdvError) return err;
   if (err?.validation) {
-    const first = err.validation[0] ?? {};
-    const { field, reason } = describeValidation(first, err.validationContext ?? 'request');
+    const context = err.validationContext ?? 'request';
+    // ajv stops at the first failure; when that is an anyOf/oneOf, its branches' errors come before it.
+    const last = err.validation.at(-1) ?? {};
+    const { field, reason } = last.keyword === 'anyOf' || last.keyword === 'oneOf'
+      ? describeAlternatives(last, context)
+      : describeValidation(err.validation[0] ?? {}, context);
     return invalid(field, reason);
   }
   switch (err?.code) {

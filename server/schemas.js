@@ -13,6 +13,19 @@ export const documentId = {
   type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '^[^\\t\\n\\r]+$', description: 'document id (URL-encoded in paths)',
 };
 
+/**
+ * A date, as the API takes it: an RFC 3339 date or date-time, a day that exists (ajv's formats check the
+ * calendar; pipeline/dates.js computes exactly these).
+ * @param {string} description
+ */
+export const dateSchema = (description) => ({
+  description,
+  anyOf: [
+    { type: 'string', format: 'date', title: 'an RFC 3339 date (2024-05-01)' },
+    { type: 'string', format: 'date-time', maxLength: 64, title: 'an RFC 3339 date-time (2024-05-01T09:00:00+09:00)' },
+  ],
+});
+
 /** @param {{maxK: number, defaultK: number}} s */
 export const kSchema = (s) => ({ type: 'integer', minimum: 1, maximum: s.maxK, default: s.defaultK, description: `results wanted (1-${s.maxK})` });
 

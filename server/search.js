@@ -1,7 +1,9 @@
 // What every search route shares: request filters -> store options, store hits -> response items, and
 // text -> vector with the model's embedder (the same code path as batch indexing).
+import { parseDate } from '../pipeline/dates.js';
 import { errors } from '../pipeline/errors.js';
 import { invalid } from './errors.js';
+import { dateSchema } from './schemas.js';
 
 /**
  * @typedef {object} ResultItem
@@ -37,8 +39,8 @@ export const filtersSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    since: { type: 'string', maxLength: 40, description: 'published at or after (ISO 8601)' },
-    until: { type: 'string', maxLength: 40, description: 'published at or before (ISO 8601)' },
+    since: dateSchema('published at or after'),
+    until: dateSchema('published at or before'),
     site: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: 'only these sites' },
     exclude_site: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: 'not these sites' },
     category: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: 'only these categories' },
@@ -57,11 +59,16 @@ export function storeFilters(f, where) {
   for (const key of /** @type {const} */ (['since', 'until'])) {
     const v = f[key];
     if (v === undefined) continue;
-    const ms = Date.parse(v);
-    if (Number.isNaN(ms)) throw invalid(`${where}.${key}`, 'is not a date (ISO 8601, e.g. 2024-05-01 or 2024-05-01T09:00:00+09:00)');
+    const ms = parseDate(v);
+    if (Number.isNaN(ms)) throw invalid(`${where}.${key}`, 'is not a date that exists (RFC 3339, e.g. 2024-05-01 or 2024-05-01T09:00:00+09:00)');
     o[key] = ms;
   }
-  if (o.since !== undefined && o.until !== undefined && o.since > o.until) throw invalid(`${where}.since`, 'is after until');
+  // Each date is valid on its own (the schema says so); an empty range is a 422, like text without a known word.
+  if (o.since !== undefined && o.until !== undefined && o.since > o.until) {
+    const e = errors.FILTER_RANGE_EMPTY(where, where);
+    e.details = { field: `${where}.since`, reason: 'is after until' };
+    throw e;
+  }
   if (f.site?.length) o.sites = f.site;
   if (f.exclude_site?.length) o.excludeSites = f.exclude_site;
   if (f.category?.length) o.categories = f.category;

@@ -58,3 +58,12 @@ test('every training parameter is checked against its range when the config load
   assert.throws(() => loadConfig({ overrides: { corpus: { warnRejectedFraction: 1.5 } } }), /corpus\.warnRejectedFraction must be in \[0, 1\]/);
   assert.throws(() => loadConfig({ overrides: { workerProcesses: { maxPerCore: 0 } } }), /workerProcesses\.maxPerCore must be a positive integer/);
 });
+
+test('server time limits and the connection cap are checked', () => {
+  const server = (/** @type {object} */ s) => () => loadConfig({ overrides: { server: s } });
+  assert.throws(server({ requestTimeoutMs: 0 }), /server\.requestTimeoutMs must be a positive integer/);
+  assert.throws(server({ requestTimeoutMs: 1000, headersTimeoutMs: 2000 }), /server\.headersTimeoutMs \(2000\) must not exceed server\.requestTimeoutMs/);
+  assert.throws(server({ maxConnections: -1 }), /server\.maxConnections must be 0/);
+  assert.throws(server({ idleTimeoutMs: 1.5 }), /server\.idleTimeoutMs must be 0/);
+  assert.equal(loadConfig({ overrides: { server: { maxConnections: 0, idleTimeoutMs: 0 } } }).server.maxConnections, 0);
+});

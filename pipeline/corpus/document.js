@@ -1,6 +1,7 @@
 // One corpus line -> a validated document, or a rejection that names the line, the field and the reason.
 import { isUtf8 } from 'node:buffer';
 import { ISSUE } from '../line-issues.js';
+import { parseDate } from '../dates.js';
 
 /**
  * @typedef {object} Document
@@ -65,7 +66,7 @@ export function parseDocument(buf, line) {
   const published = raw.published_at ?? raw.date;
   if (published !== undefined && published !== null) {
     const field = raw.published_at != null ? 'published_at' : 'date';
-    const ms = typeof published === 'string' || typeof published === 'number' ? Date.parse(String(published)) : NaN;
+    const ms = typeof published === 'string' || typeof published === 'number' ? parseDate(String(published)) : NaN;
     if (Number.isNaN(ms)) return fail(ISSUE.INVALID_FIELD, `field "${field}" is not a date: ${JSON.stringify(published)}`);
     doc.published_at = new Date(ms).toISOString();
   }

@@ -1,5 +1,6 @@
 // Validation of what callers hand to the store: ids, vectors, metadata, search options, store options.
 // Every failure is an ScdvError from the catalogue that names the document or the option.
+import { parseDate } from '../dates.js';
 import { errors } from '../errors.js';
 
 /** Longest accepted document id, in UTF-16 code units (the corpus reader's limit). */
@@ -108,8 +109,8 @@ export function parseTime(v, fail, what) {
     return v;
   }
   if (typeof v === 'string') {
-    const ms = Date.parse(v);
-    if (Number.isNaN(ms)) throw fail(`${what} "${v}" is not an ISO 8601 date`);
+    const ms = parseDate(v);
+    if (Number.isNaN(ms)) throw fail(`${what} "${v}" is not an ISO 8601 date (or names a day that does not exist)`);
     return ms;
   }
   throw fail(`${what} must be an ISO 8601 string or epoch milliseconds`);

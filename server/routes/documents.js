@@ -5,7 +5,7 @@ import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
 import { allowedCorpusPath, createBulkJob, newJobId, saveUpload } from '../jobs.js';
 import { invalidate } from '../precompute.js';
-import { collectionName, documentId, keyed } from '../schemas.js';
+import { collectionName, dateSchema, documentId, keyed } from '../schemas.js';
 import { embedRequestText } from '../search.js';
 
 /** Content types of a JSON Lines bulk body. */
@@ -22,6 +22,8 @@ export default function documentRoutes(app, ctx) {
     title: { type: 'string' }, url: { type: 'string' }, site: { type: 'string' }, category: { type: 'string' },
     published_at: { type: 'string', description: 'ISO 8601' },
   };
+  // Written documents: their date must be one that exists (stored as given by the corpus reader's rules).
+  const metaInput = { ...metaProps, published_at: dateSchema('when it was published') };
 
   app.get('/v1/collections', {
     schema: {
@@ -88,7 +90,7 @@ export default function documentRoutes(app, ctx) {
         type: 'object',
         additionalProperties: false,
         required: ['body'],
-        properties: { ...metaProps, body: { type: 'string', minLength: 1, description: 'the article text' } },
+        properties: { ...metaInput, body: { type: 'string', minLength: 1, description: 'the article text' } },
       },
       response: {
         200: {
@@ -172,6 +174,8 @@ export default function documentRoutes(app, ctx) {
                 properties: { path: { type: 'string', minLength: 1, maxLength: 4096, description: 'a JSON Lines file inside DATA_DIR/imports or server.bulkFileRoots' } },
               },
             },
+            // Bytes as sent (the OpenAPI document says binary, see app.js): each line is checked by the corpus
+            // reader, bad lines are reported by the job.
             'application/x-ndjson': { schema: { description: 'JSON Lines: one document per line' } },
             'application/jsonl': { schema: { description: 'JSON Lines: one document per line' } },
           },

@@ -1,8 +1,8 @@
 // Related documents: of an indexed document, of a page not indexed yet, and the similarity of two.
 import { sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { errors } from '../../pipeline/errors.js';
-import { errorResponses, invalid } from '../errors.js';
-import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
+import { errorResponses } from '../errors.js';
+import { collectionName, dateSchema, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
 import { embedRequestText, filtersSchema, resultItem, storeFilters } from '../search.js';
 
 /**
@@ -31,8 +31,8 @@ export default function relatedRoutes(app, ctx) {
         additionalProperties: false,
         properties: {
           k: kSchema(s),
-          since: { type: 'string', maxLength: 40, description: 'published at or after (ISO 8601)' },
-          until: { type: 'string', maxLength: 40, description: 'published at or before (ISO 8601)' },
+          since: dateSchema('published at or after'),
+          until: dateSchema('published at or before'),
           site: listFilter('only these sites (repeat the parameter for several)'),
           exclude_site: listFilter('not these sites'),
           category: listFilter('only these categories'),
@@ -104,11 +104,19 @@ export default function relatedRoutes(app, ctx) {
     }
   });
 
+  // Exactly one of id and text per side: the schema says so, and ajv enforces it.
   const refSchema = {
-    type: 'object',
-    additionalProperties: false,
     description: 'a document: {id} of an indexed one (in `collection`, default the request\'s), or {text, title?} embedded now',
-    properties: { id: documentId, collection: collectionName, text: textSchema, title: titleSchema },
+    oneOf: [
+      {
+        type: 'object', additionalProperties: false, required: ['id'], title: '{id, collection?} of an indexed document',
+        properties: { id: documentId, collection: collectionName },
+      },
+      {
+        type: 'object', additionalProperties: false, required: ['text'], title: '{text, title?} to embed',
+        properties: { text: textSchema, title: titleSchema },
+      },
+    ],
   };
   app.post('/v1/similarity', {
     schema: {
@@ -127,11 +135,6 @@ export default function relatedRoutes(app, ctx) {
     },
   }, async (request) => {
     const b = /** @type {{a: Ref, b: Ref, collection: string}} */ (request.body);
-    for (const side of /** @type {const} */ (['a', 'b'])) {
-      const r = b[side];
-      if ((r.id === undefined) === (r.text === undefined)) throw invalid(`body.${side}`, 'must have exactly one of id and text');
-      if (r.id !== undefined && r.title !== undefined) throw invalid(`body.${side}.title`, 'goes with text, not with id');
-    }
     const sm = models.acquire();
     try {
       const vectorOf = async (/** @type {Ref} */ r) => {

@@ -254,7 +254,7 @@ test('fixed hostile requests: oversized bodies, huge k, deep JSON, wrong content
     ['an 8 KB URL', { method: 'GET', url: `/v1/collections/articles/documents/${'%E3%81%82'.repeat(900)}` }, [400, 404, 414]],
     ['a 100 KB URL', { method: 'GET', url: `/v1/collections/articles/documents/${'x'.repeat(100_000)}` }, 431, 'SCDV_REQUEST_INVALID'],
     ['malformed percent-encoding', { method: 'GET', url: '/v1/collections/articles/documents/%E3%81' }, 400, 'SCDV_REQUEST_INVALID'],
-    ['PATCH', { method: 'PATCH', url: '/v1/collections/articles/documents/x', headers: { ...auth, ...json }, body: '{}' }, 404, 'SCDV_ROUTE_NOT_FOUND'],
+    ['PATCH', { method: 'PATCH', url: '/v1/collections/articles/documents/x', headers: { ...auth, ...json }, body: '{}' }, 405, 'SCDV_METHOD_NOT_ALLOWED'],
     ['unknown route', { method: 'GET', url: '/v2/anything' }, 404, 'SCDV_ROUTE_NOT_FOUND'],
     ['HEAD of a read', { method: 'HEAD', url: '/v1/models' }, [200, 404]],
   ];

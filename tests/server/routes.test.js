@@ -100,7 +100,7 @@ test('related by id: k results, itself excluded, best first, filters, bounds', a
   assert.equal(k0.body.details.field, 'querystring.k');
   assertError(await call(`/v1/collections/articles/documents/${DOC}/related?k=1001`), 400, 'SCDV_REQUEST_INVALID');
   assertError(await call(`/v1/collections/articles/documents/${DOC}/related?since=yesterday`), 400, 'SCDV_REQUEST_INVALID');
-  assertError(await call(`/v1/collections/articles/documents/${DOC}/related?since=2012-01-01&until=2011-01-01`), 400, 'SCDV_REQUEST_INVALID');
+  assertError(await call(`/v1/collections/articles/documents/${DOC}/related?since=2012-01-01&until=2011-01-01`), 422, 'SCDV_FILTER_RANGE_EMPTY');
   const extra = await call(`/v1/collections/articles/documents/${DOC}/related?sort=date`);
   assertError(extra, 400, 'SCDV_REQUEST_INVALID');
   assert.equal(extra.body.details.field, 'querystring.sort');
