@@ -13,7 +13,7 @@ import { DATA_DIR, MODELS_DIR } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
-import { INDEXED_FILE, layoutDifference, readIndexed } from '../pipeline/embed/layout.js';
+import { INDEXED_FILE, forgetIndexed, layoutDifference, readIndexed } from '../pipeline/embed/layout.js';
 import { MODEL_FORMAT, validateModelName } from '../pipeline/model/names.js';
 import { storeDirFor } from '../pipeline/stages/embed.js';
 import { openStore } from '../pipeline/store/index.js';
@@ -176,26 +176,31 @@ export class ServingModel {
   }
 
   /**
-   * An existing collection, or 404.
+   * An existing collection, or 404 (SCDV_COLLECTION_NOT_FOUND). Creates nothing.
    * @param {string} name
    * @returns {Collection}
    */
   collection(name) {
-    validateCollectionName(name);
-    try {
-      return this.store.collection(name);
-    } catch (err) {
-      if (/** @type {any} */ (err)?.code === 'SCDV_STORE_WIDTH_REQUIRED') throw errors.COLLECTION_NOT_FOUND(name, this.name);
-      throw err;
-    }
+    return this.store.collection(validateCollectionName(name));
   }
 
   /**
-   * A collection to write to, created with the model's width when missing.
+   * A collection to write to, with the model's width: created on disk by its first written document (a
+   * refused write leaves nothing behind).
    * @param {string} name
    */
   writableCollection(name) {
     return this.store.collection(validateCollectionName(name), { width: this.width });
+  }
+
+  /**
+   * Deletes a collection of this model: its store folder, and its entry in models/<name>/indexed.json
+   * (404 when the store has no such collection).
+   * @param {string} name
+   */
+  async dropCollection(name) {
+    await this.store.dropCollection(validateCollectionName(name));
+    forgetIndexed(path.join(MODELS_DIR, this.name), name);
   }
 
   /** @returns {{name: string, width: number, count: number}[]} */
@@ -291,8 +296,10 @@ export class ModelState {
     const next = reuse ? /** @type {ServingModel} */ (this.previous) : await ServingModel.open(name, this.config, this.log);
     try {
       if (check) {
+        // An empty collection serves nothing: the new model need not have it (older versions left empty
+        // collections behind after refused writes).
         const have = new Set(next.collections().map((c) => c.name));
-        const missing = cur.collections().map((c) => c.name).filter((c) => !have.has(c));
+        const missing = cur.collections().filter((c) => c.count > 0 && !have.has(c.name)).map((c) => c.name);
         if (missing.length) throw errors.MODEL_NOT_BUILT(name, missing.join(', '), cur.name, name);
       }
     } catch (err) {

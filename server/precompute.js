@@ -199,16 +199,8 @@ export async function runPrecompute(o) {
   const store = openStore(storeDirFor(o.model));
   let ids;
   try {
-    const coll = (/** @type {string} */ name) => {
-      try {
-        return store.collection(name);
-      } catch (err) {
-        if (/** @type {any} */ (err)?.code === 'SCDV_STORE_WIDTH_REQUIRED') throw errors.COLLECTION_NOT_FOUND(name, o.model);
-        throw err;
-      }
-    };
-    coll(o.target);
-    ids = await listIds(coll(o.source));
+    store.collection(o.target); // SCDV_COLLECTION_NOT_FOUND when missing
+    ids = await listIds(store.collection(o.source));
   } finally {
     await store.close();
   }

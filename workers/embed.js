@@ -37,6 +37,8 @@ import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
  * @property {import('../pipeline/corpus/document.js').LineIssue[]} rejected lines not indexed, with reasons
  * @property {import('../pipeline/corpus/document.js').LineIssue[]} empty documents without any known word (not indexed)
  * @property {number} writes store write batches
+ * @property {string | null} collectionCreated created_at of the collection the documents were written to
+ *   (null when none was written): a re-run redoes the shard if the collection was deleted since
  * @property {number} seconds
  * @property {string} worker
  */
@@ -74,7 +76,7 @@ export async function processEmbedShard(job, onProgress) {
   const duplicates = new Map(job.duplicates ?? []);
   /** @type {EmbedShardResult} */
   const result = {
-    shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, rejected: [], empty: [], writes: 0, seconds: 0,
+    shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, rejected: [], empty: [], writes: 0, seconds: 0, collectionCreated: null,
     worker: `${os.hostname()}:${process.pid}`,
   };
   /** @type {{line: number, doc: import('../pipeline/corpus/document.js').Document}[]} */
@@ -118,6 +120,7 @@ export async function processEmbedShard(job, onProgress) {
     if (batch.length >= config.index.writeBatchSize) await flush();
   }
   await flush();
+  result.collectionCreated = result.documents > 0 ? collection.createdAt : null;
   result.seconds = (Date.now() - t0) / 1000;
   fs.mkdirSync(shardsDir(job.outDir), { recursive: true });
   writeFileAtomic(shardMarker(job.outDir, shard.index), JSON.stringify(result));

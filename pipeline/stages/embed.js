@@ -7,7 +7,7 @@ import { hashOf } from '../config.js';
 import { planShards } from '../corpus/plan.js';
 import { loadModel } from '../model/load.js';
 import { WorkerPool } from './worker-pool.js';
-import { prepareRunDir, readShardResult, runShards } from './sharded.js';
+import { prepareRunDir, readShardResult, runShards, shardMarker } from './sharded.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { openStore, validateCollectionName } from '../store/index.js';
 import { duplicatesIn, findDuplicateIds } from '../corpus/duplicates.js';
@@ -71,12 +71,19 @@ export async function runIndex(opts) {
     const plan = await planShards(corpus, config.index.shardSize);
     const runKey = hashOf({
       corpus: plan.sha256, model: opts.model, modelCreated: model.manifest.created_at, collection,
-      collectionCreated: collectionIdentity(storeDir, collection, layout.width),
       embed: config.embed, maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.index.shardSize,
     });
     const outDir = path.join(DATA_DIR, 'runs', 'index', `${opts.model}-${collection}-${runKey}`);
     prepareRunDir(outDir, runKey, log);
-    const pending = plan.shards.filter((s) => !readShardResult(outDir, s.index, runKey));
+    // A finished shard counts only if its documents are in the collection as it is now: one written to a
+    // collection since deleted (and maybe re-created) is done again. Shards that wrote nothing always count.
+    const created = collectionIdentity(storeDir, collection, layout.width);
+    const pending = plan.shards.filter((s) => {
+      const r = readShardResult(outDir, s.index, runKey);
+      if (r && (r.documents === 0 || r.collectionCreated === created)) return false;
+      if (r) fs.rmSync(shardMarker(outDir, s.index), { force: true });
+      return true;
+    });
     // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
     const dups = pending.length ? await findDuplicateIds(corpus, config.corpus.maxDocumentBytes) : new Map();
     log(`index: ${plan.lines} lines in ${plan.shards.length} shards` +
@@ -109,7 +116,8 @@ export async function runIndex(opts) {
     const reportFile = path.join(outDir, 'report.jsonl');
     writeFileAtomic(reportFile, issues.map((x) => JSON.stringify(x)).join('\n') + (issues.length ? '\n' : ''));
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
-    recordIndexed(model.dir, collection, layout, plan.sha256);
+    // A run that wrote no document created no collection: there is no layout to record for it.
+    if (collectionIdentity(storeDir, collection, layout.width) !== null) recordIndexed(model.dir, collection, layout, plan.sha256);
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile,
@@ -121,21 +129,21 @@ export async function runIndex(opts) {
 
 
 /**
- * Open (creating if needed) the collection, which checks its width against the model before any worker
- * starts, and return its creation time: a run's finished shards count only for the collection instance
- * they were written to (a deleted and recreated store must be filled again).
+ * Check the collection's width against the model before any worker starts (without creating it: a
+ * collection is created by its first written document) and return its creation time, null when it does not
+ * exist: tells a deleted and re-created collection from the one a finished shard was written to.
  * @param {string} storeDir
  * @param {string} collection
  * @param {number} width
+ * @returns {string | null}
  */
 function collectionIdentity(storeDir, collection, width) {
   const store = openStore(storeDir);
   try {
-    store.collection(collection, { width });
+    return store.collection(collection, { width }).createdAt;
   } finally {
-    store.close();
+    void store.close();
   }
-  return JSON.parse(fs.readFileSync(path.join(storeDir, collection, 'collection.json'), 'utf8')).created_at;
 }
 
 /**
@@ -148,6 +156,9 @@ function collectionCount(storeDir, collection) {
   const store = openStore(storeDir);
   try {
     return store.collection(collection).count();
+  } catch (err) {
+    if (/** @type {any} */ (err)?.code === 'SCDV_COLLECTION_NOT_FOUND') return 0; // deleted meanwhile
+    throw err;
   } finally {
     store.close();
   }

@@ -110,9 +110,14 @@ export class Store {
     }
     const cached = this.#collections.get(name);
     if (cached) {
-      if (width !== undefined && width !== cached.width) throw errors.STORE_WIDTH_MISMATCH(name, String(cached.width), String(width));
-      if (width === undefined && cached.createdAt === null) throw this.#notFound(name);
-      return cached;
+      const exists = cached.createdAt !== null;
+      if (width === undefined && !exists) throw this.#notFound(name);
+      if (width !== undefined && width !== cached.width) {
+        if (exists) throw errors.STORE_WIDTH_MISMATCH(name, String(cached.width), String(width));
+        this.#collections.delete(name); // never written: a width asked before binds nothing
+      } else {
+        return cached;
+      }
     }
     /** @type {import('./engine.js').EngineOptions} */
     const opts = { ...DEFAULT_ENGINE_OPTIONS, ...this.#defaults, ...overrides };
