@@ -13,9 +13,9 @@ import { DATA_DIR, MODELS_DIR } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
-import { INDEXED_FILE, forgetIndexed, layoutDifference, readIndexed } from '../pipeline/embed/layout.js';
+import { INDEXED_FILE, layoutDifference, readIndexed } from '../pipeline/embed/layout.js';
 import { MODEL_FORMAT, validateModelName } from '../pipeline/model/names.js';
-import { storeDirFor } from '../pipeline/stages/embed.js';
+import { dropModelCollection, storeDirFor } from '../pipeline/stages/embed.js';
 import { openStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
 
@@ -199,8 +199,7 @@ export class ServingModel {
    * @param {string} name
    */
   async dropCollection(name) {
-    await this.store.dropCollection(validateCollectionName(name));
-    forgetIndexed(path.join(MODELS_DIR, this.name), name);
+    await dropModelCollection(this.store, this.name, name);
   }
 
   /** @returns {{name: string, width: number, count: number}[]} */

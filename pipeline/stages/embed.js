@@ -2,7 +2,7 @@
 // shard, with the same run-folder bookkeeping as tokenise (a re-run skips finished shards).
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATA_DIR, STORE_DIR } from '../paths.js';
+import { DATA_DIR, MODELS_DIR, STORE_DIR } from '../paths.js';
 import { hashOf } from '../config.js';
 import { planShards } from '../corpus/plan.js';
 import { loadModel } from '../model/load.js';
@@ -11,7 +11,7 @@ import { prepareRunDir, readShardResult, runShards, shardMarker } from './sharde
 import { writeFileAtomic } from '../fsutil.js';
 import { openStore, validateCollectionName } from '../store/index.js';
 import { duplicatesIn, findDuplicateIds } from '../corpus/duplicates.js';
-import { layoutDifference, readIndexed, recordIndexed, vectorLayout } from '../embed/layout.js';
+import { forgetIndexed, layoutDifference, readIndexed, recordIndexed, vectorLayout } from '../embed/layout.js';
 import { errors } from '../errors.js';
 
 /**
@@ -45,6 +45,18 @@ import { errors } from '../errors.js';
 
 /** @param {string} model */
 export const storeDirFor = (model) => path.join(STORE_DIR, model);
+
+/**
+ * Deletes a collection of a model: from its store (see Store.dropCollection; SCDV_COLLECTION_NOT_FOUND when
+ * absent) and from the model's record of indexed layouts (models/<model>/indexed.json).
+ * @param {import('../store/index.js').Store} store the model's store (storeDirFor(model))
+ * @param {string} model
+ * @param {string} collection
+ */
+export async function dropModelCollection(store, model, collection) {
+  await store.dropCollection(validateCollectionName(collection));
+  forgetIndexed(path.join(MODELS_DIR, model), collection);
+}
 
 /**
  * @param {IndexOptions} opts
