@@ -89,7 +89,7 @@ export function storeCollections(model) {
 
 /**
  * The model to serve at start: `explicit` (a flag), else the active-model file, else server.model, else the
- * newest model whose store holds collections, else the newest model. Recorded in the file when it changes
+ * newest model whose store holds documents, else the newest model. Recorded in the file when it changes
  * (unless `record` is false: commands that only read, such as `scdv precompute`).
  * @param {string | undefined} explicit
  * @param {Config} config
@@ -102,7 +102,7 @@ export function resolveModelName(explicit, config, opts = {}) {
   if (!name) {
     const models = listModels();
     if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${MODELS_DIR}: train one with \`scdv train\``);
-    name = (models.find((m) => storeCollections(m.name).length > 0) ?? models[0]).name;
+    name = (models.find((m) => storeCollections(m.name).some((c) => c.count > 0)) ?? models[0]).name;
   }
   validateModelName(name);
   if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, MODELS_DIR);

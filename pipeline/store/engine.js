@@ -899,7 +899,7 @@ export class NativeEngine {
 
   /** @param {unknown} err */
   #backgroundError(err) {
-    if (this.#dropped) return; // the collection is gone: nothing left to report about it
+    if (!this.present()) return; // the collection was dropped: nothing left to report about it
     const e = err instanceof Error ? err : new Error(String(err));
     this.#lastBackgroundError = `${new Date().toISOString()} ${e.message}`;
     if (this.#opts.onBackgroundError) this.#opts.onBackgroundError(e);
