@@ -15,6 +15,7 @@ const COMMANDS = {
   explain: () => import('./commands/explain.js'),
   report: () => import('./commands/report.js'),
   eval: () => import('./commands/eval.js'),
+  collection: () => import('./commands/collection.js'),
 };
 
 const USAGE = `scdv — SCDV document vectors for Japanese articles
@@ -33,6 +34,8 @@ Usage:
              the REST API (docs at /docs once running)
   scdv precompute --target T [--collection C] [--k K] [--ttl SECONDS] [--model NAME] [--config FILE]
              top-k of T for every document of C, into Redis for the match route and ad servers
+  scdv collection list [--model NAME] [--json]     the collections of a model's store, with counts
+  scdv collection delete NAME [--model NAME]       delete a collection (documents, files, indexed.json entry)
   scdv dict compile --csv words.csv --out words.dic   a user dictionary for tokenizer.userDictionaries
   scdv demo [--config FILE]      the main job on the bundled sample corpus (what \`npm start\` runs)
   scdv inspect clusters --model NAME [--sort cluster|coherence|size] [--cluster K] [--flagged]

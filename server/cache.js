@@ -11,7 +11,8 @@
 export function collectionVersion(coll) {
   const c = /** @type {any} */ (coll);
   // A cheap counter from the store when it has one; else the fields of stats() that move on every write.
-  if (typeof c.version === 'function') return String(c.version());
+  // With the creation time: a collection deleted and created again starts its counter over.
+  if (typeof c.version === 'function') return `${c.createdAt ?? ''}:${c.version()}`;
   const s = coll.stats();
   return `${s.generation}:${s.wal.seq}:${s.wal.bytes}`;
 }
@@ -51,6 +52,15 @@ export class ResultCache {
    */
   forget(id) {
     this.versions.delete(id);
+  }
+
+  /**
+   * After a collection was deleted: its entries go (keys start with the collection's id and "\0").
+   * @param {string} id model and collection
+   */
+  forgetCollection(id) {
+    this.versions.delete(id);
+    for (const key of this.map.keys()) if (key.startsWith(`${id}\0`)) this.map.delete(key);
   }
 
   /**

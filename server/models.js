@@ -15,7 +15,7 @@ import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { INDEXED_FILE, layoutDifference, readIndexed } from '../pipeline/embed/layout.js';
 import { MODEL_FORMAT, validateModelName } from '../pipeline/model/names.js';
-import { storeDirFor } from '../pipeline/stages/embed.js';
+import { dropModelCollection, storeDirFor } from '../pipeline/stages/embed.js';
 import { openStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
 
@@ -89,7 +89,7 @@ export function storeCollections(model) {
 
 /**
  * The model to serve at start: `explicit` (a flag), else the active-model file, else server.model, else the
- * newest model whose store holds collections, else the newest model. Recorded in the file when it changes
+ * newest model whose store holds documents, else the newest model. Recorded in the file when it changes
  * (unless `record` is false: commands that only read, such as `scdv precompute`).
  * @param {string | undefined} explicit
  * @param {Config} config
@@ -102,7 +102,7 @@ export function resolveModelName(explicit, config, opts = {}) {
   if (!name) {
     const models = listModels();
     if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${MODELS_DIR}: train one with \`scdv train\``);
-    name = (models.find((m) => storeCollections(m.name).length > 0) ?? models[0]).name;
+    name = (models.find((m) => storeCollections(m.name).some((c) => c.count > 0)) ?? models[0]).name;
   }
   validateModelName(name);
   if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, MODELS_DIR);
@@ -176,26 +176,30 @@ export class ServingModel {
   }
 
   /**
-   * An existing collection, or 404.
+   * An existing collection, or 404 (SCDV_COLLECTION_NOT_FOUND). Creates nothing.
    * @param {string} name
    * @returns {Collection}
    */
   collection(name) {
-    validateCollectionName(name);
-    try {
-      return this.store.collection(name);
-    } catch (err) {
-      if (/** @type {any} */ (err)?.code === 'SCDV_STORE_WIDTH_REQUIRED') throw errors.COLLECTION_NOT_FOUND(name, this.name);
-      throw err;
-    }
+    return this.store.collection(validateCollectionName(name));
   }
 
   /**
-   * A collection to write to, created with the model's width when missing.
+   * A collection to write to, with the model's width: created on disk by its first written document (a
+   * refused write leaves nothing behind).
    * @param {string} name
    */
   writableCollection(name) {
     return this.store.collection(validateCollectionName(name), { width: this.width });
+  }
+
+  /**
+   * Deletes a collection of this model: its store folder, and its entry in models/<name>/indexed.json
+   * (404 when the store has no such collection).
+   * @param {string} name
+   */
+  async dropCollection(name) {
+    await dropModelCollection(this.store, this.name, name);
   }
 
   /** @returns {{name: string, width: number, count: number}[]} */
@@ -291,8 +295,10 @@ export class ModelState {
     const next = reuse ? /** @type {ServingModel} */ (this.previous) : await ServingModel.open(name, this.config, this.log);
     try {
       if (check) {
+        // An empty collection serves nothing: the new model need not have it (older versions left empty
+        // collections behind after refused writes).
         const have = new Set(next.collections().map((c) => c.name));
-        const missing = cur.collections().map((c) => c.name).filter((c) => !have.has(c));
+        const missing = cur.collections().filter((c) => c.count > 0 && !have.has(c.name)).map((c) => c.name);
         if (missing.length) throw errors.MODEL_NOT_BUILT(name, missing.join(', '), cur.name, name);
       }
     } catch (err) {

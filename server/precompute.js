@@ -120,6 +120,31 @@ export async function invalidate(redis, prefix, model, collection, ids) {
 }
 
 /**
+ * After a collection was deleted: no precomputed entry involving it is served any more. Entries listing its
+ * documents (it was their target) are made stale by its generation; entries of its documents (it was their
+ * source) by the generation of each of their targets (which also retires other sources' entries for those
+ * targets until the next precompute run: they cannot be told apart without scanning Redis). Best effort, as
+ * invalidate().
+ * @param {import('ioredis').Redis} redis
+ * @param {string} prefix
+ * @param {string} model
+ * @param {string} collection
+ */
+export async function invalidateCollection(redis, prefix, model, collection) {
+  if (redis.status !== 'ready') return false;
+  const k = keys(prefix);
+  try {
+    const targets = await redis.smembers(k.targets(model, collection));
+    const multi = redis.multi().incr(k.gen(model, collection)).del(k.targets(model, collection));
+    for (const t of targets) multi.incr(k.gen(model, t));
+    await multi.exec();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * @typedef {object} PrecomputeJob
  * @property {string} run
  * @property {string} model
@@ -199,16 +224,8 @@ export async function runPrecompute(o) {
   const store = openStore(storeDirFor(o.model));
   let ids;
   try {
-    const coll = (/** @type {string} */ name) => {
-      try {
-        return store.collection(name);
-      } catch (err) {
-        if (/** @type {any} */ (err)?.code === 'SCDV_STORE_WIDTH_REQUIRED') throw errors.COLLECTION_NOT_FOUND(name, o.model);
-        throw err;
-      }
-    };
-    coll(o.target);
-    ids = await listIds(coll(o.source));
+    store.collection(o.target); // SCDV_COLLECTION_NOT_FOUND when missing
+    ids = await listIds(store.collection(o.source));
   } finally {
     await store.close();
   }

@@ -31,6 +31,8 @@ import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
  * @property {import('../pipeline/corpus/document.js').LineIssue[]} rejected lines not indexed, with reasons
  * @property {import('../pipeline/corpus/document.js').LineIssue[]} empty documents without any known word (not indexed)
  * @property {number} writes store write batches
+ * @property {string | null} collectionCreated created_at of the collection the documents were written to
+ *   (null when none was written): a re-run redoes the shard if the collection was deleted since
  * @property {number} seconds
  * @property {string} worker
  */
@@ -65,7 +67,7 @@ export async function processEmbedShard(job, onProgress) {
   const duplicates = new Map(job.duplicates ?? []);
   /** @type {EmbedShardResult} */
   const result = {
-    shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, rejected: [], empty: [], writes: 0, seconds: 0,
+    shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, rejected: [], empty: [], writes: 0, seconds: 0, collectionCreated: null,
     worker: `${os.hostname()}:${process.pid}`,
   };
   /** @param {import('../pipeline/queue/shard.js').BatchItem[]} batch */
@@ -90,6 +92,7 @@ export async function processEmbedShard(job, onProgress) {
   };
   return processShardLines(job, {
     result, batchSize: config.index.writeBatchSize, flush, startedAt,
+    finish: async () => { result.collectionCreated = result.documents > 0 ? collection.createdAt : null; },
     accept: (doc, line) => {
       const firstLine = duplicates.get(line);
       return firstLine === undefined ? null : duplicateIssue(line, doc.id, firstLine);

@@ -76,3 +76,15 @@ export function recordIndexed(modelDir, collection, layout, corpusSha256) {
   all[collection] = { layout, indexed_at: new Date().toISOString(), ...(corpusSha256 ? { corpus_sha256: corpusSha256 } : {}) };
   writeFileAtomic(path.join(modelDir, INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
 }
+
+/**
+ * Removes a collection's entry (after the collection was deleted); no file is written when it has none.
+ * @param {string} modelDir
+ * @param {string} collection
+ */
+export function forgetIndexed(modelDir, collection) {
+  const all = readIndexed(modelDir);
+  if (!(collection in all)) return;
+  delete all[collection];
+  writeFileAtomic(path.join(modelDir, INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
+}

@@ -19,8 +19,7 @@ export function openCollection(model, collection) {
   try {
     return { store, coll: store.collection(collection) };
   } catch (err) {
-    store.close();
-    if (/** @type {any} */ (err)?.code === 'SCDV_STORE_WIDTH_REQUIRED') throw errors.COLLECTION_NOT_FOUND(collection, model);
+    store.close(); // SCDV_COLLECTION_NOT_FOUND when it does not exist
     throw err;
   }
 }

@@ -2,16 +2,16 @@
 // shard, with the same run-folder bookkeeping as tokenise (a re-run skips finished shards).
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATA_DIR, STORE_DIR } from '../paths.js';
+import { DATA_DIR, MODELS_DIR, STORE_DIR } from '../paths.js';
 import { hashOf } from '../config.js';
 import { planShards } from '../corpus/plan.js';
 import { loadModel } from '../model/load.js';
 import { WorkerPool, localWorkerCount } from './worker-pool.js';
-import { checkUsableRun, prepareRunDir, readShardResult, rejectUnreadableCorpus, runShards } from './sharded.js';
+import { checkUsableRun, prepareRunDir, readShardResult, rejectUnreadableCorpus, runShards, shardMarker } from './sharded.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { openStore, validateCollectionName } from '../store/index.js';
 import { duplicatesIn, findDuplicateIds } from '../corpus/duplicates.js';
-import { layoutDifference, readIndexed, recordIndexed, vectorLayout } from '../embed/layout.js';
+import { forgetIndexed, layoutDifference, readIndexed, recordIndexed, vectorLayout } from '../embed/layout.js';
 import { errors } from '../errors.js';
 
 /**
@@ -48,6 +48,18 @@ import { errors } from '../errors.js';
 export const storeDirFor = (model) => path.join(STORE_DIR, model);
 
 /**
+ * Deletes a collection of a model: from its store (see Store.dropCollection; SCDV_COLLECTION_NOT_FOUND when
+ * absent) and from the model's record of indexed layouts (models/<model>/indexed.json).
+ * @param {import('../store/index.js').Store} store the model's store (storeDirFor(model))
+ * @param {string} model
+ * @param {string} collection
+ */
+export async function dropModelCollection(store, model, collection) {
+  await store.dropCollection(validateCollectionName(collection));
+  forgetIndexed(path.join(MODELS_DIR, model), collection);
+}
+
+/**
  * @param {IndexOptions} opts
  * @returns {Promise<IndexSummary>}
  */
@@ -72,12 +84,19 @@ export async function runIndex(opts) {
     const plan = await planShards(corpus, config.index.shardSize);
     const runKey = hashOf({
       corpus: plan.sha256, model: opts.model, modelCreated: model.manifest.created_at, collection,
-      collectionCreated: collectionIdentity(storeDir, collection, layout.width),
       embed: config.embed, maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.index.shardSize,
     });
     const outDir = path.join(DATA_DIR, 'runs', 'index', `${opts.model}-${collection}-${runKey}`);
     prepareRunDir(outDir, runKey, log);
-    const pending = plan.shards.filter((s) => !readShardResult(outDir, s.index, runKey));
+    // A finished shard counts only if its documents are in the collection as it is now: one written to a
+    // collection since deleted (and maybe re-created) is done again. Shards that wrote nothing always count.
+    const created = collectionIdentity(storeDir, collection, layout.width);
+    const pending = plan.shards.filter((s) => {
+      const r = readShardResult(outDir, s.index, runKey);
+      if (r && (r.documents === 0 || r.collectionCreated === created)) return false;
+      if (r) fs.rmSync(shardMarker(outDir, s.index), { force: true });
+      return true;
+    });
     // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
     const dups = pending.length ? await findDuplicateIds(corpus, config.corpus.maxDocumentBytes) : new Map();
     log(`index: ${plan.lines} lines in ${plan.shards.length} shards` +
@@ -116,7 +135,8 @@ export async function runIndex(opts) {
     writeFileAtomic(reportFile, issues.map((x) => JSON.stringify(x)).join('\n') + (issues.length ? '\n' : ''));
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
     const warning = checkUsableRun({ corpus, lines: plan.lines, documents, empty, rejectedByCode, details: reportFile, config });
-    recordIndexed(model.dir, collection, layout, plan.sha256);
+    // A run that wrote no document created no collection: there is no layout to record for it.
+    if (collectionIdentity(storeDir, collection, layout.width) !== null) recordIndexed(model.dir, collection, layout, plan.sha256);
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,
@@ -128,21 +148,21 @@ export async function runIndex(opts) {
 
 
 /**
- * Open (creating if needed) the collection, which checks its width against the model before any worker
- * starts, and return its creation time: a run's finished shards count only for the collection instance
- * they were written to (a deleted and recreated store must be filled again).
+ * Check the collection's width against the model before any worker starts (without creating it: a
+ * collection is created by its first written document) and return its creation time, null when it does not
+ * exist: tells a deleted and re-created collection from the one a finished shard was written to.
  * @param {string} storeDir
  * @param {string} collection
  * @param {number} width
+ * @returns {string | null}
  */
 function collectionIdentity(storeDir, collection, width) {
   const store = openStore(storeDir);
   try {
-    store.collection(collection, { width });
+    return store.collection(collection, { width }).createdAt;
   } finally {
-    store.close();
+    void store.close();
   }
-  return JSON.parse(fs.readFileSync(path.join(storeDir, collection, 'collection.json'), 'utf8')).created_at;
 }
 
 /**
@@ -155,6 +175,9 @@ function collectionCount(storeDir, collection) {
   const store = openStore(storeDir);
   try {
     return store.collection(collection).count();
+  } catch (err) {
+    if (/** @type {any} */ (err)?.code === 'SCDV_COLLECTION_NOT_FOUND') return 0; // deleted meanwhile
+    throw err;
   } finally {
     store.close();
   }

@@ -2,6 +2,11 @@
 // search are delegated to an engine object (today always NativeEngine; see README.md "Engine interface").
 import { errors } from '../errors.js';
 import { normalizeId, normalizeSearchOptions, normalizeVector, prepareDoc } from './validate.js';
+import { DEFAULT_ENGINE_OPTIONS } from './engine.js';
+
+/** Search defaults while a collection does not exist yet (its searches answer nothing anyway). */
+const { budget, candidates, minPostings } = DEFAULT_ENGINE_OPTIONS;
+const NO_ENGINE_DEFAULTS = { budget, candidates, minPostings };
 
 /**
  * @typedef {object} SearchHit
@@ -34,19 +39,49 @@ function toHits(r) {
   return out;
 }
 
-export class Collection {
-  /** @type {import('./engine.js').NativeEngine} */
-  #engine;
+/**
+ * Opens the collection's engine: with `create`, creating the collection on disk when missing; without, null
+ * when it does not exist (nothing is created).
+ * @typedef {(create: boolean) => import('./engine.js').NativeEngine | null} EngineOpener
+ */
 
-  /** @param {import('./engine.js').NativeEngine} engine */
-  constructor(engine) {
+export class Collection {
+  /** @type {string} */ #name;
+  /** @type {number} */ #width;
+  /** @type {EngineOpener} */ #open;
+  /** @type {import('./engine.js').NativeEngine | null} */ #engine = null;
+
+  /**
+   * @param {string} name
+   * @param {number} width
+   * @param {EngineOpener} open
+   * @param {import('./engine.js').NativeEngine | null} engine already open, or null (then opened on use)
+   */
+  constructor(name, width, open, engine) {
+    this.#name = name;
+    this.#width = width;
+    this.#open = open;
     this.#engine = engine;
   }
 
+  /** The engine when the collection exists on disk (opened on first use), else null: reads answer "empty". */
+  #existing() {
+    this.#engine ??= this.#open(false);
+    return this.#engine;
+  }
+
+  /** The engine for a write that is about to happen: the collection is created on disk now if missing. */
+  #forWrite() {
+    this.#engine ??= /** @type {import('./engine.js').NativeEngine} */ (this.#open(true));
+    return this.#engine;
+  }
+
   /** @returns {string} */
-  get name() { return this.#engine.name; }
+  get name() { return this.#name; }
   /** @returns {number} vector width, fixed at creation */
-  get width() { return this.#engine.width; }
+  get width() { return this.#engine?.width ?? this.#width; }
+  /** @returns {string | null} when the collection was created (collection.json), null while it has not been */
+  get createdAt() { return this.#existing()?.createdAt ?? null; }
 
   /**
    * Inserts or replaces documents. Resolves once the batch is durable (fsynced to the write-ahead log): it
@@ -58,9 +93,9 @@ export class Collection {
    */
   async upsert(docs) {
     if (!Array.isArray(docs)) throw errors.STORE_DOC_INVALID('?', 'upsert takes an array of documents');
-    const prepared = docs.map((d) => prepareDoc(d, this.#engine.width));
-    if (prepared.length === 0) return;
-    await this.#engine.upsert(prepared);
+    const prepared = docs.map((d) => prepareDoc(d, this.width));
+    if (prepared.length === 0) return; // nothing to write: a collection that does not exist is not created
+    await this.#forWrite().upsert(prepared);
   }
 
   /**
@@ -71,8 +106,9 @@ export class Collection {
   async delete(ids) {
     if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', 'delete takes an array of ids');
     const norm = ids.map(normalizeId);
-    if (norm.length === 0) return 0;
-    return this.#engine.delete(norm);
+    const engine = this.#existing();
+    if (norm.length === 0 || !engine) return 0;
+    return engine.delete(norm);
   }
 
   /**
@@ -81,7 +117,7 @@ export class Collection {
    */
   get(id) {
     const key = normalizeId(id);
-    const r = this.#engine.get(key);
+    const r = this.#existing()?.get(key);
     if (!r) return null;
     return { id: key, meta: JSON.parse(r.meta), vector: { indices: r.indices, values: r.values } };
   }
@@ -101,8 +137,10 @@ export class Collection {
    * @returns {SearchHit[]}
    */
   search(vector, opts) {
-    const { indices, values } = normalizeVector(vector, this.#engine.width, (m) => errors.STORE_QUERY_INVALID(m));
-    return toHits(this.#engine.search(indices, values, normalizeSearchOptions(opts, this.#engine.searchDefaults)));
+    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
+    const engine = this.#existing();
+    const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
+    return engine ? toHits(engine.search(indices, values, o)) : [];
   }
 
   /**
@@ -112,8 +150,10 @@ export class Collection {
    * @returns {Promise<SearchHit[]>}
    */
   async searchAsync(vector, opts) {
-    const { indices, values } = normalizeVector(vector, this.#engine.width, (m) => errors.STORE_QUERY_INVALID(m));
-    return toHits(await this.#engine.searchAsync(indices, values, normalizeSearchOptions(opts, this.#engine.searchDefaults)));
+    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
+    const engine = this.#existing();
+    const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
+    return engine ? toHits(await engine.searchAsync(indices, values, o)) : [];
   }
 
   /**
@@ -124,8 +164,13 @@ export class Collection {
    * @returns {{hits: SearchHit[], stats: import('./native.js').NativeSearchStats}}
    */
   profile(vector, opts) {
-    const { indices, values } = normalizeVector(vector, this.#engine.width, (m) => errors.STORE_QUERY_INVALID(m));
-    const r = this.#engine.search(indices, values, { ...normalizeSearchOptions(opts, this.#engine.searchDefaults), stats: true });
+    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
+    const engine = this.#existing();
+    const o = { ...normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS), stats: true };
+    if (!engine) {
+      return { hits: [], stats: { postings: 0, postingsTotal: 0, rescored: 0, segments: 0, bruteSegments: 0, earlyExits: 0, threads: 0, taatMs: 0, scanMs: 0, rescoreMs: 0 } };
+    }
+    const r = engine.search(indices, values, o);
     return { hits: toHits(r), stats: /** @type {import('./native.js').NativeSearchStats} */ (r.stats) };
   }
 
@@ -148,7 +193,8 @@ export class Collection {
    * @returns {boolean}
    */
   exists(id) {
-    return this.#engine.exists(normalizeId(id));
+    const key = normalizeId(id);
+    return this.#existing()?.exists(key) ?? false;
   }
 
   /**
@@ -158,7 +204,7 @@ export class Collection {
    * @returns {Promise<Iterable<string>>}
    */
   async ids() {
-    return this.#engine.ids();
+    return this.#existing()?.ids() ?? [];
   }
 
   /**
@@ -168,26 +214,31 @@ export class Collection {
    * @returns {number}
    */
   version() {
-    return this.#engine.version();
+    return this.#existing()?.version() ?? 0;
   }
 
   /** @returns {number} live documents */
   count() {
-    return this.#engine.count();
+    return this.#existing()?.count() ?? 0;
   }
 
   /** @returns {import('./engine.js').EngineStats} */
   stats() {
-    return this.#engine.stats();
+    const engine = this.#existing();
+    if (engine) return engine.stats();
+    return {
+      name: this.#name, width: this.#width, segments: 0, docs: 0, deleted: 0, bytes: 0, nnz: 0, bytes_per_nnz: { postings: 0, total: 0 },
+      wal: { seq: 0, docs: 0, bytes: 0 }, generation: 0, segmentDetails: [], lastBackgroundError: null,
+    };
   }
 
   /** Writes the write-ahead log into a segment now (normally automatic). */
   async flush() {
-    await this.#engine.flush();
+    await this.#existing()?.flush();
   }
 
   /** Merges every segment into one, dropping deleted documents (normally tiered merging runs in the background). */
   async merge() {
-    await this.#engine.merge({ force: true });
+    await this.#existing()?.merge({ force: true });
   }
 }

@@ -21,7 +21,7 @@ import { errors, ScdvError } from '../errors.js';
 import { loadAddon } from './native.js';
 import {
   FORMAT, fsyncDir, manifestName, newlyDeleted, publishManifest, readCollectionInfo, readCurrent, readDeletions,
-  readManifest, walName, writeDeletions, writeFileDurable,
+  readManifest, sameFile, walName, writeDeletions, writeFileDurable,
 } from './files.js';
 import { WAL_HEADER_BYTES, collapse, decodeHeader, decodeRecords, encodeDelete, encodeHeader, encodeUpsert, pack } from './wal.js';
 
@@ -121,6 +121,9 @@ export class NativeEngine {
   /** @type {import('./native.js').NativeView} */ #view;
   /** @type {number} */ #lockFd;
   /** @type {number} */ #mergeFd;
+  /** @type {string} */ #createdAt = '';
+  /** Set once the collection is found dropped (see present()). */
+  #dropped = false;
 
   /** @type {string} */ #manifestName = '';
   /** @type {import('./files.js').Manifest} */ #manifest = { format: FORMAT, generation: 0, wal: 0, segments: [] };
@@ -145,47 +148,67 @@ export class NativeEngine {
   /** @type {string | null} */ #lastBackgroundError = null;
 
   /**
-   * Opens the collection folder, creating it when missing (then width is required).
+   * Opens the collection folder. With `create`, a missing collection is created (width required); without,
+   * nothing is created on disk and a missing one is SCDV_COLLECTION_NOT_FOUND.
    * @param {string} dir collection folder
    * @param {string} name
    * @param {number | undefined} width
    * @param {EngineOptions} opts
+   * @param {boolean} create
    */
-  constructor(dir, name, width, opts) {
+  constructor(dir, name, width, opts, create) {
     this.#dir = dir;
     this.#name = name;
     this.#opts = opts;
-    fs.mkdirSync(dir, { recursive: true });
-    this.#lockFd = fs.openSync(path.join(dir, 'LOCK'), fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644);
-    this.#mergeFd = fs.openSync(path.join(dir, 'MERGE.lock'), fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644);
-    try {
-      this.#addon.flock(this.#lockFd, 'ex');
+    // A dropCollection() in another process may rename the folder away between our open and our lock:
+    // then the lock we got is the dropped collection's, and the open starts over.
+    for (let attempt = 0; ; attempt++) {
+      const fds = this.#openLockFiles(create);
+      this.#lockFd = fds.lock;
+      this.#mergeFd = fds.merge;
+      let stale = false;
       try {
-        if (!fs.existsSync(path.join(dir, 'CURRENT'))) {
-          if (width === undefined) throw errors.STORE_WIDTH_REQUIRED(name, path.dirname(dir));
-          this.#create(width);
-        }
-        const info = readCollectionInfo(dir);
-        if (width !== undefined && width !== info.width) throw errors.STORE_WIDTH_MISMATCH(name, String(info.width), String(width));
-        this.#width = info.width;
-        this.#view = new this.#addon.View(this.#width);
-        this.#refresh(true);
-        this.#truncateTornTail();
-        if (this.#addon.flock(this.#mergeFd, 'exnb')) {
-          try {
-            this.#cleanup();
-          } finally {
-            this.#addon.flock(this.#mergeFd, 'un');
+        this.#addon.flock(this.#lockFd, 'ex');
+        try {
+          if (!sameFile(this.#lockFd, path.join(dir, 'LOCK'))) {
+            if (!create || attempt >= 20) throw this.#notFound();
+            stale = true;
+            continue; // (the finally blocks unlock and close the stale files)
           }
+          if (!fs.existsSync(path.join(dir, 'CURRENT'))) {
+            if (!create) throw this.#notFound();
+            if (width === undefined) throw errors.STORE_WIDTH_REQUIRED(name, path.dirname(dir));
+            this.#create(width);
+          }
+          const info = readCollectionInfo(dir);
+          if (width !== undefined && width !== info.width) throw errors.STORE_WIDTH_MISMATCH(name, String(info.width), String(width));
+          this.#width = info.width;
+          this.#createdAt = String(info.created_at);
+          this.#view = new this.#addon.View(this.#width);
+          this.#refresh(true);
+          this.#truncateTornTail();
+          if (this.#addon.flock(this.#mergeFd, 'exnb')) {
+            try {
+              this.#cleanup();
+            } finally {
+              this.#addon.flock(this.#mergeFd, 'un');
+            }
+          }
+          break;
+        } finally {
+          this.#addon.flock(this.#lockFd, 'un');
         }
+      } catch (err) {
+        fs.closeSync(this.#lockFd);
+        fs.closeSync(this.#mergeFd);
+        if (this.#walFd >= 0) fs.closeSync(this.#walFd);
+        throw err;
       } finally {
-        this.#addon.flock(this.#lockFd, 'un');
+        if (stale) {
+          fs.closeSync(this.#lockFd);
+          fs.closeSync(this.#mergeFd);
+        }
       }
-    } catch (err) {
-      fs.closeSync(this.#lockFd);
-      fs.closeSync(this.#mergeFd);
-      if (this.#walFd >= 0) fs.closeSync(this.#walFd);
-      throw err;
     }
     if (opts.maintenanceMs > 0) {
       this.#timer = setInterval(() => this.#maintain(), opts.maintenanceMs);
@@ -193,9 +216,63 @@ export class NativeEngine {
     }
   }
 
+  /**
+   * LOCK and MERGE.lock, opened (and with `create`, the folder and both files created when missing).
+   * @param {boolean} create
+   * @returns {{lock: number, merge: number}}
+   */
+  #openLockFiles(create) {
+    const flags = fs.constants.O_RDWR | (create ? fs.constants.O_CREAT : 0);
+    if (create) fs.mkdirSync(this.#dir, { recursive: true });
+    let lock = -1;
+    try {
+      lock = fs.openSync(path.join(this.#dir, 'LOCK'), flags, 0o644);
+      return { lock, merge: fs.openSync(path.join(this.#dir, 'MERGE.lock'), flags, 0o644) };
+    } catch (err) {
+      if (lock >= 0) fs.closeSync(lock);
+      if (!create && isEnoent(err)) throw this.#notFound();
+      throw err;
+    }
+  }
+
+  #notFound() {
+    return errors.COLLECTION_NOT_FOUND(this.#name, path.basename(path.dirname(this.#dir)));
+  }
+
+  /**
+   * False once the collection was dropped (by any process): its folder's LOCK is no longer the file this
+   * engine holds. Looked at on every call (one stat); a dropped engine stays dropped.
+   */
+  present() {
+    if (this.#dropped) return false;
+    if (this.#lockFd >= 0 && !sameFile(this.#lockFd, path.join(this.#dir, 'LOCK'))) this.#dropped = true;
+    return !this.#dropped;
+  }
+
+  /** Throws SCDV_COLLECTION_NOT_FOUND when the collection was dropped. */
+  #checkPresent() {
+    if (!this.present()) {
+      if (this.#timer) clearInterval(this.#timer);
+      this.#timer = null;
+      throw this.#notFound();
+    }
+  }
+
+  /**
+   * This process drops the collection: new calls fail with SCDV_COLLECTION_NOT_FOUND, queued writes complete,
+   * files are released (the caller then removes the folder under LOCK).
+   * @returns {Promise<void>}
+   */
+  closeDropped() {
+    this.#dropped = true;
+    return this.close();
+  }
+
   get width() { return this.#width; }
   get name() { return this.#name; }
   get dir() { return this.#dir; }
+  /** @returns {string} collection.json's created_at: tells a recreated collection from the one it replaced */
+  get createdAt() { return this.#createdAt; }
   get searchDefaults() { return { budget: this.#opts.budget, candidates: this.#opts.candidates, minPostings: this.#opts.minPostings }; }
 
   /** @param {number} width */
@@ -208,6 +285,7 @@ export class NativeEngine {
   }
 
   #checkOpen() {
+    if (this.#dropped) throw this.#notFound();
     if (this.#closed) throw errors.STORE_CLOSED(this.#dir);
   }
 
@@ -220,6 +298,7 @@ export class NativeEngine {
   #refresh(force = false) {
     const now = Date.now();
     if (!force && now - this.#lastRefresh < this.#opts.refreshMs) return;
+    this.#checkPresent();
     for (let attempt = 0; ; attempt++) {
       try {
         const name = readCurrent(this.#dir);
@@ -229,7 +308,10 @@ export class NativeEngine {
         return;
       } catch (err) {
         // A concurrent flush or merge replaced a file between our reads: start again from CURRENT.
-        if (isEnoent(err) && attempt < 50) continue;
+        if (isEnoent(err) && attempt < 50) {
+          this.#checkPresent(); // ... unless the whole collection was dropped
+          continue;
+        }
         throw wrapNative(err, this.#dir);
       }
     }
@@ -478,6 +560,8 @@ export class NativeEngine {
     try {
       if (!this.#addon.flock(this.#lockFd, 'exnb')) await this.#addon.flockAsync(this.#lockFd, 'ex');
       try {
+        // A drop renames the folder away holding LOCK: whoever gets the lock after it finds it gone.
+        this.#checkPresent();
         return await fn();
       } finally {
         this.#addon.flock(this.#lockFd, 'un');
@@ -802,7 +886,7 @@ export class NativeEngine {
   // ---------------------------------------------------------------------------------------- background
 
   #maintain() {
-    if (this.#closed) return;
+    if (this.#closed || this.#dropped) return;
     try {
       this.#refresh();
       if (!this.#writing && this.#shouldFlush()) {
@@ -815,6 +899,7 @@ export class NativeEngine {
 
   /** @param {unknown} err */
   #backgroundError(err) {
+    if (!this.present()) return; // the collection was dropped: nothing left to report about it
     const e = err instanceof Error ? err : new Error(String(err));
     this.#lastBackgroundError = `${new Date().toISOString()} ${e.message}`;
     if (this.#opts.onBackgroundError) this.#opts.onBackgroundError(e);

@@ -46,6 +46,18 @@ export function fsyncDir(dir) {
 }
 
 /**
+ * Whether the descriptor is (still) the file at this path: false once the path is gone or names another file.
+ * @param {number} fd
+ * @param {string} file
+ */
+export function sameFile(fd, file) {
+  const at = fs.statSync(file, { throwIfNoEntry: false });
+  if (!at) return false;
+  const held = fs.fstatSync(fd);
+  return at.ino === held.ino && at.dev === held.dev;
+}
+
+/**
  * Atomic replace: temp file, fsync, rename (the caller fsyncs the folder once for several files).
  * @param {string} file
  * @param {string | Uint8Array} data

@@ -1,9 +1,12 @@
 // Store: a folder of collections, each in its own sub-folder.
 import fs from 'node:fs';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { errors } from '../errors.js';
 import { Collection } from './collection.js';
 import { DEFAULT_ENGINE_OPTIONS, NativeEngine } from './engine.js';
+import { fsyncDir, sameFile } from './files.js';
+import { loadAddon } from './native.js';
 import { validateCollectionName } from './names.js';
 
 /**
@@ -48,6 +51,16 @@ function checkOptions(o, where) {
   return /** @type {Partial<import('./engine.js').EngineOptions>} */ (out);
 }
 
+/** A dropped collection's folder is renamed to this prefix (never a valid collection name), then removed. */
+const TOMBSTONE_PREFIX = '.dropped-';
+
+/** @param {string} dir */
+function removeTombstone(dir) {
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch { /* another process is removing it too; whoever is last finishes the job */ }
+}
+
 export class Store {
   /** @type {string} */ #dir;
   /** @type {Partial<import('./engine.js').EngineOptions>} */ #defaults;
@@ -64,14 +77,18 @@ export class Store {
     this.#dir = path.resolve(dir);
     this.#defaults = checkOptions(/** @type {Record<string, unknown>} */ (options), 'openStore');
     fs.mkdirSync(this.#dir, { recursive: true });
+    // Tombstones of drops that did not finish (the process died between the rename and the removal).
+    for (const f of fs.readdirSync(this.#dir)) if (f.startsWith(TOMBSTONE_PREFIX)) removeTombstone(path.join(this.#dir, f));
   }
 
   /** @returns {string} */
   get dir() { return this.#dir; }
 
   /**
-   * Opens a collection, creating it when missing ({ width } is then required). The same object is returned
-   * for the same name. Many processes may open the same collection at once.
+   * A collection. The same object is returned for the same name; many processes may open one at once.
+   *  - store.collection(name): an existing collection, else SCDV_COLLECTION_NOT_FOUND. Creates nothing.
+   *  - store.collection(name, { width }): a collection to write to. When it does not exist yet, nothing is
+   *    created now: it reads as empty, and its first upsert that writes a document creates it on disk.
    * @param {string} name /^[a-z0-9][a-z0-9_-]{0,63}$/
    * @param {CollectionOptions} [options] width (fixed at creation; a different one is an error) and engine options
    * @returns {Collection}
@@ -84,22 +101,58 @@ export class Store {
     if (width !== undefined && (!Number.isInteger(width) || width < 1 || width > 0xffffffff)) {
       throw errors.STORE_OPTION_INVALID('width', `must be a positive integer, got ${String(width)}`);
     }
-    const open = this.#collections.get(name);
-    if (open) {
-      if (width !== undefined && width !== open.width) throw errors.STORE_WIDTH_MISMATCH(name, String(open.width), String(width));
-      return open;
+    const engine = this.#engines.get(name);
+    if (engine && !engine.present()) {
+      // Dropped by another process: forget it; the name may now be created anew.
+      this.#engines.delete(name);
+      this.#collections.delete(name);
+      void engine.close();
+    }
+    const cached = this.#collections.get(name);
+    if (cached) {
+      const exists = cached.createdAt !== null;
+      if (width === undefined && !exists) throw this.#notFound(name);
+      if (width !== undefined && width !== cached.width) {
+        if (exists) throw errors.STORE_WIDTH_MISMATCH(name, String(cached.width), String(width));
+        this.#collections.delete(name); // never written: a width asked before binds nothing
+      } else {
+        return cached;
+      }
     }
     /** @type {import('./engine.js').EngineOptions} */
     const opts = { ...DEFAULT_ENGINE_OPTIONS, ...this.#defaults, ...overrides };
-    const engine = new NativeEngine(path.join(this.#dir, name), name, width, opts);
-    const c = new Collection(engine);
-    this.#engines.set(name, engine);
+    /** @type {import('./collection.js').EngineOpener} */
+    const open = (create) => {
+      if (this.#closed) throw errors.STORE_CLOSED(this.#dir);
+      const known = this.#engines.get(name);
+      if (known) return known;
+      const dir = path.join(this.#dir, name);
+      if (!create && !fs.existsSync(path.join(dir, 'CURRENT'))) return null;
+      let e;
+      try {
+        e = new NativeEngine(dir, name, width, opts, create);
+      } catch (err) {
+        if (!create && /** @type {any} */ (err)?.code === 'SCDV_COLLECTION_NOT_FOUND') return null;
+        throw err;
+      }
+      this.#engines.set(name, e);
+      return e;
+    };
+    const e = open(false);
+    if (!e && width === undefined) throw this.#notFound(name);
+    const c = new Collection(name, e?.width ?? /** @type {number} */ (width), open, e);
     this.#collections.set(name, c);
     return c;
   }
 
+  /** @param {string} name */
+  #notFound(name) {
+    return errors.COLLECTION_NOT_FOUND(name, path.basename(this.#dir));
+  }
+
   /**
-   * Collections in the folder (opened on the way, to count them).
+   * Collections in the folder (opened on the way, to count them). A collection exists from its first written
+   * document until it is dropped; one whose documents were all deleted is listed with count 0.
    * @returns {{name: string, width: number, count: number}[]}
    */
   listCollections() {
@@ -113,12 +166,59 @@ export class Store {
       } catch {
         continue;
       }
-      const c = this.collection(name);
-      out.push({ name, width: c.width, count: c.count() });
+      try {
+        const c = this.collection(name);
+        out.push({ name, width: c.width, count: c.count() });
+      } catch (err) {
+        if (/** @type {any} */ (err)?.code !== 'SCDV_COLLECTION_NOT_FOUND') throw err; // dropped meanwhile
+      }
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /**
+   * Deletes a collection and its files (SCDV_COLLECTION_NOT_FOUND when there is none). This process's writes
+   * already queued to it complete first. Holding the collection's LOCK (so no write of any process is half
+   * done), the folder is renamed to a hidden tombstone — atomically gone for everyone — then removed.
+   * Other processes that have it open find it gone at their next call (SCDV_COLLECTION_NOT_FOUND; a write
+   * waiting for LOCK is refused, not applied), and store.collection() there no longer returns it: the name
+   * can be created again, as a new, empty collection.
+   * @param {string} name
+   * @returns {Promise<void>}
+   */
+  async dropCollection(name) {
+    if (this.#closed) throw errors.STORE_CLOSED(this.#dir);
+    validateCollectionName(name);
+    const engine = this.#engines.get(name);
+    this.#engines.delete(name);
+    this.#collections.delete(name);
+    if (engine) await engine.closeDropped();
+    const dir = path.join(this.#dir, name);
+    const addon = loadAddon();
+    let fd;
+    try {
+      fd = fs.openSync(path.join(dir, 'LOCK'), fs.constants.O_RDWR);
+    } catch (err) {
+      if (/** @type {NodeJS.ErrnoException} */ (err)?.code === 'ENOENT') throw this.#notFound(name);
+      throw err;
+    }
+    let tombstone;
+    try {
+      if (!addon.flock(fd, 'exnb')) await addon.flockAsync(fd, 'ex');
+      try {
+        // Dropped by another process while we waited, or a folder that never became a collection.
+        if (!sameFile(fd, path.join(dir, 'LOCK')) || !fs.existsSync(path.join(dir, 'CURRENT'))) throw this.#notFound(name);
+        tombstone = path.join(this.#dir, `${TOMBSTONE_PREFIX}${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
+        fs.renameSync(dir, tombstone);
+        fsyncDir(this.#dir);
+      } finally {
+        addon.flock(fd, 'un');
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    removeTombstone(tombstone);
+  }
   /**
    * Closes every collection. Writes already queued still complete; the returned promise (which callers may
    * ignore) resolves when they have and every file is released.

@@ -4,7 +4,7 @@ import { documentMeta } from '../../pipeline/embed/meta.js';
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
 import { allowedCorpusPath, createBulkJob, newJobId, saveUpload } from '../jobs.js';
-import { invalidate } from '../precompute.js';
+import { invalidate, invalidateCollection } from '../precompute.js';
 import { collectionName, dateSchema, documentId, keyed } from '../schemas.js';
 import { embedRequestText } from '../search.js';
 
@@ -52,6 +52,32 @@ export default function documentRoutes(app, ctx) {
     }
   });
 
+  app.delete('/v1/collections/:collection', {
+    config: { access: 'write' },
+    schema: {
+      tags: ['write'],
+      summary: 'Delete a collection of the active model: its documents, its files, its cached and precomputed results',
+      description: 'Processes that have it open see it gone at their next request. A later write to the name creates a new, empty collection.',
+      security: keyed,
+      params: { type: 'object', properties: { collection: collectionName }, required: ['collection'] },
+      response: {
+        200: { type: 'object', properties: { collection: { type: 'string' }, model: { type: 'string' }, deleted: { type: 'boolean' } } },
+        ...errorResponses,
+      },
+    },
+  }, async (request) => {
+    const { collection } = /** @type {{collection: string}} */ (request.params);
+    const sm = models.acquire();
+    try {
+      await sm.dropCollection(collection);
+      ctx.relatedCache.forgetCollection(`${sm.name}\0${collection}`);
+      if (ctx.hub) await invalidateCollection(ctx.hub.redis, config.queue.prefix, sm.name, collection);
+      return { collection, model: sm.name, deleted: true };
+    } finally {
+      models.release(sm);
+    }
+  });
+
   app.get('/v1/collections/:collection/documents/:id', {
     schema: {
       tags: ['collections'],
@@ -83,7 +109,7 @@ export default function documentRoutes(app, ctx) {
     config: { access: 'write' },
     schema: {
       tags: ['write'],
-      summary: 'Embed and upsert one document (searchable as soon as this answers); creates the collection if needed',
+      summary: 'Embed and upsert one document (searchable as soon as this answers); creates the collection with its first document',
       security: keyed,
       params: docParams,
       body: {

@@ -157,3 +157,34 @@ test('index: a corpus with nothing usable fails with its likely cause, and the c
   const indexed = JSON.parse(fs.readFileSync(path.join(process.env.SCDV_MODELS_DIR ?? '', 'small', 'indexed.json'), 'utf8'));
   for (const c of ['gz', 'binary', 'unknown']) assert.ok(!(c in indexed), `${c} is not recorded as indexed`);
 });
+
+test('a collection dropped through the store is filled again by the same run', async () => {
+  const corpus = path.join(tmp, 'ten-dropped.jsonl');
+  fs.writeFileSync(corpus, lines.slice(0, 10).join('\n') + '\n');
+  const run = () => runIndex({ corpus, model: 'small', collection: 'dropped', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
+  await run();
+  const store = openStore(storeDirFor('small'));
+  await store.dropCollection('dropped');
+  await store.close();
+  const again = await run();
+  assert.equal(again.reusedShards, 0);
+  const { store: s2, c } = openCollection('dropped');
+  assert.equal(c.count(), 10);
+  await s2.close();
+});
+
+test('indexing a file whose every line is rejected creates no collection and records no layout', async () => {
+  const corpus = path.join(tmp, 'all-bad.jsonl');
+  fs.writeFileSync(corpus, ['{"id": "broken"', '{"id": "x"}', JSON.stringify({ id: 'unknown-words', body: 'Wqplkz zzvtq xqvvz.' })].join('\n') + '\n');
+  // (whether runIndex reports this as a failure is the CLI's business; only the store state is checked here)
+  await runIndex({ corpus, model: 'small', collection: 'rejected-all', config: config(), redisUrl: redis.url, quiet: true, log: () => {} }).catch(() => {});
+  assert.ok(!fs.existsSync(path.join(storeDirFor('small'), 'rejected-all')), 'no folder in the store');
+  const store = openStore(storeDirFor('small'));
+  try {
+    assert.ok(!store.listCollections().some((c) => c.name === 'rejected-all'));
+  } finally {
+    await store.close();
+  }
+  const indexed = JSON.parse(fs.readFileSync(path.join(process.env.SCDV_MODELS_DIR ?? '', 'small', 'indexed.json'), 'utf8'));
+  assert.ok(!('rejected-all' in indexed));
+});

@@ -79,7 +79,7 @@ test('version() changes on every write, by this process or another, and not othe
   const other = openStore(dir, { ...NO_BG, refreshMs: 0 }); // a second engine on the folder, as another process
   try {
     const c = store.collection('c', { width: 64 });
-    const o = other.collection('c');
+    const o = other.collection('c', { width: 64 }); // nothing on disk yet: it reads as empty until written
     const v0 = c.version();
     assert.equal(c.version(), v0, 'reading does not change it');
     c.search(vec([1], [1]));

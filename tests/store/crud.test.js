@@ -83,7 +83,8 @@ test('data survives reopening; width is fixed at creation', async () => {
     assert.equal(c.count(), 2);
     assert.deepEqual(c.search(vec([10], [1])).map((h) => h.id), ['x', 'y']);
     assert.throws(() => store.collection('news', { width: 50 }), { code: 'SCDV_STORE_WIDTH_MISMATCH' });
-    assert.throws(() => store.collection('other'), { code: 'SCDV_STORE_WIDTH_REQUIRED' });
+    assert.throws(() => store.collection('other'), { code: 'SCDV_COLLECTION_NOT_FOUND' });
+    assert.ok(!fs.existsSync(path.join(dir, 'other')), 'opening a missing collection creates nothing');
   } finally {
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,79 @@
+// scdv collection list|delete: the collections of a model's store. Deleting is safe while servers and
+// workers have the collection open (see pipeline/store/README.md "Deleting a collection").
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { errors } from '../errors.js';
+import { configFromFlags } from './common.js';
+
+const USAGE = 'scdv collection list [--model NAME] [--json] | scdv collection delete NAME [--model NAME]';
+
+/** @param {string[]} argv */
+export async function run(argv) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { model: { type: 'string' }, config: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n  list     the collections of the model's store, with their document counts\n` +
+      '  delete   delete a collection: its documents, its files and its entry in models/NAME/indexed.json\n' +
+      '  --model  the model whose store is meant (default: the model the server serves)\n');
+    return;
+  }
+  const [action, name, ...extra] = positionals;
+  if (action !== 'list' && action !== 'delete') throw errors.USAGE(`${USAGE}; got "${action ?? ''}"`);
+  if (action === 'delete' && !name) throw errors.USAGE(`scdv collection delete needs the collection's name (${USAGE})`);
+  if (extra.length || (action === 'list' && name)) throw errors.USAGE(`unexpected argument "${action === 'list' ? name : extra[0]}" (${USAGE})`);
+  const config = configFromFlags(values);
+  const { resolveModelName } = await import('../../server/models.js');
+  const { dropModelCollection, storeDirFor } = await import('../stages/embed.js');
+  const { openStore, validateCollectionName } = await import('../store/index.js');
+  const model = resolveModelName(values.model, config, { record: false });
+  const dir = storeDirFor(model);
+  if (action === 'delete') validateCollectionName(name);
+  if (!fs.existsSync(dir)) {
+    // No store yet: nothing to list, nothing to delete (and nothing is created by looking).
+    if (action === 'delete') throw errors.COLLECTION_NOT_FOUND(name, model);
+    process.stdout.write(values.json ? `${JSON.stringify({ model, collections: [] })}\n` : `model ${model}: no collections\n`);
+    return;
+  }
+  const store = openStore(dir);
+  try {
+    if (action === 'list') {
+      const collections = store.listCollections();
+      if (values.json) process.stdout.write(`${JSON.stringify({ model, collections })}\n`);
+      else if (!collections.length) process.stdout.write(`model ${model}: no collections\n`);
+      else for (const c of collections) process.stdout.write(`${c.name}\t${c.count} documents\twidth ${c.width}\n`);
+      return;
+    }
+    await dropModelCollection(store, model, name);
+    await invalidatePrecomputed(model, name, config);
+    process.stderr.write(`deleted collection "${name}" of model ${model}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * With REDIS_URL set (the server's Redis), precomputed match entries involving the collection stop being served.
+ * @param {string} model
+ * @param {string} collection
+ * @param {import('../config.js').Config} config
+ */
+async function invalidatePrecomputed(model, collection, config) {
+  const url = process.env.REDIS_URL;
+  if (!url) return;
+  const { Redis } = await import('ioredis');
+  const { redisOptions } = await import('../queue/redis.js');
+  const { invalidateCollection } = await import('../../server/precompute.js');
+  const redis = new Redis({ ...redisOptions(url), lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    if (!(await invalidateCollection(redis, config.queue.prefix, model, collection))) throw new Error('not ready');
+  } catch {
+    process.stderr.write(`scdv collection delete: could not reach Redis at REDIS_URL: precomputed matches of "${collection}" expire by their TTL (${config.server.precompute.ttlSeconds} s)\n`);
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,172 @@
+// Collections through the API and the CLI: reads and refused writes create nothing; DELETE
+// /v1/collections/:collection and `scdv collection delete` remove one everywhere (store, listing, caches,
+// precomputed matches, indexed.json); empty collections do not block a model's activation.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const h = await import('./helpers.js');
+const { startServer } = await import('../../server/start.js');
+const { runPrecompute } = await import('../../server/precompute.js');
+const { storeDirFor } = await import('../../pipeline/stages/embed.js');
+const { openStore } = await import('../../pipeline/store/index.js');
+const { recordIndexed, readIndexed, vectorLayout } = await import('../../pipeline/embed/layout.js');
+const { MODELS_DIR, REPO_ROOT } = await import('../../pipeline/paths.js');
+
+/** @type {import('../../server/start.js').RunningServer} */
+let srv;
+/** @type {string} */
+let redisUrl;
+const KEY = { authorization: `Bearer ${h.API_KEY}` };
+const DOC = 'sports-watch-4597641';
+const storeA = () => storeDirFor(h.MODEL_A);
+/** Folders of model A's store. */
+const folders = () => fs.readdirSync(storeA()).sort();
+
+before(async () => {
+  ({ redis: { url: redisUrl } } = await h.setup());
+  srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, embedWorkers: 1 });
+});
+after(async () => {
+  await srv?.close();
+  await h.teardown();
+});
+
+/** @param {import('light-my-request').InjectOptions | string} opts */
+async function call(opts) {
+  const res = await srv.app.inject(opts);
+  const body = res.headers['content-type']?.toString().includes('json') ? res.json() : res.body;
+  return { status: res.statusCode, body };
+}
+
+/** @param {{status: number, body: any}} r @param {number} status @param {string} code */
+function assertError(r, status, code) {
+  assert.equal(r.status, status, JSON.stringify(r.body));
+  assert.equal(r.body.error, code);
+}
+
+const listed = async () => (await call('/v1/collections')).body.collections.map((/** @type {any} */ c) => c.name);
+
+/** @param {string} collection @param {string} id */
+const put = (collection, id) => call({ method: 'PUT', url: `/v1/collections/${collection}/documents/${id}`, headers: KEY, payload: { body: 'サッカーの試合と選手、監督と観戦' } });
+
+test('reads and document deletes of a collection that does not exist answer 404 and create nothing', async () => {
+  const before = folders();
+  for (let i = 0; i < 10; i++) {
+    const c = `litter-${i}`;
+    assertError(await call(`/v1/collections/${c}/documents/x`), 404, 'SCDV_COLLECTION_NOT_FOUND');
+    assertError(await call(`/v1/collections/${c}/documents/x/related`), 404, 'SCDV_COLLECTION_NOT_FOUND');
+    assertError(await call({ method: 'POST', url: `/v1/collections/${c}/related`, payload: { text: 'サッカーの試合' } }), 404, 'SCDV_COLLECTION_NOT_FOUND');
+    assertError(await call(`/v1/match?collection=${c}&for=${DOC}`), 404, 'SCDV_COLLECTION_NOT_FOUND');
+    assertError(await call(`/v1/match?collection=ads&source=${c}&for=${DOC}`), 404, 'SCDV_COLLECTION_NOT_FOUND');
+    assertError(await call({ method: 'POST', url: '/v1/match', payload: { collection: c, text: 'サッカーの試合' } }), 404, 'SCDV_COLLECTION_NOT_FOUND');
+    assertError(await call({ method: 'DELETE', url: `/v1/collections/${c}/documents/x`, headers: KEY }), 404, 'SCDV_COLLECTION_NOT_FOUND');
+  }
+  assert.deepEqual(folders(), before, 'no folder appeared in the store');
+});
+
+test('a refused write creates no collection: PUT answered 422, a bulk job without a valid line', async () => {
+  const before = folders();
+  assertError(await call({ method: 'PUT', url: '/v1/collections/refused/documents/a', headers: KEY, payload: { body: '0' } }), 422, 'SCDV_NO_USABLE_WORDS');
+  assert.ok(!(await listed()).includes('refused'));
+  assertError(await call('/v1/collections/refused/documents/a'), 404, 'SCDV_COLLECTION_NOT_FOUND');
+
+  const lines = ['{"id": "broken"', JSON.stringify({ id: 'no-body' }), JSON.stringify({ id: 'unknown', body: 'Wqplkz zzvtq xqvvz.' })];
+  const r = await call({ method: 'POST', url: '/v1/collections/refused-bulk/documents:bulk', payload: lines.join('\n') + '\n', headers: { ...KEY, 'content-type': 'application/x-ndjson' } });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  let status;
+  for (let i = 0; i < 150; i++) {
+    status = (await call(r.body.status_url)).body;
+    if (status.state === 'completed' || status.state === 'failed') break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  assert.equal(status.documents, 0, JSON.stringify(status));
+  assert.ok(!(await listed()).includes('refused-bulk'));
+  assert.deepEqual(folders(), before, 'no folder appeared in the store');
+});
+
+test('DELETE /v1/collections/:collection: the key, 404, then gone from the listing, the disk, caches, precomputed matches and indexed.json', async () => {
+  const url = '/v1/collections/doomed';
+  assertError(await call({ method: 'DELETE', url }), 401, 'SCDV_UNAUTHORIZED');
+  assertError(await call({ method: 'DELETE', url, headers: { authorization: 'Bearer nope' } }), 403, 'SCDV_FORBIDDEN');
+  assertError(await call({ method: 'DELETE', url, headers: KEY }), 404, 'SCDV_COLLECTION_NOT_FOUND');
+  assertError(await call({ method: 'DELETE', url: '/v1/collections/Bad..', headers: KEY }), 400, 'SCDV_REQUEST_INVALID');
+
+  for (const id of ['d1', 'd2', 'd3']) assert.equal((await put('doomed', id)).status, 200);
+  assert.ok((await listed()).includes('doomed'));
+  const modelDir = path.join(MODELS_DIR, h.MODEL_A);
+  const layout = readIndexed(modelDir).articles?.layout ?? vectorLayout(h.testConfig().embed, 144, 1);
+  recordIndexed(modelDir, 'doomed', layout);
+  // A cached related answer, and precomputed matches with the collection as target and as source.
+  const related = await call('/v1/collections/doomed/documents/d1/related?k=2');
+  assert.equal(related.status, 200);
+  await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'doomed', k: 2, redisUrl, config: h.testConfig() });
+  await runPrecompute({ model: h.MODEL_A, source: 'doomed', target: 'ads', k: 2, redisUrl, config: h.testConfig() });
+  assert.equal((await call(`/v1/match?collection=doomed&for=${DOC}&k=2`)).body.served_from, 'precomputed');
+  assert.equal((await call('/v1/match?collection=ads&source=doomed&for=d1&k=2')).body.served_from, 'precomputed');
+
+  const del = await call({ method: 'DELETE', url, headers: KEY });
+  assert.equal(del.status, 200, JSON.stringify(del.body));
+  assert.deepEqual(del.body, { collection: 'doomed', model: h.MODEL_A, deleted: true });
+  assert.ok(!(await listed()).includes('doomed'));
+  assert.ok(!fs.existsSync(path.join(storeA(), 'doomed')));
+  assert.ok(!('doomed' in readIndexed(modelDir)));
+  assertError(await call('/v1/collections/doomed/documents/d1'), 404, 'SCDV_COLLECTION_NOT_FOUND');
+  assertError(await call('/v1/collections/doomed/documents/d1/related?k=2'), 404, 'SCDV_COLLECTION_NOT_FOUND');
+  assertError(await call(`/v1/match?collection=doomed&for=${DOC}&k=2`), 404, 'SCDV_COLLECTION_NOT_FOUND');
+  assertError(await call({ method: 'DELETE', url, headers: KEY }), 404, 'SCDV_COLLECTION_NOT_FOUND');
+
+  // Created again under the same name, by the same sequence of writes (so its change counter may well equal
+  // the old one's) but other texts: a new collection; nothing of the old one is served.
+  const texts = { d1: '映画の監督と俳優、劇場公開の話題作', d2: 'スマートフォンの新機種とアプリ', d3: 'パソコンとソフトウェアのセキュリティ' };
+  for (const [id, body] of Object.entries(texts)) {
+    assert.equal((await call({ method: 'PUT', url: `/v1/collections/doomed/documents/${id}`, headers: KEY, payload: { body } })).status, 200);
+  }
+  const relatedAgain = await call('/v1/collections/doomed/documents/d1/related?k=2');
+  assert.equal(relatedAgain.status, 200);
+  assert.notDeepEqual(relatedAgain.body.results.map((/** @type {any} */ r) => r.score), related.body.results.map((/** @type {any} */ r) => r.score), 'not the old cached answer');
+  assert.notEqual((await call(`/v1/match?collection=doomed&for=${DOC}&k=2`)).body.served_from, 'precomputed');
+  assert.notEqual((await call('/v1/match?collection=ads&source=doomed&for=d1&k=2')).body.served_from, 'precomputed');
+  assert.equal((await call({ method: 'DELETE', url, headers: KEY })).status, 200);
+});
+
+test('scdv collection list / delete: removes a collection a running server has open', async () => {
+  /** @param {string[]} args */
+  const scdv = (args) => spawnSync(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), ...args], { env: { ...process.env, REDIS_URL: redisUrl }, encoding: 'utf8' });
+  assert.equal((await put('cli-doomed', 'c1')).status, 200);
+  assert.equal((await call('/v1/collections/cli-doomed/documents/c1')).status, 200);
+  const list = scdv(['collection', 'list', '--model', h.MODEL_A, '--json']);
+  assert.equal(list.status, 0, list.stderr);
+  assert.ok(JSON.parse(list.stdout).collections.some((/** @type {any} */ c) => c.name === 'cli-doomed' && c.count === 1));
+
+  const del = scdv(['collection', 'delete', 'cli-doomed', '--model', h.MODEL_A]);
+  assert.equal(del.status, 0, del.stderr);
+  assert.match(del.stderr, /deleted collection "cli-doomed"/);
+  assert.ok(!fs.existsSync(path.join(storeA(), 'cli-doomed')));
+  assertError(await call('/v1/collections/cli-doomed/documents/c1'), 404, 'SCDV_COLLECTION_NOT_FOUND');
+  assert.ok(!(await listed()).includes('cli-doomed'));
+
+  const again = scdv(['collection', 'delete', 'cli-doomed', '--model', h.MODEL_A]);
+  assert.equal(again.status, 1);
+  assert.match(again.stderr, /collection "cli-doomed" not found/);
+  const usage = scdv(['collection', 'delete']);
+  assert.equal(usage.status, 2);
+});
+
+test('an empty collection (left by older versions) does not block activating another model', async () => {
+  const store = openStore(storeA());
+  try {
+    const c = store.collection('old-empty', { width: 144 });
+    await c.upsert([{ id: 'x', vector: { indices: [1], values: [1] } }]);
+    await c.delete(['x']);
+  } finally {
+    await store.close();
+  }
+  assert.ok((await listed()).includes('old-empty'), 'listed, with count 0');
+  const act = await call({ method: 'POST', url: `/v1/models/${h.MODEL_B}/activate`, headers: KEY });
+  assert.equal(act.status, 200, JSON.stringify(act.body));
+  const back = await call({ method: 'POST', url: `/v1/models/${h.MODEL_A}/activate`, headers: KEY });
+  assert.equal(back.status, 200, JSON.stringify(back.body));
+});
