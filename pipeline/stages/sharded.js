@@ -4,6 +4,7 @@
 // survives Redis restarts and worker deaths, and a re-run skips every finished shard.
 import fs from 'node:fs';
 import { errors } from '../errors.js';
+import { ISSUE } from '../line-issues.js';
 import { openQueue } from '../queue/queues.js';
 import { readShardResult } from '../queue/shard.js';
 import { ProgressBar } from '../progress.js';
@@ -64,8 +65,8 @@ export function checkUsableRun(o) {
     const top = codes[0]?.[0];
     const causes = [
       rejected ? `${rejected} of ${o.lines} lines rejected (${byCode})` : '',
-      top === 'INVALID_UTF8' ? 'the file is not UTF-8 text (a binary file, or another encoding such as Shift_JIS: convert it with iconv)'
-        : top === 'INVALID_JSON' || top === 'NOT_AN_OBJECT' ? 'its lines are not JSON objects; a corpus is JSON Lines, one {"id", "body", "title"?} object a line'
+      top === ISSUE.INVALID_UTF8 ? 'the file is not UTF-8 text (a binary file, or another encoding such as Shift_JIS: convert it with iconv)'
+        : top === ISSUE.INVALID_JSON || top === ISSUE.NOT_AN_OBJECT ? 'its lines are not JSON objects; a corpus is JSON Lines, one {"id", "body", "title"?} object a line'
         : '',
       o.empty ? `none of its ${o.empty} documents has a word the model knows (another language or subject than the model was trained on?)` : '',
     ].filter(Boolean);
