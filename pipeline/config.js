@@ -137,13 +137,13 @@ export const DEFAULT_CONFIG = Object.freeze({
     bodyLimit: 1 << 20,
     /** Largest JSON Lines body of a bulk upload, bytes: it is streamed to a file, never held in memory. */
     bulkBodyLimit: 256 << 20,
-    /** Folders whose files a bulk request may name by path, besides <DATA_DIR>/imports (links are resolved first). */
+    /** Folders whose files a bulk request may name by path, besides <dataDir()>/imports (links are resolved first). */
     bulkFileRoots: /** @type {string[]} */ ([]),
     /** Upper bound of `k` on every route (at most 1000). */
     maxK: 1000,
     defaultK: 10,
-    /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker embed` elsewhere). */
-    embedWorkers: 1,
+    /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
+    indexWorkers: 1,
     /** How often every process checks the active-model file, so that all of them follow an activation. */
     modelPollMs: 500,
     /** Related-by-id results kept per process, each valid while its collection is unchanged (0: no cache). */
@@ -253,6 +253,9 @@ export function inRange(v, r) {
   return r.max === undefined || v <= r.max;
 }
 
+/** Keys of earlier versions, named in the error a config file that still uses them gets. */
+const RENAMED_KEYS = /** @type {Record<string, string>} */ ({ 'server.embedWorkers': 'server.indexWorkers' });
+
 /**
  * Deep-merge `override` into a copy of `base`, rejecting keys the base does not know.
  * @param {any} base
@@ -272,7 +275,8 @@ function merge(base, override, where) {
   if (!isPlain(override)) throw errors.CONFIG_INVALID(`${where || 'config'} must be an object`);
   const out = structuredClone(base);
   for (const [k, v] of Object.entries(override)) {
-    if (!(k in base)) throw errors.CONFIG_INVALID(`unknown key ${where ? `${where}.` : ''}${k} (known: ${Object.keys(base).join(', ')})`);
+    const key = `${where ? `${where}.` : ''}${k}`;
+    if (!(k in base)) throw errors.CONFIG_INVALID(`unknown key ${key}${RENAMED_KEYS[key] ? ` (renamed to ${RENAMED_KEYS[key]})` : ''} (known: ${Object.keys(base).join(', ')})`);
     out[k] = merge(base[k], v, where ? `${where}.${k}` : k);
   }
   return out;
@@ -384,7 +388,7 @@ function validateServer(s) {
   if (s.headersTimeoutMs > s.requestTimeoutMs) {
     throw errors.CONFIG_INVALID(`server.headersTimeoutMs (${s.headersTimeoutMs}) must not exceed server.requestTimeoutMs (${s.requestTimeoutMs})`);
   }
-  if (!Number.isInteger(s.embedWorkers) || s.embedWorkers < 0) throw errors.CONFIG_INVALID(`server.embedWorkers must be 0 or more, got ${s.embedWorkers}`);
+  if (!Number.isInteger(s.indexWorkers) || s.indexWorkers < 0) throw errors.CONFIG_INVALID(`server.indexWorkers must be 0 or more, got ${s.indexWorkers}`);
   if (s.maxK > 1000) throw errors.CONFIG_INVALID(`server.maxK must be at most 1000, got ${s.maxK}`);
   if (s.defaultK > s.maxK) throw errors.CONFIG_INVALID(`server.defaultK (${s.defaultK}) must not exceed server.maxK (${s.maxK})`);
   s.apiKeyHashes.forEach((h, i) => {

@@ -20,12 +20,37 @@ export const IPADIC_UTF8_DIR = '/var/lib/mecab/dic/ipadic-utf8';
 /** Debian's EUC-JP ipadic sources, the base of every dictionary we compile. */
 export const IPADIC_SOURCE_DIR = '/usr/share/mecab/dic/ipadic';
 
-const STORE_DIR_OVERRIDE = process.env.SCDV_STORE_DIR ? path.resolve(process.env.SCDV_STORE_DIR) : null;
-export const MODELS_DIR = process.env.SCDV_MODELS_DIR ? path.resolve(process.env.SCDV_MODELS_DIR) : path.join(REPO_ROOT, 'models');
+/**
+ * Folders a caller may choose: set with usePaths() (tests, an application embedding the pipeline), else from
+ * the environment (SCDV_MODELS_DIR, SCDV_DATA_DIR, SCDV_STORE_DIR), read when asked rather than at import, so a
+ * process can point the pipeline elsewhere after loading it.
+ * @typedef {{modelsDir?: string, dataDir?: string, storeDir?: string}} ChosenPaths
+ */
+/** @type {ChosenPaths} */
+let chosen = {};
+
+/**
+ * Choose folders for this process (undefined keeps the environment's or the default).
+ * @param {ChosenPaths} paths
+ */
+export function usePaths(paths) {
+  chosen = { ...chosen, ...Object.fromEntries(Object.entries(paths).filter(([, v]) => v !== undefined).map(([k, v]) => [k, path.resolve(v)])) };
+}
+
+/** @param {string} name */
+const fromEnv = (name) => (process.env[name] ? path.resolve(/** @type {string} */ (process.env[name])) : null);
+
+/** Trained models, one folder each. */
+export const modelsDir = () => chosen.modelsDir ?? fromEnv('SCDV_MODELS_DIR') ?? path.join(REPO_ROOT, 'models');
 /** Working files of runs (tokenised corpora, training stages): reusable, never needed by a finished model. */
-export const DATA_DIR = process.env.SCDV_DATA_DIR ? path.resolve(process.env.SCDV_DATA_DIR) : path.join(REPO_ROOT, '.scdv');
-/** Vector stores, one per model: <STORE_DIR>/<model>/<collection>/ (vectors of different models never mix). */
-export const STORE_DIR = STORE_DIR_OVERRIDE ?? path.join(DATA_DIR, 'store');
+export const dataDir = () => chosen.dataDir ?? fromEnv('SCDV_DATA_DIR') ?? path.join(REPO_ROOT, '.scdv');
+/** Vector stores, one per model: <storeDir>/<model>/<collection>/ (vectors of different models never mix). */
+export const storeDir = () => chosen.storeDir ?? fromEnv('SCDV_STORE_DIR') ?? path.join(dataDir(), 'store');
+/**
+ * The store folder of one model.
+ * @param {string} model
+ */
+export const storeDirFor = (model) => path.join(storeDir(), model);
 export const VENV_DIR = path.join(REPO_ROOT, '.venv');
 export const VENV_PYTHON = path.join(VENV_DIR, 'bin', 'python');
 export const PYTHON_REQUIREMENTS = path.join(REPO_ROOT, 'workers', 'requirements.txt');

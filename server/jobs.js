@@ -1,27 +1,27 @@
-// Bulk uploads as Bull `embed` jobs: the same shards, job data, worker (workers/embed.js) and completion
-// markers as `scdv index` (pipeline/stages/embed.js + sharded.js), without waiting for the end. A bulk job
-// is a folder DATA_DIR/server/jobs/<id>/ (job.json, then one marker per finished shard), so its status
+// Bulk uploads as Bull `index` jobs: the same shards, job data, worker (workers/index.js) and completion
+// markers as `scdv index` (pipeline/stages/index.js + sharded.js), without waiting for the end. A bulk job
+// is a folder dataDir()/server/jobs/<id>/ (job.json, then one marker per finished shard), so its status
 // survives restarts of the server and of Redis; Redis only adds the progress of shards still running.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DATA_DIR } from '../pipeline/paths.js';
+import { dataDir } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
 import { planShards } from '../pipeline/corpus/plan.js';
 import { duplicatesIn, findDuplicateIds } from '../pipeline/corpus/duplicates.js';
 import { servingEmbedConfig } from './models.js';
 import { prepareRunDir, readShardResult } from '../pipeline/stages/sharded.js';
-import { storeDirFor } from '../pipeline/stages/embed.js';
+import { storeDirFor } from '../pipeline/paths.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { invalidate } from './precompute.js';
 
 export const JOB_ID_RE = /^bulk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const jobsDir = () => path.join(DATA_DIR, 'server', 'jobs');
-const uploadsDir = () => path.join(DATA_DIR, 'server', 'uploads');
+const jobsDir = () => path.join(dataDir(), 'server', 'jobs');
+const uploadsDir = () => path.join(dataDir(), 'server', 'uploads');
 /** Default folder whose files a bulk request may name by path (with server.bulkFileRoots). */
-export const importsDir = () => path.join(DATA_DIR, 'imports');
+export const importsDir = () => path.join(dataDir(), 'imports');
 
 /**
  * @typedef {object} BulkRecord
@@ -40,7 +40,7 @@ export const importsDir = () => path.join(DATA_DIR, 'imports');
 export const newJobId = () => `bulk-${crypto.randomUUID()}`;
 
 /**
- * Stream a request body to DATA_DIR/server/uploads/<id>.jsonl, never holding it in memory.
+ * Stream a request body to dataDir()/server/uploads/<id>.jsonl, never holding it in memory.
  * @param {NodeJS.ReadableStream} body
  * @param {string} id
  * @param {number} limit bytes
@@ -92,7 +92,7 @@ export function allowedCorpusPath(p, roots) {
 }
 
 /**
- * Plan the shards and queue one `embed` job per shard.
+ * Plan the shards and queue one `index` job per shard.
  * @param {object} o
  * @param {string} o.id
  * @param {string} o.corpus
@@ -116,14 +116,14 @@ export async function createBulkJob(o) {
   prepareRunDir(outDir, o.id, () => {});
   writeFileAtomic(path.join(outDir, 'job.json'), JSON.stringify(record));
   const storeDir = storeDirFor(o.model);
-  const queue = o.hub.queues.embed;
+  const queue = o.hub.queues.index;
   // Job data is visible in Redis and in Bull Board: the key digests stay out of it. Documents are embedded
   // with the settings the model's collections were indexed with, as requests are.
   const config = { ...o.config, embed: servingEmbedConfig(o.model, o.config.embed), server: { ...o.config.server, apiKeyHashes: [] } };
   // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
   const dups = await findDuplicateIds(o.corpus, o.config.corpus.maxDocumentBytes);
   for (const shard of plan.shards) {
-    // The job data of pipeline/stages/embed.js's runIndex: the embed worker cannot tell the two apart.
+    // The job data of pipeline/stages/index.js's runIndex: the index worker cannot tell the two apart.
     await queue.add('shard', {
       runKey: o.id, corpus: o.corpus, shard, outDir, model: o.model, storeDir, collection: o.collection, config,
       duplicates: duplicatesIn(dups, shard),
@@ -180,7 +180,7 @@ export async function bulkStatus(id, hub, config) {
   /** @type {import('../pipeline/corpus/plan.js').Shard[]} */
   const pending = [];
   for (const shard of rec.shards) {
-    /** @type {import('../workers/embed.js').EmbedShardResult | null} */
+    /** @type {import('../workers/index.js').IndexShardResult | null} */
     const r = readShardResult(outDir, shard.index, id);
     if (!r) { pending.push(shard); continue; }
     done++;
@@ -196,7 +196,7 @@ export async function bulkStatus(id, hub, config) {
     if (!hub) throw errors.QUEUE_UNAVAILABLE();
     hub.requireUp();
     for (const shard of pending) {
-      const job = await hub.queues.embed.getJob(`${id}-${shard.index}`);
+      const job = await hub.queues.index.getJob(`${id}-${shard.index}`);
       if (!job) continue;
       const state = await job.getState();
       if (state === 'failed') {

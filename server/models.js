@@ -1,21 +1,22 @@
 // Which model the server answers with, and switching it without dropping a request.
 //
 // A ServingModel bundles a model's embedder (the one text -> vector implementation) with its store
-// (STORE_DIR/<model>/). A request takes the current ServingModel once, at its start, and uses it to the end,
+// (storeDir()/<model>/). A request takes the current ServingModel once, at its start, and uses it to the end,
 // so an activation never changes the model under a request; the replaced model stays loaded as `previous`
 // (instant rollback) and is closed only once no request holds it.
 //
-// The active model is recorded in DATA_DIR/server/active-model.json. Every server process polls that file,
+// The active model is recorded in dataDir()/server/active-model.json. Every server process polls that file,
 // so an activation received by one process of `scdv serve --workers N` is followed by all of them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATA_DIR, MODELS_DIR } from '../pipeline/paths.js';
+import { dataDir, modelsDir } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { INDEXED_FILE, layoutDifference, readIndexed } from '../pipeline/embed/layout.js';
 import { MODEL_FORMAT, validateModelName } from '../pipeline/model/names.js';
-import { dropModelCollection, storeDirFor } from '../pipeline/stages/embed.js';
+import { dropModelCollection } from '../pipeline/embed/layout.js';
+import { storeDirFor } from '../pipeline/paths.js';
 import { openStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
 
@@ -24,7 +25,7 @@ import { validateCollectionName } from '../pipeline/store/names.js';
 /** @typedef {ReturnType<Store['collection']>} Collection */
 
 /** The file every server process follows. */
-export const activeModelFile = () => path.join(DATA_DIR, 'server', 'active-model.json');
+export const activeModelFile = () => path.join(dataDir(), 'server', 'active-model.json');
 
 /**
  * @typedef {object} ActiveRecord
@@ -50,13 +51,13 @@ function writeActiveRecord(r) {
 }
 
 /**
- * Trained models in MODELS_DIR (complete ones: a manifest of the current format), newest first.
+ * Trained models in modelsDir() (complete ones: a manifest of the current format), newest first.
  * @returns {{name: string, created_at: string, manifest: Record<string, any>}[]}
  */
 export function listModels() {
   let names = [];
   try {
-    names = fs.readdirSync(MODELS_DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    names = fs.readdirSync(modelsDir(), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
   } catch {
     return [];
   }
@@ -64,7 +65,7 @@ export function listModels() {
   for (const name of names) {
     try {
       validateModelName(name);
-      const manifest = JSON.parse(fs.readFileSync(path.join(MODELS_DIR, name, 'manifest.json'), 'utf8'));
+      const manifest = JSON.parse(fs.readFileSync(path.join(modelsDir(), name, 'manifest.json'), 'utf8'));
       if (manifest.format === MODEL_FORMAT) out.push({ name, created_at: String(manifest.created_at ?? ''), manifest });
     } catch { /* temporary or foreign folder */ }
   }
@@ -101,11 +102,11 @@ export function resolveModelName(explicit, config, opts = {}) {
   let name = explicit ?? record?.model ?? config.server.model ?? null;
   if (!name) {
     const models = listModels();
-    if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${MODELS_DIR}: train one with \`scdv train\``);
+    if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${modelsDir()}: train one with \`scdv train\``);
     name = (models.find((m) => storeCollections(m.name).some((c) => c.count > 0)) ?? models[0]).name;
   }
   validateModelName(name);
-  if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, MODELS_DIR);
+  if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, modelsDir());
   if ((opts.record ?? true) && (!record || record.model !== name)) {
     const previous = record && record.model !== name ? record.model : record?.previous ?? null;
     writeActiveRecord({ model: name, previous, activated_at: new Date().toISOString() });
@@ -124,7 +125,7 @@ export function resolveModelName(explicit, config, opts = {}) {
  * @returns {Config['embed']}
  */
 export function servingEmbedConfig(name, configured, log) {
-  const recorded = Object.entries(readIndexed(path.join(MODELS_DIR, validateModelName(name))));
+  const recorded = Object.entries(readIndexed(path.join(modelsDir(), validateModelName(name))));
   if (recorded.length === 0) return configured;
   const first = recorded[0][1].layout;
   const differing = recorded.filter(([, r]) => layoutDifference(r.layout, first) !== '');

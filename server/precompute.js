@@ -17,7 +17,7 @@
 import { errors } from '../pipeline/errors.js';
 import { openStore } from '../pipeline/store/index.js';
 import { loadAddon } from '../pipeline/store/native.js';
-import { storeDirFor } from '../pipeline/stages/embed.js';
+import { storeDirFor } from '../pipeline/paths.js';
 import { openNamedQueue } from './queues.js';
 import { resultItem } from './search.js';
 

@@ -8,7 +8,7 @@ import { openQueue } from '../pipeline/queue/queues.js';
 import { redisOptions } from '../pipeline/queue/redis.js';
 
 /** Queues the server adds to (and shows in Bull Board). */
-export const SERVER_QUEUES = /** @type {const} */ (['embed', 'precompute']);
+export const SERVER_QUEUES = /** @type {const} */ (['index', 'precompute']);
 
 /**
  * Open one of the server's queues by name.

@@ -21,7 +21,7 @@ import { ResultCache } from './cache.js';
  * @property {string} [host] default server.host
  * @property {number} [port] default server.port (0: any free port)
  * @property {string} [redisUrl] default REDIS_URL, else a private redis-server for this server's lifetime
- * @property {number} [embedWorkers] local `embed` worker processes for bulk jobs (default server.embedWorkers)
+ * @property {number} [indexWorkers] local `embed` worker processes for bulk jobs (default server.indexWorkers)
  * @property {any} [logger] a Fastify logger option (default: pino at server.logLevel)
  * @property {(app: import('fastify').FastifyInstance) => void | Promise<void>} [configure] add routes or hooks
  *   before listening (the benchmark's constant route, say)
@@ -67,9 +67,9 @@ export async function startServer(opts) {
     models.log = app.log;
     models.watch();
     await opts.configure?.(app);
-    const embedWorkers = opts.embedWorkers ?? s.embedWorkers;
-    if (embedWorkers > 0) {
-      const pool = new WorkerPool({ stage: 'embed', count: embedWorkers, redisUrl: redis.url, config: withoutKeys(config), log: (m) => app.log.info(m) });
+    const indexWorkers = opts.indexWorkers ?? s.indexWorkers;
+    if (indexWorkers > 0) {
+      const pool = new WorkerPool({ stage: 'index', count: indexWorkers, redisUrl: redis.url, config: withoutKeys(config), log: (m) => app.log.info(m) });
       pool.start();
       cleanups.push(() => pool.stop());
     }
@@ -137,8 +137,8 @@ export async function runServe(opts) {
   const redis = opts.redisUrl ? { url: opts.redisUrl, stop: async () => {}, private: false } : await connectOrStartRedis();
   // Resolved once, recorded in the active-model file that every worker reads.
   const model = resolveModelName(opts.model, config);
-  const embedWorkers = opts.embedWorkers ?? config.server.embedWorkers;
-  const pool = embedWorkers > 0 ? new WorkerPool({ stage: 'embed', count: embedWorkers, redisUrl: redis.url, config: withoutKeys(config), log: say }) : null;
+  const indexWorkers = opts.indexWorkers ?? config.server.indexWorkers;
+  const pool = indexWorkers > 0 ? new WorkerPool({ stage: 'index', count: indexWorkers, redisUrl: redis.url, config: withoutKeys(config), log: say }) : null;
   pool?.start();
   serveClusterMetrics();
   // Workers run this file; flags that carry code of their own (-e, --input-type, -p) stay with the primary.
@@ -203,7 +203,7 @@ function workerExecArgv(argv) {
 if (cluster.isWorker && process.env.SCDV_SERVE_WORKER) {
   const spec = JSON.parse(process.env.SCDV_SERVE_WORKER);
   delete process.env.SCDV_SERVE_WORKER;
-  startServer({ config: spec.config, host: spec.host, port: spec.port, redisUrl: spec.redisUrl, embedWorkers: 0 }).then(
+  startServer({ config: spec.config, host: spec.host, port: spec.port, redisUrl: spec.redisUrl, indexWorkers: 0 }).then(
     (server) => {
       // The primary's Ctrl-C reaches every process of the group: only the primary decides when to stop.
       process.on('SIGINT', () => {});

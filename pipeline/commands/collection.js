@@ -26,7 +26,8 @@ export async function run(argv) {
   if (extra.length || (action === 'list' && name)) throw errors.USAGE(`unexpected argument "${action === 'list' ? name : extra[0]}" (${USAGE})`);
   const config = configFromFlags(values);
   const { resolveModelName } = await import('../../server/models.js');
-  const { dropModelCollection, storeDirFor } = await import('../stages/embed.js');
+  const { dropModelCollection } = await import('../embed/layout.js');
+  const { storeDirFor } = await import('../paths.js');
   const { openStore, validateCollectionName } = await import('../store/index.js');
   const model = resolveModelName(values.model, config, { record: false });
   const dir = storeDirFor(model);

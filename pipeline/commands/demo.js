@@ -3,25 +3,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { DATA_DIR, REPO_ROOT, SAMPLE_CORPUS } from '../paths.js';
+import { dataDir, REPO_ROOT, SAMPLE_CORPUS } from '../paths.js';
 import { parseArgs } from 'node:util';
 import { configFromFlags } from './common.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { runTokenize } from '../stages/tokenize.js';
 import { runTrain } from '../stages/train.js';
-import { runIndex, storeDirFor } from '../stages/embed.js';
+import { runIndex } from '../stages/index.js';
+import { storeDirFor } from '../paths.js';
 import { loadModel } from '../model/load.js';
 import { layoutDifference, readIndexed, vectorLayout } from '../embed/layout.js';
 import { printIndexSummary } from './index.js';
-import { MODELS_DIR } from '../paths.js';
+import { modelsDir } from '../paths.js';
 import { startServer } from '../../server/start.js';
 import { hashKey } from '../../server/auth.js';
 import { runPrecompute } from '../../server/precompute.js';
 import { printSummary } from './tokenize.js';
 import { printTrainSummary } from './train.js';
 
-export const DEMO_DIR = path.join(DATA_DIR, 'demo');
+export const DEMO_DIR = path.join(dataDir(), 'demo');
 /** The model `npm start` trains on the sample (once; later runs reuse it). */
 export const DEMO_MODEL = 'livedoor-sample';
 /** A few hand-written ads (our own text), so that the ad-matching routes have something to match. */
@@ -62,7 +63,7 @@ export async function run(argv) {
     }
     rl.close();
 
-    const modelDir = path.join(MODELS_DIR, DEMO_MODEL);
+    const modelDir = path.join(modelsDir(), DEMO_MODEL);
     if (fs.existsSync(path.join(modelDir, 'manifest.json'))) {
       say(`\nModel: ${modelDir} exists (delete it to train again).`);
       printTrainSummary(modelDir, JSON.parse(fs.readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')));
@@ -103,7 +104,7 @@ export async function run(argv) {
  * @param {(s: string) => void} say
  */
 async function listen(config, redisUrl, say) {
-  const opts = { config, model: DEMO_MODEL, redisUrl, embedWorkers: 1, logger: false };
+  const opts = { config, model: DEMO_MODEL, redisUrl, indexWorkers: 1, logger: false };
   try {
     return await startServer(opts);
   } catch (err) {

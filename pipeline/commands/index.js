@@ -1,7 +1,7 @@
 // scdv index: embed a corpus with a model into a store collection.
 import { parseArgs } from 'node:util';
 import { errors } from '../errors.js';
-import { runIndex } from '../stages/embed.js';
+import { runIndex } from '../stages/index.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
 
 /** @param {string[]} argv */
@@ -28,7 +28,7 @@ export async function run(argv) {
   });
 }
 
-/** @param {import('../stages/embed.js').IndexSummary} s */
+/** @param {import('../stages/index.js').IndexSummary} s */
 export function printIndexSummary(s) {
   const codes = Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
   process.stderr.write([

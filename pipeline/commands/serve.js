@@ -8,16 +8,16 @@ export async function run(argv) {
     args: argv,
     options: {
       model: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, workers: { type: 'string' },
-      'embed-workers': { type: 'string' }, config: { type: 'string' },
+      'index-workers': { type: 'string' }, config: { type: 'string' },
     },
   });
   const port = intFlag(values.port, '--port');
   const workers = intFlag(values.workers, '--workers');
-  const embedWorkers = intFlag(values['embed-workers'], '--embed-workers');
+  const indexWorkers = intFlag(values['index-workers'], '--index-workers');
   const config = configFromFlags(values, {
     server: {
       ...(values.host ? { host: values.host } : {}), ...(port !== undefined ? { port } : {}),
-      ...(workers ? { workers } : {}), ...(embedWorkers !== undefined ? { embedWorkers } : {}),
+      ...(workers ? { workers } : {}), ...(indexWorkers !== undefined ? { indexWorkers } : {}),
     },
   });
   const { runServe } = await import('../../server/start.js');

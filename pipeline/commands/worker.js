@@ -11,16 +11,16 @@ export async function run(argv) {
     options: { concurrency: { type: 'string' }, config: { type: 'string' }, 'config-json': { type: 'string' } },
   });
   const stage = positionals[0];
-  if (stage !== 'tokenize' && stage !== 'train' && stage !== 'embed') {
+  if (stage !== 'tokenize' && stage !== 'train' && stage !== 'index') {
     throw errors.USAGE(`scdv worker needs a stage: tokenize, train or embed (got ${stage ?? 'nothing'})`);
   }
   const redisUrl = process.env.REDIS_URL;
   if (!redisUrl) throw errors.USAGE('scdv worker needs REDIS_URL: workers join the Redis of a running `scdv tokenize`');
   const config = configFromFlags(values);
   if (!values['config-json']) process.stderr.write(`worker ${process.pid}: ${stage} queue on ${redactUrl(redisUrl)}\n`);
-  if (stage === 'embed') {
-    const { runEmbedWorker } = await import('../../workers/embed.js');
-    await runEmbedWorker({ redisUrl, config, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
+  if (stage === 'index') {
+    const { runIndexWorker } = await import('../../workers/index.js');
+    await runIndexWorker({ redisUrl, config, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
   } else if (stage === 'train') {
     const { runTrainWorker } = await import('../../workers/train.js');
     await runTrainWorker({ redisUrl, config });

@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../fsutil.js';
+import { modelsDir } from '../paths.js';
+import { validateCollectionName } from '../store/index.js';
 
 export const INDEXED_FILE = 'indexed.json';
 
@@ -87,4 +89,16 @@ export function forgetIndexed(modelDir, collection) {
   if (!(collection in all)) return;
   delete all[collection];
   writeFileAtomic(path.join(modelDir, INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
+}
+
+/**
+ * Deletes a collection of a model: from its store (see Store.dropCollection; SCDV_COLLECTION_NOT_FOUND when
+ * absent) and from the model's record of indexed layouts (models/<model>/indexed.json).
+ * @param {import('../store/index.js').Store} store the model's store (storeDirFor(model))
+ * @param {string} model
+ * @param {string} collection
+ */
+export async function dropModelCollection(store, model, collection) {
+  await store.dropCollection(validateCollectionName(collection));
+  forgetIndexed(path.join(modelsDir(), model), collection);
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createEmbedder } from '../embed/index.js';
-import { MODELS_DIR } from '../paths.js';
+import { modelsDir } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { readLabelledCorpus } from './corpus.js';
 import { writeExchange } from './exchange.js';
@@ -44,7 +44,7 @@ export async function runClassify(o) {
       train_documents: r.train_documents, test_documents: r.test_documents, test_labels_unseen_in_train: r.test_labels_unseen_in_train,
       scdv: r.scdv, tfidf: r.tfidf,
     };
-    if (o.write !== false) writeFileAtomic(path.join(MODELS_DIR, o.model, 'eval-classify.json'), JSON.stringify(out, null, 2) + '\n');
+    if (o.write !== false) writeFileAtomic(path.join(modelsDir(), o.model, 'eval-classify.json'), JSON.stringify(out, null, 2) + '\n');
     return out;
   } finally {
     embedder.model.wordTopics.close();

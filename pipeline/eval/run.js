@@ -13,9 +13,9 @@ import path from 'node:path';
 import { createEmbedder, Embedder } from '../embed/index.js';
 import { layoutDifference, readIndexed } from '../embed/layout.js';
 import { openStore } from '../store/index.js';
-import { storeDirFor } from '../stages/embed.js';
+import { storeDirFor } from '../paths.js';
 import { errors } from '../errors.js';
-import { MODELS_DIR } from '../paths.js';
+import { modelsDir } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { latencySummary, rankingMetrics } from './metrics.js';
 import { readLabelledCorpus } from './corpus.js';
@@ -122,7 +122,7 @@ export async function runEval(opts) {
       seconds: (Date.now() - t0) / 1000,
       ...result,
     };
-    if (opts.write !== false) writeFileAtomic(path.join(MODELS_DIR, opts.model, 'eval.json'), JSON.stringify(out, null, 2) + '\n');
+    if (opts.write !== false) writeFileAtomic(path.join(modelsDir(), opts.model, 'eval.json'), JSON.stringify(out, null, 2) + '\n');
     return out;
   } finally {
     embedder.model.wordTopics.close();
@@ -177,7 +177,7 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
   let temp = null;
   let collectionName;
   if (o.collection) {
-    const recorded = readIndexed(path.join(MODELS_DIR, embedder.model.name))[o.collection];
+    const recorded = readIndexed(path.join(modelsDir(), embedder.model.name))[o.collection];
     const diff = recorded ? layoutDifference(recorded.layout, embedder.layout) : '';
     if (diff) throw errors.EMBED_LAYOUT_MISMATCH(embedder.model.name, o.collection, diff);
     storeDir = storeDirFor(embedder.model.name);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { hashOf, loadConfig } from '../config.js';
 import { errors } from '../errors.js';
-import { DATA_DIR, MODELS_DIR } from '../paths.js';
+import { dataDir, modelsDir } from '../paths.js';
 import { loadModel } from '../model/load.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { Embedder } from '../embed/index.js';
@@ -127,7 +127,7 @@ export async function runSweep(o) {
   const trainPoints = product(o.grid.train);
   const embedPoints = product(o.grid.embed);
   log(`sweep: ${trainPoints.length} model(s) x ${embedPoints.length} embedding setting(s) on ${corpus.docs.length} documents`);
-  const w2vIndexFile = path.join(DATA_DIR, 'work', 'sweep-w2v.json');
+  const w2vIndexFile = path.join(dataDir(), 'work', 'sweep-w2v.json');
   /** @type {Record<string, string>} */
   const w2vIndex = fs.existsSync(w2vIndexFile) ? JSON.parse(fs.readFileSync(w2vIndexFile, 'utf8')) : {};
   /** @type {Map<string, {tokens: string[][], baseline: Record<string, any>}>} */
@@ -135,7 +135,7 @@ export async function runSweep(o) {
   /** @type {Record<string, any>[]} */
   const rows = [];
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-sweep-'));
-  const out = o.out ?? path.join(DATA_DIR, 'eval', `sweep-${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
+  const out = o.out ?? path.join(dataDir(), 'eval', `sweep-${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const summary = () => ({
     format: 'scdv-sweep/1', date: new Date().toISOString(), corpus: { path: path.resolve(o.corpus), sha256: corpus.sha256, documents: corpus.docs.length },
@@ -148,12 +148,12 @@ export async function runSweep(o) {
     for (const tp of trainPoints) {
       const config = loadConfig({ overrides: deepMerge(base, overridesOf(tp, TRAIN_AXES)) });
       const name = `sweep-${hashOf({ corpus: corpus.sha256, train: config.train, tokenizer: config.tokenizer })}`;
-      if (!fs.existsSync(path.join(MODELS_DIR, name, 'manifest.json'))) {
+      if (!fs.existsSync(path.join(modelsDir(), name, 'manifest.json'))) {
         const w2vKey = hashOf({ corpus: corpus.sha256, w2v: config.train.word2vec, tokenizer: config.tokenizer });
         const from = w2vIndex[w2vKey];
-        const dst = path.join(DATA_DIR, 'work', name);
-        if (from && from !== name && fs.existsSync(path.join(DATA_DIR, 'work', from)) && !fs.existsSync(dst)) {
-          fs.cpSync(path.join(DATA_DIR, 'work', from), dst, { recursive: true }); // its stamps make runTrain skip to gmm
+        const dst = path.join(dataDir(), 'work', name);
+        if (from && from !== name && fs.existsSync(path.join(dataDir(), 'work', from)) && !fs.existsSync(dst)) {
+          fs.cpSync(path.join(dataDir(), 'work', from), dst, { recursive: true }); // its stamps make runTrain skip to gmm
         }
         log(`sweep: training ${name} ${JSON.stringify(tp)}`);
         const tt = Date.now();

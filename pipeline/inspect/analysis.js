@@ -1,12 +1,12 @@
 // analysis.json of a model: read it, or compute it (workers/scdv/analysis.py) when it is missing.
 // Coherence needs the tokenised corpus the model was trained on. In order of preference: the corpus the
-// training run left in its work folder (DATA_DIR/work/<name>/train/corpus.txt, when its run key still matches
+// training run left in its work folder (dataDir()/work/<name>/train/corpus.txt, when its run key still matches
 // the model's), else a JSON Lines corpus given with --corpus, tokenised here with the model's own tokenizer
 // settings; without either, clusters get no coherence (null) and the caller says how to get it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DATA_DIR } from '../paths.js';
+import { dataDir } from '../paths.js';
 import { errors } from '../errors.js';
 import { readLines } from '../corpus/lines.js';
 import { parseDocument, documentText } from '../corpus/document.js';
@@ -24,7 +24,7 @@ export const ANALYSIS_FORMAT = 'scdv-analysis/1';
  * @returns {string | null}
  */
 export function trainingCorpus(model) {
-  const file = path.join(DATA_DIR, 'work', model.name, 'train', 'corpus.txt');
+  const file = path.join(dataDir(), 'work', model.name, 'train', 'corpus.txt');
   try {
     const stamp = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8'));
     if (stamp.runKey === model.manifest.tokens?.runKey && fs.existsSync(file)) return file;

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import { errors } from '../errors.js';
 import { openStore } from '../store/index.js';
-import { storeDirFor } from '../stages/embed.js';
+import { storeDirFor } from '../paths.js';
 import { readLines } from '../corpus/lines.js';
 import { parseDocument } from '../corpus/document.js';
 

@@ -1,7 +1,7 @@
 // Open a trained model folder for embedding: manifest + word-topic vectors.
 import fs from 'node:fs';
 import path from 'node:path';
-import { MODELS_DIR } from '../paths.js';
+import { modelsDir as defaultModelsDir } from '../paths.js';
 import { errors } from '../errors.js';
 import { MODEL_FORMAT, validateModelName } from './names.js';
 import { WordTopics } from './word-topics.js';
@@ -22,7 +22,7 @@ import { WordTopics } from './word-topics.js';
  * @returns {LoadedModel}
  */
 export function loadModel(name, opts = {}) {
-  const modelsDir = opts.modelsDir ?? MODELS_DIR;
+  const modelsDir = opts.modelsDir ?? defaultModelsDir();
   const dir = path.join(modelsDir, validateModelName(name));
   let manifest;
   try {

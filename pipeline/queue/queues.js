@@ -4,7 +4,7 @@ import { redisOptions } from './redis.js';
 
 /** @typedef {import('../config.js').Config['queue']} QueueConfig */
 
-export const QUEUE_NAMES = /** @type {const} */ (['tokenize', 'train', 'embed', 'precompute']);
+export const QUEUE_NAMES = /** @type {const} */ (['tokenize', 'train', 'index', 'precompute']);
 
 /**
  * Open a stage's queue.

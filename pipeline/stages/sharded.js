@@ -82,7 +82,7 @@ export function checkUsableRun(o) {
 
 /**
  * @typedef {object} ShardRunOptions
- * @property {'tokenize'|'embed'} queueName
+ * @property {'tokenize'|'index'} queueName
  * @property {string} outDir the run folder (shard markers live in outDir/shards)
  * @property {string} runKey
  * @property {import('../corpus/plan.js').Shard[]} pending

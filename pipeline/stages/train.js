@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import os from 'node:os';
-import { DATA_DIR, MODELS_DIR, VENV_PYTHON } from '../paths.js';
+import { dataDir, modelsDir, VENV_PYTHON } from '../paths.js';
 import { hashOf } from '../config.js';
 import { errors } from '../errors.js';
 import { openQueue } from '../queue/queues.js';
@@ -47,8 +47,8 @@ const MODEL_FILES = ['vocab.txt', 'word_vectors.npy', 'gmm.npz', 'word_topics.bi
 export async function runTrain(opts) {
   const name = validateModelName(opts.name);
   // One run per model name at a time: two would share the work folder and the last to finish would win.
-  const lock = acquireRunLock(path.join(DATA_DIR, 'locks', 'train'), name);
-  const work = path.join(DATA_DIR, 'work', name);
+  const lock = acquireRunLock(path.join(dataDir(), 'locks', 'train'), name);
+  const work = path.join(dataDir(), 'work', name);
   const workExisted = fs.existsSync(work);
   try {
     return await trainLocked(opts, name, work);
@@ -82,7 +82,7 @@ function hasReusableWork(work, err) {
 async function trainLocked(opts, name, work) {
   const t0 = Date.now();
   const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
-  const modelDir = path.join(MODELS_DIR, name);
+  const modelDir = path.join(modelsDir(), name);
   if (fs.existsSync(modelDir) && !opts.force) throw errors.MODEL_EXISTS(name, modelDir);
   if (!fs.existsSync(VENV_PYTHON)) throw errors.PYTHON_MISSING(VENV_PYTHON);
   const trainDir = path.join(work, 'train');

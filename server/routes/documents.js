@@ -197,7 +197,7 @@ export default function documentRoutes(app, ctx) {
             'application/json': {
               schema: {
                 type: 'object', additionalProperties: false, required: ['path'],
-                properties: { path: { type: 'string', minLength: 1, maxLength: 4096, description: 'a JSON Lines file inside DATA_DIR/imports or server.bulkFileRoots' } },
+                properties: { path: { type: 'string', minLength: 1, maxLength: 4096, description: 'a JSON Lines file inside dataDir()/imports or server.bulkFileRoots' } },
               },
             },
             // Bytes as sent (the OpenAPI document says binary, see app.js): each line is checked by the corpus

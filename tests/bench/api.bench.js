@@ -33,7 +33,7 @@ if (CHILD) {
   const { startServer } = await import('../../server/start.js');
   const spec = JSON.parse(/** @type {string} */ (process.env.SCDV_BENCH_SPEC));
   const server = await startServer({
-    config: loadConfig({ overrides: { server: { logLevel: 'warn', embedWorkers: 0 } } }), model: MODEL, redisUrl: spec.redisUrl,
+    config: loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0 } } }), model: MODEL, redisUrl: spec.redisUrl,
     host: '127.0.0.1', port: 0,
     configure: (app) => {
       app.get('/bench/ceiling', {
@@ -60,19 +60,19 @@ async function main() {
   const levels = String(values.connections).split(',').map(Number);
   const { default: autocannon } = await import('autocannon');
   const { loadConfig, hashOf } = await import('../../pipeline/config.js');
-  const { SHARED_DIR, MODELS_DIR } = await import('../../pipeline/paths.js');
+  const { SHARED_DIR, modelsDir } = await import('../../pipeline/paths.js');
   const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
   const { sentencePools, synthesize } = await import('./synthetic-corpus.js');
 
   const corpus = path.join(SHARED_DIR, 'corpora', 'livedoor', 'dev.jsonl');
   if (!fs.existsSync(corpus)) { console.error(`no corpus at ${corpus}`); process.exit(2); }
-  if (!fs.existsSync(path.join(MODELS_DIR, MODEL, 'manifest.json'))) {
+  if (!fs.existsSync(path.join(modelsDir(), MODEL, 'manifest.json'))) {
     process.stderr.write(`model ${MODEL} missing: training it (tests/bench/train.bench.js)\n`);
     const r = spawnSync(process.execPath, [path.join(REPO, 'tests', 'bench', 'train.bench.js')], { stdio: 'inherit' });
     if (r.status !== 0) process.exit(1);
   }
   const config = loadConfig();
-  const manifest = JSON.parse(fs.readFileSync(path.join(MODELS_DIR, MODEL, 'manifest.json'), 'utf8'));
+  const manifest = JSON.parse(fs.readFileSync(path.join(modelsDir(), MODEL, 'manifest.json'), 'utf8'));
   const pools = sentencePools(corpus);
 
   // ---- the collections (reused when the inputs are unchanged)
@@ -190,7 +190,7 @@ async function buildCollections(pools, nDocs, nAds, config) {
   const { createEmbedder } = await import('../../pipeline/embed/index.js');
   const { documentMeta } = await import('../../pipeline/embed/meta.js');
   const { openStore } = await import('../../pipeline/store/index.js');
-  const { storeDirFor } = await import('../../pipeline/stages/embed.js');
+  const { storeDirFor } = await import('../../pipeline/paths.js');
   const { synthesize } = await import('./synthetic-corpus.js');
   const t0 = Date.now();
   const embedder = await createEmbedder(MODEL, config, { inMemory: true });

@@ -7,13 +7,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MODELS_DIR, REPO_ROOT, VENV_PYTHON } from '../../pipeline/paths.js';
+import { modelsDir, REPO_ROOT, VENV_PYTHON } from '../../pipeline/paths.js';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--model');
 const model = at >= 0 ? args.splice(at, 2)[1] : 'bench-livedoor-dev';
 const extra = args[0] === '--' ? args.slice(1) : args;
-const vectors = path.join(MODELS_DIR, model, 'word_vectors.npy');
+const vectors = path.join(modelsDir(), model, 'word_vectors.npy');
 if (!fs.existsSync(vectors)) {
   console.error(`${vectors} is missing: training ${model} on the livedoor dev split first (bench:train)`);
   const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'tests', 'bench', 'train.bench.js'), '--name', model], { stdio: 'inherit' });

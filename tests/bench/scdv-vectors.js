@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../pipeline/config.js';
 import { createEmbedder } from '../../pipeline/embed/index.js';
-import { MODELS_DIR, SHARED_DIR } from '../../pipeline/paths.js';
+import { modelsDir, SHARED_DIR } from '../../pipeline/paths.js';
 import { sentencePools, synthesize } from './synthetic-corpus.js';
 import { writeCsr } from './search.data.js';
 
@@ -20,7 +20,7 @@ import { writeCsr } from './search.data.js';
 export async function makeScdvVectors(o) {
   const log = o.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
   const corpus = o.corpus ?? path.join(SHARED_DIR, 'corpora', 'livedoor', 'dev.jsonl');
-  if (!fs.existsSync(path.join(MODELS_DIR, o.model, 'manifest.json'))) {
+  if (!fs.existsSync(path.join(modelsDir(), o.model, 'manifest.json'))) {
     throw new Error(`model ${o.model} is missing: run \`npm run bench:train\` (it trains bench-livedoor-dev on the dev split)`);
   }
   const t0 = Date.now();

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MODELS_DIR, REPO_ROOT } from '../../pipeline/paths.js';
+import { modelsDir, REPO_ROOT } from '../../pipeline/paths.js';
 import { hashOf, loadConfig } from '../../pipeline/config.js';
 import { makeScdvVectors } from './scdv-vectors.js';
 import { readCsr, truncateRows, writeCsr } from './search.data.js';
@@ -29,7 +29,7 @@ const model = 'bench-livedoor-dev';
 const log = (/** @type {string} */ m) => process.stderr.write(`${m}\n`);
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
-if (!fs.existsSync(path.join(MODELS_DIR, model, 'manifest.json'))) {
+if (!fs.existsSync(path.join(modelsDir(), model, 'manifest.json'))) {
   const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'tests', 'bench', 'train.bench.js'), '--name', model], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
@@ -37,7 +37,7 @@ if (!fs.existsSync(path.join(MODELS_DIR, model, 'manifest.json'))) {
 const embedConfig = loadConfig().embed;
 // Cached vector files are keyed by what shapes them: the model (its creation time) and the embed settings.
 const vectorsKey = hashOf({
-  created: JSON.parse(fs.readFileSync(path.join(MODELS_DIR, model, 'manifest.json'), 'utf8')).created_at, embed: embedConfig,
+  created: JSON.parse(fs.readFileSync(path.join(modelsDir(), model, 'manifest.json'), 'utf8')).created_at, embed: embedConfig,
 }).slice(0, 10);
 /** Hybrid vectors carry a lexical block: keeping a vector's largest entries is not what a smaller keepFraction does. */
 const truncatable = embedConfig.hybrid.alpha === 1;

@@ -13,7 +13,7 @@ process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { runTrain } = await import('../../pipeline/stages/train.js');
-const { runIndex } = await import('../../pipeline/stages/embed.js');
+const { runIndex } = await import('../../pipeline/stages/index.js');
 const { REPO_ROOT } = await import('../../pipeline/paths.js');
 
 const lines = fs.readFileSync('tests/fixtures/livedoor/sample.jsonl', 'utf8').trim().split('\n');

@@ -9,12 +9,12 @@ import { spawnSync } from 'node:child_process';
 import { launchChromium, screenshotDir } from '../lib/browser.js';
 
 const h = await import('../server/helpers.js');
-const { REPO_ROOT, SAMPLE_CORPUS, MODELS_DIR } = await import('../../pipeline/paths.js');
+const { REPO_ROOT, SAMPLE_CORPUS, modelsDir } = await import('../../pipeline/paths.js');
 const { loadModel } = await import('../../pipeline/model/load.js');
 const { writeReport } = await import('../../pipeline/report/index.js');
 
 const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
-const modelDir = () => path.join(MODELS_DIR, h.MODEL_A);
+const modelDir = () => path.join(modelsDir(), h.MODEL_A);
 /** The embed settings the test collections were indexed with. */
 let configFile = '';
 

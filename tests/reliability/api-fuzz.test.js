@@ -13,7 +13,7 @@ import { report } from './lib.js';
 
 const h = await import('../server/helpers.js');
 const { startServer } = await import('../../server/start.js');
-const { DATA_DIR, STORE_DIR, MODELS_DIR } = await import('../../pipeline/paths.js');
+const { dataDir, storeDir, modelsDir } = await import('../../pipeline/paths.js');
 
 /** Cases per operation (seeded: the same cases on every run). */
 const CASES_PER_OPERATION = Number(process.env.SCDV_FUZZ_CASES ?? 60);
@@ -26,7 +26,7 @@ let srv;
 let openapi;
 before(async () => {
   const { redis } = await h.setup();
-  srv = await startServer({ config: h.testConfig({ bulkBodyLimit: 400_000 }), model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+  srv = await startServer({ config: h.testConfig({ bulkBodyLimit: 400_000 }), model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   openapi = await (await fetch(`${srv.url}/docs/json`)).json();
 });
 after(async () => {
@@ -278,8 +278,8 @@ test('fixed hostile requests: oversized bodies, huge k, deep JSON, wrong content
 test('names used in paths: traversal attempts are rejected and nothing is created outside the data folders', async (t) => {
   const auth = { authorization: `Bearer ${KEY}` };
   const json = { 'content-type': 'application/json' };
-  const outside = path.dirname(STORE_DIR);
-  fs.mkdirSync(DATA_DIR, { recursive: true });
+  const outside = path.dirname(storeDir());
+  fs.mkdirSync(dataDir(), { recursive: true });
   const before = new Set(fs.readdirSync(outside));
   const tries = ['..', '...', '../evil', '..%2Fevil', '%2e%2e', '%2e%2e%2fevil', '..%5Cevil', '.evil', 'evil%00', 'evil%2F..%2F..', '%2Fetc%2Fpasswd', 'EVIL', 'e'.repeat(65), '%C0%AE%C0%AE'];
   /** @type {Record<string, number[]>} */
@@ -304,13 +304,13 @@ test('names used in paths: traversal attempts are rejected and nothing is create
       note(req.url.replace(name, '{name}').split('?')[0], res.status);
     }
   }
-  // A bulk request may name a file only inside DATA_DIR/imports (links resolved first).
-  const imports = path.join(DATA_DIR, 'imports');
+  // A bulk request may name a file only inside dataDir()/imports (links resolved first).
+  const imports = path.join(dataDir(), 'imports');
   fs.mkdirSync(imports, { recursive: true });
-  const secret = path.join(DATA_DIR, 'secret.jsonl');
+  const secret = path.join(dataDir(), 'secret.jsonl');
   fs.writeFileSync(secret, '{"id":"s","body":"秘密の文書"}\n');
   fs.symlinkSync(secret, path.join(imports, 'link.jsonl'));
-  for (const p of ['/etc/passwd', secret, path.join(imports, '..', '..', 'secret.jsonl'), '../../secret.jsonl', 'link.jsonl', path.join(imports, 'link.jsonl'), `${imports}/../models`, MODELS_DIR, '\u0000', 'imports/../../x']) {
+  for (const p of ['/etc/passwd', secret, path.join(imports, '..', '..', 'secret.jsonl'), '../../secret.jsonl', 'link.jsonl', path.join(imports, 'link.jsonl'), `${imports}/../models`, modelsDir(), '\u0000', 'imports/../../x']) {
     const req = { method: 'POST', url: '/v1/collections/articles/documents:bulk', headers: { ...auth, ...json }, body: JSON.stringify({ path: p }) };
     const res = await send(req);
     check('traversal: bulk path', req, res);
@@ -319,6 +319,6 @@ test('names used in paths: traversal attempts are rejected and nothing is create
     note('bulk {path}', res.status);
   }
   assert.deepEqual(new Set(fs.readdirSync(outside)), before, 'nothing created beside the store');
-  assert.ok(!fs.existsSync(path.join(STORE_DIR, h.MODEL_A, 'evil')) && !fs.existsSync(path.join(STORE_DIR, 'evil')));
+  assert.ok(!fs.existsSync(path.join(storeDir(), h.MODEL_A, 'evil')) && !fs.existsSync(path.join(storeDir(), 'evil')));
   report(t, 'path-traversal', { names: tries.length, requests: Object.values(seen).reduce((a, b) => a + b.length, 0), statuses: Object.fromEntries(Object.entries(seen).map(([k, v]) => [k, [...new Set(v)]])) });
 });

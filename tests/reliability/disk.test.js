@@ -14,7 +14,7 @@ const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 const { runTokenize } = await import('../../pipeline/stages/tokenize.js');
 const { runTrain } = await import('../../pipeline/stages/train.js');
-const { MODELS_DIR } = await import('../../pipeline/paths.js');
+const { modelsDir } = await import('../../pipeline/paths.js');
 
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
 let redis;
@@ -173,12 +173,12 @@ test('tokenise onto a full disk: the run fails with ENOSPC in its message; an ea
 test('replacing a model when the models folder is read-only: a clear EROFS error, the existing model unchanged', { skip: !canMount && SKIP }, async (t) => {
   const corpus = twoTopicCorpus();
   const config = tinyTrainConfig();
-  // MODELS_DIR is fixed when the pipeline loads: mount the small disk there.
+  // modelsDir() is fixed when the pipeline loads: mount the small disk there.
   const d = /** @type {NonNullable<ReturnType<typeof smallDisk>>} */ (disk(16 << 20));
-  fs.rmSync(MODELS_DIR, { recursive: true, force: true });
-  fs.symlinkSync(d.dir, MODELS_DIR);
+  fs.rmSync(modelsDir(), { recursive: true, force: true });
+  fs.symlinkSync(d.dir, modelsDir());
   await runTrain({ corpus, name: 'keep', config, redisUrl: redis.url, ...quiet });
-  const before = snapshot(path.join(MODELS_DIR, 'keep'));
+  const before = snapshot(path.join(modelsDir(), 'keep'));
   d.readOnly();
   try {
     await assert.rejects(runTrain({ corpus, name: 'keep', config, redisUrl: redis.url, ...quiet, force: true }), (err) => {
@@ -188,8 +188,8 @@ test('replacing a model when the models folder is read-only: a clear EROFS error
   } finally {
     d.readWrite();
   }
-  assert.deepEqual(snapshot(path.join(MODELS_DIR, 'keep')), before, 'the existing model is unchanged');
-  assert.deepEqual(fs.readdirSync(MODELS_DIR), ['keep'], 'no temporary folder left');
+  assert.deepEqual(snapshot(path.join(modelsDir(), 'keep')), before, 'the existing model is unchanged');
+  assert.deepEqual(fs.readdirSync(modelsDir()), ['keep'], 'no temporary folder left');
   report(t, 'readonly-models', { ok: true });
 });
 

@@ -15,7 +15,7 @@ process.env.SCDV_STORE_DIR = path.join(tmp, 'store');
 export * from './lib.js';
 
 const { loadConfig } = await import('../../pipeline/config.js');
-const { SAMPLE_CORPUS, REPO_ROOT, MODELS_DIR } = await import('../../pipeline/paths.js');
+const { SAMPLE_CORPUS, REPO_ROOT, modelsDir } = await import('../../pipeline/paths.js');
 
 export const SAMPLE = SAMPLE_CORPUS;
 export const sampleLines = () => fs.readFileSync(SAMPLE_CORPUS, 'utf8').trim().split('\n');
@@ -81,7 +81,7 @@ function trainingInputsHash() {
 }
 
 /**
- * The model MODEL in MODELS_DIR: trained on the sample (about 15 s) or copied from an earlier test file's run
+ * The model MODEL in modelsDir(): trained on the sample (about 15 s) or copied from an earlier test file's run
  * when no training input changed.
  * @param {string} redisUrl
  */
@@ -91,10 +91,10 @@ export async function ensureModel(redisUrl) {
     const { runTrain } = await import('../../pipeline/stages/train.js');
     await runTrain({ corpus: SAMPLE_CORPUS, name: MODEL, config: testConfig(), redisUrl, ...quiet, force: true });
     fs.rmSync(cache, { recursive: true, force: true });
-    fs.cpSync(path.join(MODELS_DIR, MODEL), `${cache}.tmp-${process.pid}`, { recursive: true });
+    fs.cpSync(path.join(modelsDir(), MODEL), `${cache}.tmp-${process.pid}`, { recursive: true });
     fs.renameSync(`${cache}.tmp-${process.pid}`, cache);
   } else {
-    fs.cpSync(cache, path.join(MODELS_DIR, MODEL), { recursive: true });
+    fs.cpSync(cache, path.join(modelsDir(), MODEL), { recursive: true });
   }
 }
 

@@ -29,7 +29,7 @@ const CHECKS = [
 let srv;
 before(async () => {
   const { redis } = await h.setup();
-  srv = await startServer({ config: h.testConfig({ bulkBodyLimit: 400_000 }), model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+  srv = await startServer({ config: h.testConfig({ bulkBodyLimit: 400_000 }), model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
 });
 after(async () => {
   await srv?.close();

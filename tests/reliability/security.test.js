@@ -32,7 +32,7 @@ async function call(url, init) {
 
 test('write and admin routes (and Bull Board) answer 401 without a key and 403 with a wrong one', async (t) => {
   const config = h.testConfig({ apiKeyHashes: [hashKey(GOOD_KEY)] });
-  const srv = await startServer({ config, model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+  const srv = await startServer({ config, model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     const openapi = /** @type {any} */ (await (await fetch(`${srv.url}/docs/json`)).json());
     /** @type {{method: string, url: string, body?: string, type?: string}[]} */
@@ -86,7 +86,7 @@ test('write and admin routes (and Bull Board) answer 401 without a key and 403 w
 
 test('with reads closed (openReads: false) read routes need a key too; health checks stay open', async () => {
   const config = h.testConfig({ apiKeyHashes: [hashKey(GOOD_KEY)], openReads: false });
-  const srv = await startServer({ config, model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+  const srv = await startServer({ config, model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     const doc = h.sampleDocs()[0].id;
     for (const url of ['/v1/models', '/v1/collections', `/v1/collections/articles/documents/${doc}/related`]) {
@@ -106,7 +106,7 @@ test('keys and the Redis password never appear in logs or error bodies (debug lo
   /** @type {string[]} */
   const bodies = [];
   const doc = h.sampleDocs()[0].id;
-  let srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: redis.url, dir: h.tmp, embedWorkers: 1 });
+  let srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: redis.url, dir: h.tmp, indexWorkers: 1 });
   /** @type {string[]} */
   let logs = [];
   try {
@@ -149,7 +149,7 @@ test('keys and the Redis password never appear in logs or error bodies (debug lo
 
     // A start with a wrong Redis password: it serves reads, says Redis is down, and names no password.
     const wrongUrl = redis.url.replace(encodeURIComponent(REDIS_PASSWORD), 'not-the-password-Kx3');
-    srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: wrongUrl, dir: h.tmp, embedWorkers: 1 });
+    srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: wrongUrl, dir: h.tmp, indexWorkers: 1 });
     await sleep(1500);
     phase = 'wrong password';
     const ready = await call(`${srv.url}/readyz`);

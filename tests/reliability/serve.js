@@ -19,14 +19,14 @@ const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 
  */
 
 /**
- * @param {{config: object, model: string, redisUrl: string, dir: string, embedWorkers?: number, env?: NodeJS.ProcessEnv}} o
+ * @param {{config: object, model: string, redisUrl: string, dir: string, indexWorkers?: number, env?: NodeJS.ProcessEnv}} o
  * @returns {Promise<ServeProcess>}
  */
 export async function serveProcess(o) {
   const configFile = path.join(o.dir, `serve-config-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   fs.writeFileSync(configFile, JSON.stringify(o.config));
   const child = spawn(process.execPath, [
-    CLI, 'serve', '--model', o.model, '--host', '127.0.0.1', '--port', '0', '--embed-workers', String(o.embedWorkers ?? 0), '--config', configFile,
+    CLI, 'serve', '--model', o.model, '--host', '127.0.0.1', '--port', '0', '--index-workers', String(o.indexWorkers ?? 0), '--config', configFile,
   ], { env: { ...process.env, REDIS_URL: o.redisUrl, ...(o.env ?? {}) }, stdio: ['ignore', 'pipe', 'pipe'] });
   /** @type {string[]} */
   const logs = [];

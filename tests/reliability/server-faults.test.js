@@ -33,10 +33,10 @@ async function json(url, init) {
 test('server SIGKILLed during ingestion: after a restart every acknowledged write is there and searchable, the accepted bulk job completes', async (t) => {
   // Redis with its data kept (AOF), as in production: the bulk job accepted before the kill is still queued.
   const redis = await restartableRedis({ persist: true });
-  const base = h.testConfig({ embedWorkers: 1 });
+  const base = h.testConfig({ indexWorkers: 1 });
   // Fast stall detection: the shard a killed worker held is taken over within seconds.
   const config = { ...base, queue: { ...base.queue, lockDurationMs: 2000, stalledIntervalMs: 1000, backoffMs: 200 } };
-  let srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: redis.url, dir: h.tmp, embedWorkers: 1 });
+  let srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: redis.url, dir: h.tmp, indexWorkers: 1 });
   /** @type {Set<string>} */
   const acked = new Set();
   let attempted = 0;
@@ -49,7 +49,7 @@ test('server SIGKILLed during ingestion: after a restart every acknowledged writ
       method: 'POST', headers: { ...KEY, 'content-type': 'application/x-ndjson' }, body: bulkDocs.map((d) => JSON.stringify(d)).join('\n') + '\n',
     });
     assert.equal(bulk.status, 202, JSON.stringify(bulk.body));
-    const embedWorkers = childPids(srv.pid);
+    const indexWorkers = childPids(srv.pid);
 
     // Live writes from 6 clients; the server is killed after 1.5 s.
     const writer = async (/** @type {number} */ c) => {
@@ -77,9 +77,9 @@ test('server SIGKILLed during ingestion: after a restart every acknowledged writ
     stop = true;
     await Promise.all(writers);
     await sleep(500);
-    const orphans = embedWorkers.filter((p) => { try { return !/\) Z /.test(fs.readFileSync(`/proc/${p}/stat`, 'utf8')); } catch { return false; } });
+    const orphans = indexWorkers.filter((p) => { try { return !/\) Z /.test(fs.readFileSync(`/proc/${p}/stat`, 'utf8')); } catch { return false; } });
 
-    srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: redis.url, dir: h.tmp, embedWorkers: 1 });
+    srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: redis.url, dir: h.tmp, indexWorkers: 1 });
     for (const id of acked) {
       const d = await json(`${srv.url}/v1/collections/ingest/documents/${id}`);
       assert.equal(d.status, 200, `acknowledged ${id} is stored`);
@@ -103,7 +103,7 @@ test('server SIGKILLed during ingestion: after a restart every acknowledged writ
 
 test('Redis down while serving: reads keep answering, queue routes answer 503 in the error shape, both recover', async (t) => {
   const redis = await restartableRedis({ persist: false });
-  const srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, embedWorkers: 1 });
+  const srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 1 });
   try {
     const id = docs[3].id;
     const reads = [
@@ -168,7 +168,7 @@ test('Redis down while serving: reads keep answering, queue routes answer 503 in
 });
 
 test('model activation under load (50 connections): zero failed requests; a refused activation changes nothing', async (t) => {
-  const srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+  const srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     const ids = docs.slice(0, 100).map((d) => d.id);
     // Activation needs every served collection in the target's store: give both models those the other

@@ -31,7 +31,7 @@ test(`soak: ${SECONDS} s at 50 connections on related-by-id with ${WRITES_PER_SE
 }, async (t) => {
   const { redis } = await h.setup();
   const config = h.testConfig({ logLevel: 'warn' });
-  const srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: redis.url, dir: h.tmp, embedWorkers: 0 });
+  const srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: redis.url, dir: h.tmp, indexWorkers: 0 });
   const docs = h.sampleDocs();
   const ids = docs.map((d) => d.id);
   const KEY = { authorization: `Bearer ${h.API_KEY}`, 'content-type': 'application/json' };

@@ -12,7 +12,7 @@ import { quiet, report, cleanup, childPids, sleep, waitFor, twoTopicCorpus, tiny
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { openQueue } = await import('../../pipeline/queue/queues.js');
 const { runTrain } = await import('../../pipeline/stages/train.js');
-const { MODELS_DIR } = await import('../../pipeline/paths.js');
+const { modelsDir } = await import('../../pipeline/paths.js');
 const { loadModel } = await import('../../pipeline/model/load.js');
 
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
@@ -24,7 +24,7 @@ const corpus = twoTopicCorpus();
 const config = tinyTrainConfig();
 
 /**
- * Watch MODELS_DIR during a run: every folder that ever appears under a model name must be complete.
+ * Watch modelsDir() during a run: every folder that ever appears under a model name must be complete.
  * @returns {{stop: () => void, seen: Map<string, boolean>}} seen: name -> complete at every sighting
  */
 function watchModels() {
@@ -32,10 +32,10 @@ function watchModels() {
   const seen = new Map();
   const look = () => {
     let names = [];
-    try { names = fs.readdirSync(MODELS_DIR); } catch { return; }
+    try { names = fs.readdirSync(modelsDir()); } catch { return; }
     for (const n of names) {
       if (n.startsWith('.')) continue; // temporary folders are hidden and not valid model names
-      const complete = fs.existsSync(path.join(MODELS_DIR, n, 'manifest.json'));
+      const complete = fs.existsSync(path.join(modelsDir(), n, 'manifest.json'));
       seen.set(n, (seen.get(n) ?? true) && complete);
     }
   };
@@ -84,7 +84,7 @@ test('the Python worker exits non-zero at every attempt: the job fails with its 
   assert.equal(failed.length, 1);
   assert.equal(failed[0].attemptsMade, config.queue.attempts, 'tried queue.attempts times');
   assert.ok(!watch.seen.has('crashy'), 'no folder ever appeared under the model name');
-  assert.deepEqual(fs.existsSync(MODELS_DIR) ? fs.readdirSync(MODELS_DIR).filter((n) => n.includes('crashy')) : [], [], 'no temporary folder is left either');
+  assert.deepEqual(fs.existsSync(modelsDir()) ? fs.readdirSync(modelsDir()).filter((n) => n.includes('crashy')) : [], [], 'no temporary folder is left either');
   assert.throws(() => loadModel('crashy'), /not found/, 'nothing to activate');
 
   // The crash lost only the stage in progress: a re-run reuses word2vec and idf.

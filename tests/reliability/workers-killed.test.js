@@ -10,7 +10,8 @@ import { tmp, SAMPLE, sampleLines, MODEL, testConfig, quiet, ensureModel, report
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { openQueue } = await import('../../pipeline/queue/queues.js');
 const { runTokenize } = await import('../../pipeline/stages/tokenize.js');
-const { runIndex, storeDirFor } = await import('../../pipeline/stages/embed.js');
+const { runIndex } = await import('../../pipeline/stages/index.js');
+const { storeDirFor } = await import('../../pipeline/paths.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
@@ -29,7 +30,7 @@ const ids = sampleLines().map((l) => JSON.parse(l).id);
 /**
  * While the run goes, kill every local worker with SIGKILL as soon as some shard has reported progress
  * (so it is mid-shard), `rounds` times, at least `gapMs` apart.
- * @param {'tokenize'|'embed'} queueName
+ * @param {'tokenize'|'index'} queueName
  * @param {import('../../pipeline/stages/worker-pool.js').WorkerPool} pool
  * @param {{rounds: number, gapMs: number, killed: number[], midShard: number[]}} state
  */
@@ -67,7 +68,7 @@ function killMidShard(queueName, pool, state) {
  * Run a stage with its batches slowed down (SCDV_FAULT_BATCH_DELAY_MS) while every local worker is SIGKILLed
  * mid-shard, twice.
  * @template R
- * @param {'tokenize'|'embed'} stage
+ * @param {'tokenize'|'index'} stage
  * @param {(onWorkersStarted: (pool: any) => void) => Promise<R>} run
  * @returns {Promise<{result: R, state: {rounds: number, gapMs: number, killed: number[], midShard: number[]}}>}
  */
@@ -106,7 +107,7 @@ test('embed workers SIGKILLed mid-shard twice: the run completes, every document
   await runIndex({ corpus: SAMPLE, model: MODEL, collection: 'clean', config, redisUrl: redis.url, workers: 2, ...quiet });
 
   const t0 = Date.now();
-  const { result: s, state } = await withKillsMidShard('embed', (onWorkersStarted) => runIndex({
+  const { result: s, state } = await withKillsMidShard('index', (onWorkersStarted) => runIndex({
     corpus: SAMPLE, model: MODEL, collection: 'killed', config, redisUrl: redis.url, workers: 2, ...quiet, onWorkersStarted,
   }));
   assert.equal(state.rounds, 0, `both kill rounds happened mid-shard (${state.midShard})`);

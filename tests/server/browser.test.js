@@ -14,7 +14,7 @@ const { startServer } = await import('../../server/start.js');
 let srv;
 before(async () => {
   const { redis } = await h.setup();
-  srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+  srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
 });
 after(async () => {
   await srv?.close();

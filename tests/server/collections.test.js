@@ -10,10 +10,10 @@ import { spawnSync } from 'node:child_process';
 const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
 const { runPrecompute } = await import('../../server/precompute.js');
-const { storeDirFor } = await import('../../pipeline/stages/embed.js');
+const { storeDirFor } = await import('../../pipeline/paths.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 const { recordIndexed, readIndexed, vectorLayout } = await import('../../pipeline/embed/layout.js');
-const { MODELS_DIR, REPO_ROOT } = await import('../../pipeline/paths.js');
+const { modelsDir, REPO_ROOT } = await import('../../pipeline/paths.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
@@ -27,7 +27,7 @@ const folders = () => fs.readdirSync(storeA()).sort();
 
 before(async () => {
   ({ redis: { url: redisUrl } } = await h.setup());
-  srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, embedWorkers: 1 });
+  srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 1 });
 });
 after(async () => {
   await srv?.close();
@@ -96,7 +96,7 @@ test('DELETE /v1/collections/:collection: the key, 404, then gone from the listi
 
   for (const id of ['d1', 'd2', 'd3']) assert.equal((await put('doomed', id)).status, 200);
   assert.ok((await listed()).includes('doomed'));
-  const modelDir = path.join(MODELS_DIR, h.MODEL_A);
+  const modelDir = path.join(modelsDir(), h.MODEL_A);
   const layout = readIndexed(modelDir).articles?.layout ?? vectorLayout(h.testConfig().embed, 144, 1);
   recordIndexed(modelDir, 'doomed', layout);
   // A cached related answer, and precomputed matches with the collection as target and as source.

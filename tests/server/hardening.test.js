@@ -18,7 +18,7 @@ before(async () => { ({ redis: { url: redisUrl } } = await h.setup()); });
 after(async () => { await h.teardown(); });
 
 /** @param {Record<string, any>} server */
-const start = (server) => startServer({ config: h.testConfig(server), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+const start = (server) => startServer({ config: h.testConfig(server), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0 });
 
 /**
  * A raw client: connect, send `head`, then one byte of body every `everyMs`; resolves when the server closes

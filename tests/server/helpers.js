@@ -17,7 +17,7 @@ const { createEmbedder } = await import('../../pipeline/embed/index.js');
 const { documentMeta } = await import('../../pipeline/embed/meta.js');
 const { parseDocument } = await import('../../pipeline/corpus/document.js');
 const { openStore } = await import('../../pipeline/store/index.js');
-const { storeDirFor } = await import('../../pipeline/stages/embed.js');
+const { storeDirFor } = await import('../../pipeline/paths.js');
 const { hashKey } = await import('../../server/auth.js');
 const { SAMPLE_CORPUS, REPO_ROOT } = await import('../../pipeline/paths.js');
 
@@ -52,7 +52,7 @@ export function testConfig(server = {}) {
       ...trainOverrides(1),
       // The small models are 144 wide: keep a quarter of the entries, not the default 2 %.
       embed: { keepCount: 36, hybrid: { alpha: 1 } }, // the pure SCDV layout these tests were written for (default: hybrid)
-      server: { apiKeyHashes: [hashKey(API_KEY)], embedWorkers: 0, logLevel: 'silent', modelPollMs: 100, ...server },
+      server: { apiKeyHashes: [hashKey(API_KEY)], indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, ...server },
     },
   });
 }
@@ -100,7 +100,7 @@ function trainingInputsHash() {
 }
 
 /**
- * Both models in MODELS_DIR: trained here (one full run, then only the GMM and topics again with another
+ * Both models in modelsDir(): trained here (one full run, then only the GMM and topics again with another
  * seed, about 20 s) or copied from the previous test file's run when no training input changed.
  * @param {string} redisUrl
  */
@@ -109,7 +109,7 @@ async function ensureModels(redisUrl) {
   if (!fs.existsSync(path.join(cache, MODEL_B, 'manifest.json'))) {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-server-train-'));
     try {
-      // Train in a scratch folder: DATA_DIR and MODELS_DIR are read when pipeline modules load, so the
+      // Train in a scratch folder: dataDir() and modelsDir() are read when pipeline modules load, so the
       // training runs in a child process pointed at the scratch folder.
       const code = `
         const { loadConfig } = await import(${JSON.stringify(path.join(REPO_ROOT, 'pipeline/config.js'))});

@@ -10,7 +10,7 @@ const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
 const { runPrecompute, keys } = await import('../../server/precompute.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-const { DATA_DIR } = await import('../../pipeline/paths.js');
+const { dataDir } = await import('../../pipeline/paths.js');
 const { DEFAULT_CONFIG } = await import('../../pipeline/config.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
@@ -22,7 +22,7 @@ const DOC = 'sports-watch-4597641';
 
 before(async () => {
   ({ redis: { url: redisUrl } } = await h.setup());
-  srv = await startServer({ config: h.testConfig({ bulkBodyLimit: 400_000 }), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, embedWorkers: 1 });
+  srv = await startServer({ config: h.testConfig({ bulkBodyLimit: 400_000 }), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 1 });
 });
 after(async () => {
   await srv?.close();
@@ -165,7 +165,7 @@ test('models: list, activate (every process follows the file), rollback, refusal
   const before = (await call(`/v1/collections/articles/documents/${DOC}/related?k=5`)).body;
   const act = await call({ method: 'POST', url: `/v1/models/${h.MODEL_B}/activate`, headers: KEY });
   assert.deepEqual(act.body, { active: h.MODEL_B, previous: h.MODEL_A, changed: true });
-  const record = JSON.parse(fs.readFileSync(path.join(DATA_DIR, 'server', 'active-model.json'), 'utf8'));
+  const record = JSON.parse(fs.readFileSync(path.join(dataDir(), 'server', 'active-model.json'), 'utf8'));
   assert.equal(record.model, h.MODEL_B);
   assert.equal(record.previous, h.MODEL_A);
   const after = (await call(`/v1/collections/articles/documents/${DOC}/related?k=5`)).body;
@@ -258,8 +258,8 @@ test('bulk: JSON Lines body or an allowed file -> Bull embed jobs; progress, err
   assert.equal((await call('/v1/collections')).body.collections.find((/** @type {any} */ c) => c.name === 'fresh').count, 40);
   assert.equal((await call(`/v1/collections/fresh/documents/bulk-${docs[0].id}`)).status, 200);
 
-  // A file path: only inside DATA_DIR/imports (or server.bulkFileRoots).
-  const imports = path.join(DATA_DIR, 'imports');
+  // A file path: only inside dataDir()/imports (or server.bulkFileRoots).
+  const imports = path.join(dataDir(), 'imports');
   fs.mkdirSync(imports, { recursive: true });
   const relatedUrl = `/v1/collections/fresh/documents/bulk-${docs[0].id}/related?k=2`;
   const cached = (await call(relatedUrl)).body;
@@ -352,7 +352,7 @@ test('metrics, OpenAPI document, Bull Board behind the key, unknown routes', asy
   assert.match(String(m.headers['content-type']), /^text\/plain/);
   assert.match(m.body, /scdv_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/v1\/collections\/:collection\/documents\/:id\/related",status="200"\}/);
   assert.match(m.body, /scdv_store_documents\{model="srv-a",collection="articles"\} 306/);
-  assert.match(m.body, /scdv_queue_jobs\{queue="embed",state="waiting"\} \d+/);
+  assert.match(m.body, /scdv_queue_jobs\{queue="index",state="waiting"\} \d+/);
   assert.match(m.body, /scdv_embed_seconds_count \d+/);
   assert.match(m.body, /scdv_model_active\{model="srv-a"\} 1/);
   assert.match(m.body, /scdv_match_lookups_total\{served_from="precomputed"\} \d+/);
@@ -381,13 +381,13 @@ test('metrics, OpenAPI document, Bull Board behind the key, unknown routes', asy
   assert.match(board.body, /<title>scdv queues<\/title>/);
   const api = await call({ url: '/admin/queues/api/queues?activeQueue=embed', headers: KEY });
   assert.equal(api.status, 200);
-  assert.deepEqual(api.body.queues.map((/** @type {any} */ q) => q.name).sort(), ['embed', 'precompute']);
+  assert.deepEqual(api.body.queues.map((/** @type {any} */ q) => q.name).sort(), ['index', 'precompute']);
   assertError(await call('/v1/nothing'), 404, 'SCDV_ROUTE_NOT_FOUND');
 });
 
 test('Redis down: reads keep serving (match searches live), queue routes answer 503', async () => {
   const own = await startPrivateRedis();
-  const s2 = await startServer({ config: h.testConfig(), redisUrl: own.url, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+  const s2 = await startServer({ config: h.testConfig(), redisUrl: own.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 3, redisUrl: own.url, config: h.testConfig() });
     assert.equal((await s2.app.inject(`/v1/match?collection=ads&for=${DOC}&k=3`)).json().served_from, 'precomputed');
@@ -421,7 +421,7 @@ test('closed reads, CORS, and no key in the logs', async () => {
   const logs = [];
   const stream = new Writable({ write(chunk, _enc, cb) { logs.push(chunk.toString()); cb(); } });
   const s3 = await startServer({
-    config: h.testConfig({ openReads: false, corsOrigins: ['https://news.example.com'] }), redisUrl, host: '127.0.0.1', port: 0, embedWorkers: 0,
+    config: h.testConfig({ openReads: false, corsOrigins: ['https://news.example.com'] }), redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0,
     logger: { level: 'debug', stream },
   });
   try {

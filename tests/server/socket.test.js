@@ -20,7 +20,7 @@ before(async () => { ({ redis: { url: redisUrl } } = await h.setup()); });
 after(async () => { await h.teardown(); });
 
 test('real socket: reads and writes over HTTP/1.1 keep-alive', async () => {
-  const srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+  const srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     assert.match(srv.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     const r = await fetch(`${srv.url}/v1/collections/articles/documents/${DOC}/related?k=3`);
@@ -42,7 +42,7 @@ test('real socket: reads and writes over HTTP/1.1 keep-alive', async () => {
 });
 
 test('activating another model under load: no request fails, answers switch model', async () => {
-  const srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+  const srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     const docs = h.sampleDocs().slice(0, 50).map((d) => d.id);
     /** @type {Map<string, number>} */
@@ -82,7 +82,7 @@ test('activating another model under load: no request fails, answers switch mode
     // Leave model A active for the tests that follow.
     const { readActiveRecord } = await import('../../server/models.js');
     if (readActiveRecord()?.model !== h.MODEL_A) {
-      const s = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, embedWorkers: 0 });
+      const s = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0 });
       await s.close();
     }
   }
@@ -91,7 +91,7 @@ test('activating another model under load: no request fails, answers switch mode
 test('graceful shutdown: requests in flight finish, then the port closes', async () => {
   let received = 0;
   const srv = await startServer({
-    config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, embedWorkers: 0,
+    config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0,
     // A slow route, so that requests are surely in flight when the shutdown starts.
     configure: (app) => { app.get('/test/slow', async () => { received++; await new Promise((r) => setTimeout(r, 300)); return { ok: true }; }); },
   });
@@ -112,7 +112,7 @@ test('--workers 2: one port, both processes follow an activation, SIGTERM stops 
     const { runServe } = await import(${JSON.stringify(start)});
     const { loadConfig } = await import(${JSON.stringify(path.join(path.dirname(start), '..', 'pipeline', 'config.js'))});
     const cfg = loadConfig({ overrides: JSON.parse(process.env.CFG) });
-    await runServe({ config: cfg, model: ${JSON.stringify(h.MODEL_A)}, redisUrl: process.env.R, host: '127.0.0.1', port: 0, workers: 2, embedWorkers: 0,
+    await runServe({ config: cfg, model: ${JSON.stringify(h.MODEL_A)}, redisUrl: process.env.R, host: '127.0.0.1', port: 0, workers: 2, indexWorkers: 0,
       onListening: (url) => console.log('URL ' + url) });
   `;
   const cfg = h.testConfig();

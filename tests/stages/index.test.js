@@ -12,7 +12,8 @@ process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { runTrain } = await import('../../pipeline/stages/train.js');
-const { runIndex, storeDirFor } = await import('../../pipeline/stages/embed.js');
+const { runIndex } = await import('../../pipeline/stages/index.js');
+const { storeDirFor } = await import('../../pipeline/paths.js');
 const { createEmbedder } = await import('../../pipeline/embed/index.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 

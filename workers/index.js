@@ -1,4 +1,4 @@
-// Bull processor of the `embed` queue: one job = one shard of a corpus, embedded with a model and written
+// Bull processor of the `index` queue: one job = one shard of a corpus, embedded with a model and written
 // to a store collection in batches. Every write is an upsert, so a shard redone after a crash rewrites the
 // same documents instead of duplicating them; the shard's marker is written only after its last write is
 // acknowledged (durable).
@@ -13,17 +13,17 @@ import { documentMeta } from '../pipeline/embed/meta.js';
 import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
 
 /**
- * @typedef {object} EmbedShardFields
+ * @typedef {object} IndexShardFields
  * @property {string} model
  * @property {string} storeDir the model's store
  * @property {string} collection
  * @property {[number, number][]} [duplicates] lines of this shard whose id an earlier line has: [line, first line]
  */
 
-/** @typedef {import('../pipeline/queue/shard.js').ShardJob & EmbedShardFields} EmbedShardJob */
+/** @typedef {import('../pipeline/queue/shard.js').ShardJob & IndexShardFields} IndexShardJob */
 
 /**
- * @typedef {object} EmbedShardResult
+ * @typedef {object} IndexShardResult
  * @property {number} shard
  * @property {string} runKey
  * @property {number} lines
@@ -41,7 +41,7 @@ import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
 const embedders = new Map();
 const stores = new Map();
 
-/** @param {EmbedShardJob} job */
+/** @param {IndexShardJob} job */
 async function embedderFor(job) {
   const key = hashOf({ model: job.model, tokenizer: job.config.tokenizer, embed: job.config.embed });
   if (!embedders.has(key)) embedders.set(key, await createEmbedder(job.model, job.config, { inMemory: true }));
@@ -55,17 +55,17 @@ function storeFor(dir) {
 }
 
 /**
- * @param {EmbedShardJob} job
+ * @param {IndexShardJob} job
  * @param {(p: {lines: number, documents: number}) => void} [onProgress]
- * @returns {Promise<EmbedShardResult>}
+ * @returns {Promise<IndexShardResult>}
  */
-export async function processEmbedShard(job, onProgress) {
+export async function processIndexShard(job, onProgress) {
   const startedAt = Date.now();
   const embedder = await embedderFor(job);
   const collection = storeFor(job.storeDir).collection(job.collection, { width: embedder.width });
   const { shard, config } = job;
   const duplicates = new Map(job.duplicates ?? []);
-  /** @type {EmbedShardResult} */
+  /** @type {IndexShardResult} */
   const result = {
     shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, rejected: [], empty: [], writes: 0, seconds: 0, collectionCreated: null,
     worker: `${os.hostname()}:${process.pid}`,
@@ -101,14 +101,14 @@ export async function processEmbedShard(job, onProgress) {
 }
 
 /**
- * Run a worker on the `embed` queue until SIGTERM/SIGINT.
+ * Run a worker on the `index` queue until SIGTERM/SIGINT.
  * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number}} opts
  */
-export function runEmbedWorker(opts) {
+export function runIndexWorker(opts) {
   return runQueueWorker({
-    ...opts, queueName: 'embed', jobName: 'shard',
-    handle: async (/** @type {import('bull').Job<EmbedShardJob>} */ job, progress) => {
-      const r = await processEmbedShard(job.data, progress);
+    ...opts, queueName: 'index', jobName: 'shard',
+    handle: async (/** @type {import('bull').Job<IndexShardJob>} */ job, progress) => {
+      const r = await processIndexShard(job.data, progress);
       return { shard: r.shard, documents: r.documents, rejected: r.rejected.length, empty: r.empty.length };
     },
     onStop: () => { for (const s of stores.values()) s.close(); },

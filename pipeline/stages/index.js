@@ -1,8 +1,8 @@
-// `scdv index`: embed a corpus with a model and write it to a store collection, one Bull `embed` job per
+// `scdv index`: embed a corpus with a model and write it to a store collection, one Bull `index` job per
 // shard, with the same run-folder bookkeeping as tokenise (a re-run skips finished shards).
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATA_DIR, MODELS_DIR, STORE_DIR } from '../paths.js';
+import { dataDir, storeDirFor } from '../paths.js';
 import { hashOf } from '../config.js';
 import { planShards } from '../corpus/plan.js';
 import { loadModel } from '../model/load.js';
@@ -11,7 +11,7 @@ import { checkUsableRun, prepareRunDir, readShardResult, rejectUnreadableCorpus,
 import { writeFileAtomic } from '../fsutil.js';
 import { openStore, validateCollectionName } from '../store/index.js';
 import { duplicatesIn, findDuplicateIds } from '../corpus/duplicates.js';
-import { forgetIndexed, layoutDifference, readIndexed, recordIndexed, vectorLayout } from '../embed/layout.js';
+import { layoutDifference, readIndexed, recordIndexed, vectorLayout } from '../embed/layout.js';
 import { errors } from '../errors.js';
 
 /**
@@ -44,20 +44,7 @@ import { errors } from '../errors.js';
  * @property {string | null} warning a high share of rejected lines (corpus.warnRejectedFraction)
  */
 
-/** @param {string} model */
-export const storeDirFor = (model) => path.join(STORE_DIR, model);
 
-/**
- * Deletes a collection of a model: from its store (see Store.dropCollection; SCDV_COLLECTION_NOT_FOUND when
- * absent) and from the model's record of indexed layouts (models/<model>/indexed.json).
- * @param {import('../store/index.js').Store} store the model's store (storeDirFor(model))
- * @param {string} model
- * @param {string} collection
- */
-export async function dropModelCollection(store, model, collection) {
-  await store.dropCollection(validateCollectionName(collection));
-  forgetIndexed(path.join(MODELS_DIR, model), collection);
-}
 
 /**
  * @param {IndexOptions} opts
@@ -86,7 +73,7 @@ export async function runIndex(opts) {
       corpus: plan.sha256, model: opts.model, modelCreated: model.manifest.created_at, collection,
       embed: config.embed, maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.index.shardSize,
     });
-    const outDir = path.join(DATA_DIR, 'runs', 'index', `${opts.model}-${collection}-${runKey}`);
+    const outDir = path.join(dataDir(), 'runs', 'index', `${opts.model}-${collection}-${runKey}`);
     prepareRunDir(outDir, runKey, log);
     // A finished shard counts only if its documents are in the collection as it is now: one written to a
     // collection since deleted (and maybe re-created) is done again. Shards that wrote nothing always count.
@@ -105,11 +92,11 @@ export async function runIndex(opts) {
     if (pending.length) {
       // Workers start once the shards to do are known: never more workers than shards.
       const count = localWorkerCount({ stage: 'index', requested: opts.workers ?? config.index.workers, shards: pending.length, config, log });
-      pool = new WorkerPool({ stage: 'embed', count, redisUrl: opts.redisUrl, config, log });
+      pool = new WorkerPool({ stage: 'index', count, redisUrl: opts.redisUrl, config, log });
       pool.start();
       opts.onWorkersStarted?.(pool);
       await runShards({
-        queueName: 'embed', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
+        queueName: 'index', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
         jobData: (shard) => ({ runKey, corpus, shard, outDir, model: opts.model, storeDir, collection, config, duplicates: duplicatesIn(dups, shard) }),
       });
     }
@@ -121,7 +108,7 @@ export async function runIndex(opts) {
     /** @type {Record<string, number>} */
     const rejectedByCode = {};
     for (const s of plan.shards) {
-      /** @type {import('../../workers/embed.js').EmbedShardResult | null} */
+      /** @type {import('../../workers/index.js').IndexShardResult | null} */
       const r = readShardResult(outDir, s.index, runKey);
       if (!r) throw new Error(`shard ${s.index} has no result after the run`);
       documents += r.documents;
