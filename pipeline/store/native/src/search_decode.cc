@@ -96,7 +96,6 @@ inline void scatter(const uint32_t* docs, const float* vals, uint32_t cnt, float
 
 }  // namespace
 
-/** Cursors of the n lists, each at its first block that reaches lo (lists with nothing in [lo, hi) are left out). */
 std::vector<Cursor> cursors(const Segment& s, const Item* items, size_t n, uint32_t lo, uint32_t hi) {
   std::vector<Cursor> cur;
   cur.reserve(n);
@@ -114,10 +113,6 @@ std::vector<Cursor> cursors(const Segment& s, const Item* items, size_t n, uint3
   return cur;
 }
 
-/**
- * Adds q_i * value of each posting in window [w0, w0 + kWindowDocs) of every cursor's list to acc[doc - base]
- * (blocks never cross a window), advancing the cursors. Returns postings read.
- */
 uint64_t processWindow(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32_t base, float* acc) {
   const uint64_t w1 = uint64_t(w0) + kWindowDocs;
   alignas(16) uint32_t docs[kBlockSize + 8];
@@ -146,10 +141,6 @@ uint64_t processWindow(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, 
   return read;
 }
 
-/**
- * Every posting of the n lists in [lo, hi) (whole blocks) into the segment-wide acc, window by window so
- * that the part of the accumulator being written stays in cache. Widens [touchedLo, touchedHi).
- */
 uint64_t processItems(const Segment& s, const Item* items, size_t n, uint32_t lo, uint32_t hi, float* acc,
                       uint32_t& touchedLo, uint32_t& touchedHi) {
   std::vector<Cursor> cur = cursors(s, items, n, lo, hi);

@@ -58,15 +58,8 @@ class HelperPool {
 
 }  // namespace
 
-/** Searches running in this process (any thread): a search is split over cores only when some are idle. */
 std::atomic<int> gActiveSearches{0};
 
-/**
- * Runs fn(0), ..., fn(n - 1), each once, on the calling thread and up to threads - 1 helper threads, and returns
- * when all have run (rethrowing the first exception). Indices are claimed from a shared counter, so the calling
- * thread does all of them itself when the helpers are slow to start (a busy machine): splitting never waits
- * for a thread that is not running. A helper that starts after every index is claimed returns at once.
- */
 void parallelFor(uint32_t n, uint32_t threads, const std::function<void(uint32_t)>& fn) {
   if (n <= 1 || threads <= 1) {
     for (uint32_t i = 0; i < n; i++) fn(i);
@@ -105,10 +98,6 @@ void parallelFor(uint32_t n, uint32_t threads, const std::function<void(uint32_t
   if (sh->err) std::rethrow_exception(sh->err);
 }
 
-/**
- * Cores that look idle: hardware threads minus the 1-minute load average of the machine (other processes'
- * work, and this one's), read at most every 250 ms.
- */
 double idleCores() {
   static std::atomic<int64_t> lastMs{-1000000};  // steady-clock ms of the last read (none yet)
   static std::atomic<double> idle{0.0};
