@@ -102,8 +102,9 @@ struct Filter {
     return d == PosTrie::kNone ? keepUnmatched : d == PosTrie::kKeep;
   }
 
-  // Character-level checks on the final token text.
-  bool KeepText(std::string_view tok) const {
+  // Character-level checks on the final token text. Called per token: always_inline keeps it inside
+  // Core::Tokenize (-O2 does not inline a function this size once it has external linkage).
+  [[gnu::always_inline]] bool KeepText(std::string_view tok) const {
     if (tok.empty() || tok.size() > maxTokenBytes) return false;
     const auto* p = reinterpret_cast<const unsigned char*>(tok.data());
     const auto* end = p + tok.size();
