@@ -1,10 +1,10 @@
-# scdv_mecab: MeCab binding (pipeline/tokenizer/native/mecab_addon.cc), built by `npm run build:native`.
+# scdv_mecab: MeCab binding (pipeline/tokenizer/native/*.cc, *.h), built by `npm run build:native`.
 # node-addon-api is used with C++ exceptions (std::exception also becomes a JS Error), -O2, C++17.
 {
   "targets": [
     {
       "target_name": "scdv_mecab",
-      "sources": ["pipeline/tokenizer/native/mecab_addon.cc"],
+      "sources": ["pipeline/tokenizer/native/mecab_addon.cc", "pipeline/tokenizer/native/mecab_options.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": [
         "NAPI_VERSION=8",

@@ -8,8 +8,13 @@
       "target_name": "scdv_store",
       "sources": [
         "src/addon.cc",
+        "src/addon_js.cc",
+        "src/addon_view.cc",
         "src/segment.cc",
         "src/search.cc",
+        "src/search_decode.cc",
+        "src/search_pool.cc",
+        "src/search_scan.cc",
         "src/util.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

@@ -1,5 +1,6 @@
 // Search over a snapshot of a collection: its segments (with deletions) and the in-memory WAL tail.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,7 +36,7 @@ struct SegView {
   std::string delPath;
   std::vector<uint32_t> hidden;             // sorted live locals whose id is in the memtable
   bool isDeleted(uint32_t d) const { return del && del->has(d); }
-  bool isHidden(uint32_t d) const;
+  bool isHidden(uint32_t d) const { return std::binary_search(hidden.begin(), hidden.end(), d); }
   uint32_t live() const { return seg->ndocs() - (del ? del->ndeleted : 0) - static_cast<uint32_t>(hidden.size()); }
 };
 

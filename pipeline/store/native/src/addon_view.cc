@@ -1,0 +1,398 @@
+// The store addon's View class: one process's snapshot-based view of a collection (segments + WAL tail) and its search.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "addon_js.h"
+#include "search.h"
+#include "segment.h"
+#include "util.h"
+
+namespace scdv::js {
+
+namespace {
+
+struct CachedSeg {
+  std::shared_ptr<Segment> seg;
+  ino_t ino;
+  off_t size;
+};
+
+class View : public Napi::ObjectWrap<View> {
+ public:
+  static Napi::Function Init(Napi::Env env) {
+    return DefineClass(env, "View", {
+      InstanceMethod("update", &View::Guard<&View::Update>),
+      InstanceMethod("search", &View::Guard<&View::Search>),
+      InstanceMethod("searchAsync", &View::Guard<&View::SearchAsync>),
+      InstanceMethod("get", &View::Guard<&View::Get>),
+      InstanceMethod("live", &View::Guard<&View::Live>),
+      InstanceMethod("locate", &View::Guard<&View::Locate>),
+      InstanceMethod("count", &View::Guard<&View::Count>),
+      InstanceMethod("pin", &View::Guard<&View::Pin>),
+      InstanceMethod("ids", &View::Guard<&View::Ids>),
+      InstanceMethod("stats", &View::Guard<&View::Stats>),
+      InstanceMethod("close", &View::Guard<&View::Close>),
+    });
+  }
+
+  template <Napi::Value (View::*M)(const Napi::CallbackInfo&)>
+  Napi::Value Guard(const Napi::CallbackInfo& info) {
+    return guarded(info.Env(), [&] { return (this->*M)(info); });
+  }
+
+  explicit View(const Napi::CallbackInfo& info) : Napi::ObjectWrap<View>(info) {
+    width_ = info[0].As<Napi::Number>().Uint32Value();
+    if (width_ == 0) throw Napi::TypeError::New(info.Env(), "width must be positive");
+    auto st = std::make_shared<State>();
+    st->mem = std::make_shared<MemTable>();
+    state_ = st;
+  }
+
+  std::shared_ptr<const State> snapshot() {
+    std::lock_guard<std::mutex> g(mu_);
+    return state_;
+  }
+  uint32_t width() const { return width_; }
+
+ private:
+  /** update({ segments?: [{path, delPath}], resetMem?: bool, upserts?: Packed, deletes?: string[] }) */
+  Napi::Value Update(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Object spec = info[0].As<Napi::Object>();
+    std::shared_ptr<const State> cur = snapshot();
+    auto next = std::make_shared<State>();
+    bool segsChanged = false;
+    if (spec.Get("segments").IsArray()) {
+      segsChanged = true;
+      Napi::Array a = spec.Get("segments").As<Napi::Array>();
+      std::map<std::string, CachedSeg> cache;
+      for (uint32_t i = 0; i < a.Length(); i++) {
+        Napi::Object s = a.Get(i).As<Napi::Object>();
+        std::string path = str(s.Get("path"));
+        std::string delPath = s.Get("delPath").IsString() ? str(s.Get("delPath")) : std::string();
+        struct stat stt;
+        if (::stat(path.c_str(), &stt) != 0) throwErrno("cannot open", path);
+        std::shared_ptr<Segment> seg;
+        auto it = cache_.find(path);
+        if (it != cache_.end() && it->second.ino == stt.st_ino && it->second.size == stt.st_size) seg = it->second.seg;
+        else seg = std::make_shared<Segment>(path);
+        if (seg->width() != width_) throw StoreError("segment " + path + " has width " + std::to_string(seg->width()), "CORRUPT");
+        cache[path] = {seg, stt.st_ino, stt.st_size};
+        auto sv = std::make_shared<SegView>();
+        sv->seg = seg;
+        sv->delPath = delPath;
+        // Reuse an already loaded deletion file.
+        for (const auto& old : cur->segs) {
+          if (old->seg == seg && old->delPath == delPath) { sv->del = old->del; break; }
+        }
+        if (!sv->del && !delPath.empty()) sv->del = loadDeletions(delPath, seg->ndocs());
+        next->segs.push_back(sv);
+      }
+      cache_.swap(cache);
+    } else {
+      for (const auto& s : cur->segs) {
+        auto sv = std::make_shared<SegView>(*s);
+        next->segs.push_back(sv);
+      }
+    }
+    // Memtable.
+    std::shared_ptr<MemTable> mem;
+    bool resetMem = spec.Get("resetMem").ToBoolean();
+    if (resetMem) mem = std::make_shared<MemTable>();
+    else mem = std::make_shared<MemTable>(*cur->mem);
+    std::vector<std::string> touched;
+    if (spec.Get("upserts").IsObject()) {
+      PackedDocs p = PackedDocs::from(spec.Get("upserts").As<Napi::Object>());
+      for (size_t i = 0; i < p.ids.size(); i++) {
+        auto d = std::make_shared<MemDoc>();
+        d->id = p.ids[i];
+        d->meta = p.metas[i];
+        d->site = p.sites[i];
+        d->cat = p.cats[i];
+        d->time = PackedDocs::time(p.times[i]);
+        d->idx.assign(p.indices.begin() + p.offsets[i], p.indices.begin() + p.offsets[i + 1]);
+        d->val.assign(p.values.begin() + p.offsets[i], p.values.begin() + p.offsets[i + 1]);
+        for (uint32_t x : d->idx) if (x >= width_) throw StoreError("document " + d->id + ": index out of range");
+        mem->deleted.erase(d->id);
+        auto it = mem->pos.find(d->id);
+        if (it != mem->pos.end()) {
+          mem->nnz -= mem->docs[it->second]->idx.size();
+          mem->docs[it->second] = d;
+        } else {
+          mem->pos.emplace(d->id, mem->docs.size());
+          mem->docs.push_back(d);
+        }
+        mem->nnz += d->idx.size();
+        touched.push_back(d->id);
+      }
+    }
+    if (spec.Get("deletes").IsArray()) {
+      for (auto& id : strArray(spec.Get("deletes"))) {
+        auto it = mem->pos.find(id);
+        if (it != mem->pos.end()) {
+          size_t at = it->second;
+          mem->nnz -= mem->docs[at]->idx.size();
+          mem->pos.erase(it);
+          if (at != mem->docs.size() - 1) {
+            mem->docs[at] = mem->docs.back();
+            mem->pos[mem->docs[at]->id] = at;
+          }
+          mem->docs.pop_back();
+        }
+        mem->deleted.insert(id);
+        touched.push_back(id);
+      }
+    }
+    next->mem = mem;
+    // Hidden segment copies: ids present in the memtable (upserted or deleted there).
+    for (auto& svc : next->segs) {
+      auto* sv = const_cast<SegView*>(svc.get());
+      if (segsChanged || resetMem) {
+        sv->hidden.clear();
+        for (const auto& d : mem->docs) addHidden(*sv, d->id);
+        for (const auto& id : mem->deleted) addHidden(*sv, id);
+      } else {
+        for (const auto& id : touched) addHidden(*sv, id);
+      }
+      std::sort(sv->hidden.begin(), sv->hidden.end());
+      sv->hidden.erase(std::unique(sv->hidden.begin(), sv->hidden.end()), sv->hidden.end());
+    }
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      state_ = next;
+    }
+    return env.Undefined();
+  }
+
+  static void addHidden(SegView& sv, const std::string& id) {
+    int64_t d = sv.seg->lookup(id);
+    if (d >= 0 && !sv.isDeleted(static_cast<uint32_t>(d))) sv.hidden.push_back(static_cast<uint32_t>(d));
+  }
+
+  Napi::Value Search(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Query q = Query::from(info, width_);
+    auto st = snapshot();
+    SearchStats stats;
+    auto hits = search(*st, width_, q.idx.data(), q.val.data(), static_cast<uint32_t>(q.idx.size()), q.f, q.p, &stats);
+    return hitsToJs(env, hits, q.wantStats ? &stats : nullptr);
+  }
+
+  class SearchWorker : public Napi::AsyncWorker {
+   public:
+    SearchWorker(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q)
+        : Napi::AsyncWorker(env), st_(std::move(st)), width_(width), q_(std::move(q)), deferred_(Napi::Promise::Deferred::New(env)) {}
+    Napi::Promise promise() { return deferred_.Promise(); }
+    void Execute() override {
+      try {
+        hits_ = search(*st_, width_, q_.idx.data(), q_.val.data(), static_cast<uint32_t>(q_.idx.size()), q_.f, q_.p, &stats_);
+      } catch (const std::exception& e) {
+        SetError(e.what());
+      }
+    }
+    void OnOK() override { deferred_.Resolve(hitsToJs(Env(), hits_, q_.wantStats ? &stats_ : nullptr)); }
+    void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+   private:
+    std::shared_ptr<const State> st_;
+    uint32_t width_;
+    Query q_;
+    Napi::Promise::Deferred deferred_;
+    std::vector<Hit> hits_;
+    SearchStats stats_;
+  };
+
+  Napi::Value SearchAsync(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Query q = Query::from(info, width_);
+    auto* w = new SearchWorker(env, snapshot(), width_, std::move(q));
+    Napi::Promise p = w->promise();
+    w->Queue();
+    return p;
+  }
+
+  /** get(id) -> { meta, indices, values } | null */
+  Napi::Value Get(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string id = str(info[0]);
+    auto st = snapshot();
+    auto make = [&](std::string_view meta, size_t nnz, auto idxAt, const float* vals) {
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("meta", Napi::String::New(env, meta.data(), meta.size()));
+      Napi::Uint32Array ix = Napi::Uint32Array::New(env, nnz);
+      Napi::Float32Array vv = Napi::Float32Array::New(env, nnz);
+      for (size_t j = 0; j < nnz; j++) { ix[j] = idxAt(j); vv[j] = vals[j]; }
+      o.Set("indices", ix);
+      o.Set("values", vv);
+      return o;
+    };
+    if (st->mem->deleted.count(id)) return env.Null();
+    auto it = st->mem->pos.find(id);
+    if (it != st->mem->pos.end()) {
+      const MemDoc& m = *st->mem->docs[it->second];
+      return make(m.meta, m.idx.size(), [&](size_t j) { return m.idx[j]; }, m.val.data());
+    }
+    for (const auto& sv : st->segs) {
+      int64_t d = sv->seg->lookup(id);
+      if (d < 0 || sv->isDeleted(static_cast<uint32_t>(d))) continue;
+      const Segment& s = *sv->seg;
+      uint64_t b = s.fwdBegin(uint32_t(d)), e = s.fwdEnd(uint32_t(d));
+      return make(s.meta(uint32_t(d)), e - b, [&](size_t j) { return s.fwdIdx(b + j); }, s.fwdVal() + b);
+    }
+    return env.Null();
+  }
+
+  /** live(ids) -> Uint8Array: 1 where a live document has the id */
+  Napi::Value Live(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto ids = strArray(info[0]);
+    auto st = snapshot();
+    Napi::Uint8Array out = Napi::Uint8Array::New(env, ids.size());
+    for (size_t i = 0; i < ids.size(); i++) {
+      const std::string& id = ids[i];
+      uint8_t live = 0;
+      if (st->mem->pos.count(id)) live = 1;
+      else if (!st->mem->deleted.count(id)) {
+        for (const auto& sv : st->segs) {
+          int64_t d = sv->seg->lookup(id);
+          if (d >= 0 && !sv->isDeleted(uint32_t(d))) { live = 1; break; }
+        }
+      }
+      out[i] = live;
+    }
+    return out;
+  }
+
+  /** locate(ids) -> Uint32Array per segment: the not-deleted local docs with these ids */
+  Napi::Value Locate(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto ids = strArray(info[0]);
+    auto st = snapshot();
+    Napi::Array out = Napi::Array::New(env, st->segs.size());
+    for (size_t s = 0; s < st->segs.size(); s++) {
+      const SegView& sv = *st->segs[s];
+      std::vector<uint32_t> found;
+      for (const auto& id : ids) {
+        int64_t d = sv.seg->lookup(id);
+        if (d >= 0 && !sv.isDeleted(uint32_t(d))) found.push_back(uint32_t(d));
+      }
+      std::sort(found.begin(), found.end());
+      found.erase(std::unique(found.begin(), found.end()), found.end());
+      Napi::Uint32Array a = Napi::Uint32Array::New(env, found.size());
+      for (size_t i = 0; i < found.size(); i++) a[i] = found[i];
+      out.Set(uint32_t(s), a);
+    }
+    return out;
+  }
+
+  /** pin() -> an opaque handle holding the current snapshot (segments stay mapped while it lives) */
+  Napi::Value Pin(const Napi::CallbackInfo& info) {
+    auto* held = new std::shared_ptr<const State>(snapshot());
+    return Napi::External<std::shared_ptr<const State>>::New(info.Env(), held,
+        [](Napi::Env, std::shared_ptr<const State>* p) { delete p; });
+  }
+
+  /**
+   * ids(pinned, pos, max) -> { ids: string[], next }: up to max live ids of the pinned snapshot from position
+   * pos (0 first; positions run over the segments' local documents, then the WAL tail's documents); next is
+   * the position to continue from, or -1 when every id has been returned. Each live id appears once.
+   */
+  Napi::Value Ids(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsExternal()) throw Napi::TypeError::New(env, "ids: first argument must come from pin()");
+    const State& st = **info[0].As<Napi::External<std::shared_ptr<const State>>>().Data();
+    double pos = info[1].As<Napi::Number>().DoubleValue();
+    const uint32_t max = std::max<uint32_t>(1, info[2].As<Napi::Number>().Uint32Value());
+    std::vector<std::string_view> out;
+    out.reserve(std::min<uint32_t>(max, 65536));
+    double base = 0;
+    double next = -1;
+    for (const auto& svp : st.segs) {
+      const SegView& sv = *svp;
+      const uint32_t n = sv.seg->ndocs();
+      if (pos < base + n) {
+        for (uint32_t d = static_cast<uint32_t>(pos - base); d < n; d++) {
+          if (out.size() >= max) { next = base + d; break; }
+          if (sv.isDeleted(d) || (!sv.hidden.empty() && sv.isHidden(d))) continue;
+          out.push_back(sv.seg->id(d));
+        }
+        if (next >= 0) break;
+        pos = base + n;
+      }
+      base += n;
+    }
+    if (next < 0) {
+      const auto& docs = st.mem->docs;
+      for (size_t i = static_cast<size_t>(std::max(0.0, pos - base)); i < docs.size(); i++) {
+        if (out.size() >= max) { next = base + double(i); break; }
+        out.push_back(docs[i]->id);
+      }
+    }
+    Napi::Array a = Napi::Array::New(env, out.size());
+    for (size_t i = 0; i < out.size(); i++) a.Set(uint32_t(i), Napi::String::New(env, out[i].data(), out[i].size()));
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("ids", a);
+    o.Set("next", next);
+    return o;
+  }
+
+  Napi::Value Count(const Napi::CallbackInfo& info) {
+    auto st = snapshot();
+    double n = double(st->mem->docs.size());
+    for (const auto& sv : st->segs) n += sv->live();
+    return Napi::Number::New(info.Env(), n);
+  }
+
+  Napi::Value Stats(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto st = snapshot();
+    Napi::Object o = Napi::Object::New(env);
+    Napi::Array segs = Napi::Array::New(env, st->segs.size());
+    for (size_t i = 0; i < st->segs.size(); i++) {
+      const SegView& sv = *st->segs[i];
+      const Segment& s = *sv.seg;
+      Napi::Object x = Napi::Object::New(env);
+      x.Set("path", s.path());
+      x.Set("docs", double(s.ndocs()));
+      x.Set("deleted", double(sv.del ? sv.del->ndeleted : 0));
+      x.Set("hidden", double(sv.hidden.size()));
+      x.Set("live", double(sv.live()));
+      x.Set("nnz", double(s.nnz()));
+      x.Set("bytes", double(s.fileBytes()));
+      x.Set("postingsBytes", double(s.postingsBytes()));
+      x.Set("forwardBytes", double(s.h().len[S_FWDIDX] + s.h().len[S_FWDVAL] + s.h().len[S_FWDOFF]));
+      x.Set("lists", double(s.h().nlists));
+      x.Set("blocks", double(s.h().nblocks));
+      segs.Set(uint32_t(i), x);
+    }
+    o.Set("segments", segs);
+    o.Set("memDocs", double(st->mem->docs.size()));
+    o.Set("memDeleted", double(st->mem->deleted.size()));
+    o.Set("memNnz", double(st->mem->nnz));
+    return o;
+  }
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    auto st = std::make_shared<State>();
+    st->mem = std::make_shared<MemTable>();
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      state_ = st;
+    }
+    cache_.clear();
+    return info.Env().Undefined();
+  }
+
+  uint32_t width_ = 0;
+  std::mutex mu_;
+  std::shared_ptr<const State> state_;
+  std::map<std::string, CachedSeg> cache_;
+};
+
+}  // namespace
+
+Napi::Function defineView(Napi::Env env) { return View::Init(env); }
+
+}  // namespace scdv::js

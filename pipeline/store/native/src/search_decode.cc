@@ -1,0 +1,158 @@
+// Posting-block decoding (SSE4.1) and term-at-a-time accumulation, window by window.
+#include "search_internal.h"
+
+#include <cstring>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace scdv::detail {
+
+namespace {
+
+/**
+ * Decodes one block (cnt postings from doc `first`; int8 weights w, then the gaps g) into docs[] and
+ * vals[] = sc * weight. Returns false when the block does not decode to its `last` doc (damaged data):
+ * nothing has been written to the accumulator then.
+ */
+template <int B>
+bool decodeBlock(const int8_t* w, const uint8_t* g, uint32_t cnt, uint32_t first, uint32_t last, float sc,
+                 uint32_t* docs, float* vals) {
+#if defined(__SSE4_1__)
+  const __m128 scv = _mm_set1_ps(sc);
+  for (uint32_t j = 0; j < cnt; j += 4) {
+    int32_t w4;
+    std::memcpy(&w4, w + j, 4);
+    _mm_store_ps(vals + j, _mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(w4))), scv));
+  }
+  docs[0] = first;
+  if constexpr (B == 0) {
+    const __m128i step = _mm_set1_epi32(4);
+    __m128i d = _mm_add_epi32(_mm_set1_epi32(int(first)), _mm_setr_epi32(1, 2, 3, 4));
+    for (uint32_t j = 1; j < cnt; j += 4) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(docs + j), d);
+      d = _mm_add_epi32(d, step);
+    }
+    return first + (cnt - 1) == last;
+  } else if constexpr (B == 8 || B == 16) {
+    // Prefix sums of (gap + 1), 4 lanes at a time, carried from lane to lane.
+    const __m128i one = _mm_set1_epi32(1);
+    __m128i carry = _mm_set1_epi32(int(first));
+    const uint32_t n = cnt - 1;
+    for (uint32_t j = 0; j < n; j += 4) {
+      __m128i x;
+      if constexpr (B == 8) {
+        int32_t g4;
+        std::memcpy(&g4, g + j, 4);
+        x = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(g4));
+      } else {
+        int64_t g4;
+        std::memcpy(&g4, g + 2 * j, 8);
+        x = _mm_cvtepu16_epi32(_mm_cvtsi64_si128(g4));
+      }
+      x = _mm_add_epi32(x, one);
+      x = _mm_add_epi32(x, _mm_slli_si128(x, 4));
+      x = _mm_add_epi32(x, _mm_slli_si128(x, 8));
+      x = _mm_add_epi32(x, carry);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(docs + 1 + j), x);
+      carry = _mm_shuffle_epi32(x, 0xff);
+    }
+    // Gaps past the block's end read zero padding or the next block: only docs[0..cnt) count. Sums cannot
+    // wrap (at most 127 gaps below 2^16 from a doc below 2^32 - 2^23, checked by the caller).
+    return docs[cnt - 1] == last;
+  } else {
+#endif
+    uint64_t doc = first;
+    docs[0] = first;
+    vals[0] = sc * float(w[0]);
+    for (uint32_t j = 1; j < cnt; j++) {
+      uint32_t gap;
+      if constexpr (B == 0) gap = 0;
+      else if constexpr (B == 8) gap = g[j - 1];
+      else if constexpr (B == 16) { uint16_t v; std::memcpy(&v, g + 2 * (j - 1), 2); gap = v; }
+      else std::memcpy(&gap, g + 4 * (j - 1), 4);
+      doc += uint64_t(gap) + 1;
+      if (doc > last) return false;
+      docs[j] = static_cast<uint32_t>(doc);
+      vals[j] = sc * float(w[j]);
+    }
+    return doc == last;
+#if defined(__SSE4_1__)
+  }
+#endif
+}
+
+/** acc[docs[j]] += vals[j] for one block. */
+inline void scatter(const uint32_t* docs, const float* vals, uint32_t cnt, float* acc) {
+  uint32_t j = 0;
+  for (; j + 4 <= cnt; j += 4) {
+    acc[docs[j]] += vals[j];
+    acc[docs[j + 1]] += vals[j + 1];
+    acc[docs[j + 2]] += vals[j + 2];
+    acc[docs[j + 3]] += vals[j + 3];
+  }
+  for (; j < cnt; j++) acc[docs[j]] += vals[j];
+}
+
+}  // namespace
+
+std::vector<Cursor> cursors(const Segment& s, const Item* items, size_t n, uint32_t lo, uint32_t hi) {
+  std::vector<Cursor> cur;
+  cur.reserve(n);
+  for (size_t i = 0; i < n; i++) {
+    const ListInfo& L = s.list(items[i].list);
+    const BlockInfo* B = s.blocks() + L.block0;
+    uint32_t a = 0, z = L.nblocks;
+    while (a < z) {
+      uint32_t m = (a + z) / 2;
+      if (B[m].last < lo) a = m + 1; else z = m;
+    }
+    if (a >= L.nblocks || B[a].first >= hi) continue;
+    cur.push_back({B, L.nblocks, a, s.pdata() + L.dataOff, items[i].qv * L.scale});
+  }
+  return cur;
+}
+
+uint64_t processWindow(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32_t base, float* acc) {
+  const uint64_t w1 = uint64_t(w0) + kWindowDocs;
+  alignas(16) uint32_t docs[kBlockSize + 8];
+  alignas(16) float vals[kBlockSize + 8];
+  uint64_t read = 0;
+  for (Cursor& c : cur) {
+    for (; c.b < c.nb; c.b++) {
+      const BlockInfo& bk = c.B[c.b];
+      if (bk.first >= w1) break;
+      const uint32_t cnt = uint32_t(bk.cntm1) + 1;
+      const uint8_t* data = c.base + bk.dataRel;
+      const int8_t* w = reinterpret_cast<const int8_t*>(data);
+      const uint32_t first = bk.first - base, last = bk.last - base;
+      bool ok;
+      switch (bk.bits) {
+        case 0: ok = decodeBlock<0>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+        case 8: ok = decodeBlock<8>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+        case 16: ok = first < UINT32_MAX - (1u << 23) && decodeBlock<16>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+        default: ok = decodeBlock<32>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+      }
+      if (!ok) throw StoreError("segment " + s.path() + " is damaged: posting block does not decode", "CORRUPT");
+      scatter(docs, vals, cnt, acc);
+      read += cnt;
+    }
+  }
+  return read;
+}
+
+uint64_t processItems(const Segment& s, const Item* items, size_t n, uint32_t lo, uint32_t hi, float* acc,
+                      uint32_t& touchedLo, uint32_t& touchedHi) {
+  std::vector<Cursor> cur = cursors(s, items, n, lo, hi);
+  if (cur.empty()) return 0;
+  uint64_t read = 0;
+  const uint32_t start = lo - lo % kWindowDocs;
+  touchedLo = std::min(touchedLo, start);
+  for (uint64_t w0 = start; w0 < hi; w0 += kWindowDocs) {
+    read += processWindow(s, cur, static_cast<uint32_t>(w0), 0, acc);
+    touchedHi = std::max<uint32_t>(touchedHi, static_cast<uint32_t>(std::min<uint64_t>(w0 + kWindowDocs, s.ndocs())));
+  }
+  return read;
+}
+
+}  // namespace scdv::detail

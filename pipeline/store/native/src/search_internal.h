@@ -1,0 +1,235 @@
+// Internal to the search files (search*.cc): top-N buffers, exact rescoring, per-segment filters, work items, and the
+// entry points of block decoding (search_decode.cc), the candidate scan (search_scan.cc) and the thread pool
+// (search_pool.cc). Everything called per posting or per document is inline here or stays inside one file.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "search.h"
+
+namespace scdv::detail {
+
+/**
+ * Top-N by accumulator value. Values go into a buffer while they beat the threshold; when the buffer holds
+ * 2N, it is cut to the best N (nth_element) and the threshold rises to the N-th value: O(1) per push
+ * amortised. finish() leaves exactly the best N (ties: any of them).
+ */
+class TopN {
+ public:
+  explicit TopN(size_t cap) : cap_(cap) { v_.reserve(2 * cap + 1); }
+  /** Values at or below this cannot enter. */
+  float threshold() const { return th_; }
+  void push(float s, uint32_t d) {
+    if (s <= th_) return;
+    v_.emplace_back(s, d);
+    if (v_.size() >= 2 * cap_) cut();
+  }
+  void finish() {
+    if (v_.size() > cap_) cut();
+  }
+  /** After finish(): N values were found. */
+  bool full() const { return v_.size() >= cap_; }
+  /** After finish(): the smallest kept value. */
+  float min() const {
+    float m = INFINITY;
+    for (auto& x : v_) m = std::min(m, x.first);
+    return m;
+  }
+  std::vector<std::pair<float, uint32_t>>& items() { return v_; }
+  size_t size() const { return v_.size(); }
+ private:
+  void cut() {
+    std::nth_element(v_.begin(), v_.begin() + (cap_ - 1), v_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    v_.resize(cap_);
+    float m = INFINITY;
+    for (auto& x : v_) m = std::min(m, x.first);
+    th_ = m;
+  }
+  size_t cap_;
+  float th_ = -INFINITY;
+  std::vector<std::pair<float, uint32_t>> v_;
+};
+
+inline bool better(const Hit& a, const Hit& b) {
+  if (a.score != b.score) return a.score > b.score;
+  return a.id < b.id;
+}
+
+/** Top-k hits; the heap's front is the worst kept hit. */
+class HitHeap {
+ public:
+  explicit HitHeap(size_t k) : k_(k) { h_.reserve(k); }
+  bool wouldTake(double s) const { return h_.size() < k_ || s >= h_.front().score; }
+  void push(const Hit& x) {
+    if (h_.size() < k_) {
+      h_.push_back(x);
+      std::push_heap(h_.begin(), h_.end(), better);
+    } else if (better(x, h_.front())) {
+      std::pop_heap(h_.begin(), h_.end(), better);
+      h_.back() = x;
+      std::push_heap(h_.begin(), h_.end(), better);
+    }
+  }
+  size_t size() const { return h_.size(); }
+  bool full() const { return h_.size() >= k_; }
+  double worst() const { return h_.front().score; }
+  std::vector<Hit> sorted() {
+    std::vector<Hit> out = h_;
+    std::sort(out.begin(), out.end(), better);
+    return out;
+  }
+ private:
+  size_t k_;
+  std::vector<Hit> h_;
+};
+
+/** Dot product of a stored document with the dense query: float32 products summed in double (4 lanes). */
+template <typename I>
+inline double dotDense(const I* ix, const float* v, uint64_t n, const float* qd) {
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  uint64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    a0 += double(qd[ix[j]]) * double(v[j]);
+    a1 += double(qd[ix[j + 1]]) * double(v[j + 1]);
+    a2 += double(qd[ix[j + 2]]) * double(v[j + 2]);
+    a3 += double(qd[ix[j + 3]]) * double(v[j + 3]);
+  }
+  for (; j < n; j++) a0 += double(qd[ix[j]]) * double(v[j]);
+  return (a0 + a1) + (a2 + a3);
+}
+
+inline double exactScore(const Segment& s, uint32_t d, const float* qd) {
+  const uint64_t b = s.fwdBegin(d), e = s.fwdEnd(d);
+  if (const uint16_t* ix = s.idx16()) return dotDense(ix + b, s.fwdVal() + b, e - b, qd);
+  return dotDense(s.idx32() + b, s.fwdVal() + b, e - b, qd);
+}
+
+inline double exactScore(const MemDoc& m, const float* qd) { return dotDense(m.idx.data(), m.val.data(), m.idx.size(), qd); }
+
+struct Scored { double exact; uint32_t d; };
+
+using Clock = std::chrono::steady_clock;
+inline double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+inline void prefetchRange(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o);
+}
+
+/**
+ * Exact scores of many documents of a segment. Their forward-index entries are scattered over a large
+ * mapping, so the documents are taken in local order and the entries of the ones a few steps ahead are
+ * prefetched (first their offsets, then their indices and values).
+ */
+inline void rescoreRange(const Segment& s, Scored* docs, size_t n, const float* qd) {
+  std::sort(docs, docs + n, [](const Scored& a, const Scored& b) { return a.d < b.d; });
+  const size_t ib = s.h().idxBytes;
+  constexpr size_t kOff = 8, kData = 4;
+  for (size_t i = 0; i < std::min(n, kOff); i++) __builtin_prefetch(&s.fwdOffsets()[docs[i].d]);
+  for (size_t i = 0; i < n; i++) {
+    if (i + kOff < n) __builtin_prefetch(&s.fwdOffsets()[docs[i + kOff].d]);
+    if (i + kData < n) {
+      const uint32_t d = docs[i + kData].d;
+      const uint64_t b = s.fwdBegin(d), e = s.fwdEnd(d);
+      prefetchRange(reinterpret_cast<const char*>(s.idx16() ? static_cast<const void*>(s.idx16()) : static_cast<const void*>(s.idx32())) + b * ib, (e - b) * ib);
+      prefetchRange(s.fwdVal() + b, (e - b) * 4);
+    }
+    docs[i].exact = exactScore(s, docs[i].d, qd);
+  }
+}
+
+inline void rescore(const Segment& s, std::vector<Scored>& docs, const float* qd) { rescoreRange(s, docs.data(), docs.size(), qd); }
+
+/** Filters resolved against one segment. */
+struct SegFilter {
+  const SegView* sv = nullptr;
+  uint32_t lo = 0, hi = 0;
+  bool siteCheck = false, catCheck = false;
+  std::vector<uint8_t> siteOk, catOk;
+  std::vector<uint32_t> excl;
+  double passShare = 1.0;  // estimated share of the range that passes the site/category filters
+
+  bool passes(uint32_t d) const {
+    if (sv->isDeleted(d)) return false;
+    if (!sv->hidden.empty() && sv->isHidden(d)) return false;
+    if (!excl.empty() && std::binary_search(excl.begin(), excl.end(), d)) return false;
+    const Segment& s = *sv->seg;
+    if (siteCheck && !siteOk[s.site(d)]) return false;
+    if (catCheck && !catOk[s.cat(d)]) return false;
+    return true;
+  }
+};
+
+/** false when no document of the segment can pass. */
+bool prepareFilter(const SegView& sv, const Filters& f, SegFilter& sf);
+
+/** Whether a WAL-tail document passes the filters. */
+bool memPasses(const MemDoc& m, const Filters& f);
+
+/**
+ * Pushes the documents docBase + [lo, hi) whose accumulator acc[lo..hi) beats the heap's minimum and that
+ * pass the filters. 16 values at a time are compared with the current threshold (most are below it once
+ * the heap is full). zeroAfter: leaves acc[lo..hi) zero.
+ */
+void scanTopAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const SegFilter& sf, TopN& top, bool zeroAfter);
+
+inline void scanTop(float* acc, uint32_t lo, uint32_t hi, const SegFilter& sf, TopN& top, bool zeroAfter) {
+  scanTopAt(acc, lo, hi, 0, sf, top, zeroAfter);
+}
+
+/** A posting list the query touches, with its largest possible contribution (prio). */
+struct Item {
+  float prio;
+  float qv;
+  uint32_t list;
+  uint32_t dim;
+};
+
+/** Cursor over one posting list: its next block. */
+struct Cursor {
+  const BlockInfo* B;
+  uint32_t nb, b;
+  const uint8_t* base;
+  float sc;
+};
+
+/** Cursors of the n lists, each at its first block that reaches lo (lists with nothing in [lo, hi) are left out). */
+std::vector<Cursor> cursors(const Segment& s, const Item* items, size_t n, uint32_t lo, uint32_t hi);
+
+/**
+ * Adds q_i * value of each posting in window [w0, w0 + kWindowDocs) of every cursor's list to acc[doc - base]
+ * (blocks never cross a window), advancing the cursors. Returns postings read.
+ */
+uint64_t processWindow(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32_t base, float* acc);
+
+/**
+ * Every posting of the n lists in [lo, hi) (whole blocks) into the segment-wide acc, window by window so
+ * that the part of the accumulator being written stays in cache. Widens [touchedLo, touchedHi).
+ */
+uint64_t processItems(const Segment& s, const Item* items, size_t n, uint32_t lo, uint32_t hi, float* acc,
+                      uint32_t& touchedLo, uint32_t& touchedHi);
+
+/** Searches running in this process (any thread): a search is split over cores only when some are idle. */
+extern std::atomic<int> gActiveSearches;
+
+/**
+ * Runs fn(0), ..., fn(n - 1), each once, on the calling thread and up to threads - 1 helper threads, and returns
+ * when all have run (rethrowing the first exception). Indices are claimed from a shared counter, so the calling
+ * thread does all of them itself when the helpers are slow to start (a busy machine): splitting never waits
+ * for a thread that is not running. A helper that starts after every index is claimed returns at once.
+ */
+void parallelFor(uint32_t n, uint32_t threads, const std::function<void(uint32_t)>& fn);
+
+/**
+ * Cores that look idle: hardware threads minus the 1-minute load average of the machine (other processes'
+ * work, and this one's), read at most every 250 ms.
+ */
+double idleCores();
+
+}  // namespace scdv::detail

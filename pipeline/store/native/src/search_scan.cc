@@ -1,0 +1,114 @@
+// Filters resolved against one segment (and the WAL tail's documents), and the candidate scan over an accumulator.
+#include "search_internal.h"
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace scdv::detail {
+
+bool prepareFilter(const SegView& sv, const Filters& f, SegFilter& sf) {
+  const Segment& s = *sv.seg;
+  sf.sv = &sv;
+  const uint32_t n = s.ndocs();
+  sf.lo = 0;
+  sf.hi = n;
+  if (f.hasSince || f.hasUntil) {
+    // Documents without a time never match a time filter: they sort first (kNoTime).
+    sf.lo = s.upperTime(kNoTime);
+    if (f.hasSince) sf.lo = std::max(sf.lo, s.lowerTime(f.since));
+    if (f.hasUntil) sf.hi = s.upperTime(f.until);
+  }
+  if (sf.lo >= sf.hi) return false;
+  const uint32_t ns = s.h().nsites, nc = s.h().ncats;
+  if (f.hasSites || !f.excludeSites.empty()) {
+    sf.siteOk.assign(size_t(ns) + 1, f.hasSites ? 0 : 1);
+    uint64_t pass = 0;
+    if (f.hasSites) {
+      for (const auto& name : f.sites) {
+        uint32_t c = s.siteCode(name);
+        if (c && !sf.siteOk[c]) { sf.siteOk[c] = 1; pass += s.siteCount(c); }
+      }
+    } else {
+      pass = n;
+    }
+    bool any = f.hasSites;
+    for (const auto& name : f.excludeSites) {
+      uint32_t c = s.siteCode(name);
+      if (c && sf.siteOk[c]) { sf.siteOk[c] = 0; pass -= s.siteCount(c); any = true; }
+    }
+    sf.siteCheck = any;
+    if (pass == 0) return false;
+    sf.passShare *= double(pass) / double(n);
+  }
+  if (f.hasCategories) {
+    sf.catOk.assign(size_t(nc) + 1, 0);
+    uint64_t pass = 0;
+    for (const auto& name : f.categories) {
+      uint32_t c = s.catCode(name);
+      if (c && !sf.catOk[c]) { sf.catOk[c] = 1; pass += s.catCount(c); }
+    }
+    if (pass == 0) return false;
+    sf.catCheck = true;
+    sf.passShare *= double(pass) / double(n);
+  }
+  for (const auto& id : f.excludeIds) {
+    int64_t d = s.lookup(id);
+    if (d >= 0) sf.excl.push_back(static_cast<uint32_t>(d));
+  }
+  std::sort(sf.excl.begin(), sf.excl.end());
+  return true;
+}
+
+bool memPasses(const MemDoc& m, const Filters& f) {
+  if (f.hasSince || f.hasUntil) {
+    if (m.time == kNoTime) return false;
+    if (f.hasSince && m.time < f.since) return false;
+    if (f.hasUntil && m.time > f.until) return false;
+  }
+  if (f.hasSites && std::find(f.sites.begin(), f.sites.end(), m.site) == f.sites.end()) return false;
+  if (!f.excludeSites.empty() && !m.site.empty() &&
+      std::find(f.excludeSites.begin(), f.excludeSites.end(), m.site) != f.excludeSites.end()) return false;
+  if (f.hasCategories && std::find(f.categories.begin(), f.categories.end(), m.cat) == f.categories.end()) return false;
+  if (!f.excludeIds.empty() && std::find(f.excludeIds.begin(), f.excludeIds.end(), m.id) != f.excludeIds.end()) return false;
+  return true;
+}
+
+void scanTopAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const SegFilter& sf, TopN& top, bool zeroAfter) {
+  uint32_t d = lo;
+#if defined(__SSE2__)
+  alignas(16) float tmp[16];
+  const __m128 z = _mm_setzero_ps();
+  for (; d + 16 <= hi; d += 16) {
+    const float t = top.threshold();
+    const __m128 th = _mm_set1_ps(t);
+    const __m128 a0 = _mm_loadu_ps(acc + d), a1 = _mm_loadu_ps(acc + d + 4);
+    const __m128 a2 = _mm_loadu_ps(acc + d + 8), a3 = _mm_loadu_ps(acc + d + 12);
+    unsigned m = unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a0, th))) | (unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a1, th))) << 4) |
+                 (unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a2, th))) << 8) | (unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a3, th))) << 12);
+    if (zeroAfter) {
+      _mm_storeu_ps(acc + d, z); _mm_storeu_ps(acc + d + 4, z);
+      _mm_storeu_ps(acc + d + 8, z); _mm_storeu_ps(acc + d + 12, z);
+    }
+    if (!m) continue;
+    _mm_store_ps(tmp, a0); _mm_store_ps(tmp + 4, a1); _mm_store_ps(tmp + 8, a2); _mm_store_ps(tmp + 12, a3);
+    while (m) {
+      const int i = __builtin_ctz(m);
+      m &= m - 1;
+      const float a = tmp[i];
+      if (a <= top.threshold()) continue;
+      if (!sf.passes(docBase + d + i)) continue;
+      top.push(a, docBase + d + i);
+    }
+  }
+#endif
+  for (; d < hi; d++) {
+    const float a = acc[d];
+    if (zeroAfter) acc[d] = 0.0f;
+    if (a <= top.threshold()) continue;
+    if (!sf.passes(docBase + d)) continue;
+    top.push(a, docBase + d);
+  }
+}
+
+}  // namespace scdv::detail

@@ -1,0 +1,218 @@
+// Option parsing of the scdv_mecab addon: the filter spec, the dictionary and user dictionaries, JS strings in.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "mecab_core.h"
+
+namespace scdv_mecab {
+
+[[noreturn]] void ThrowType(Napi::Env env, const std::string& msg) {
+  throw Napi::TypeError::New(env, msg);
+}
+
+namespace {
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::vector<std::string> StringArray(Napi::Env env, Napi::Value v, const char* name,
+                                     bool allowEmptyStrings) {
+  if (!v.IsArray()) ThrowType(env, std::string(name) + " must be an array of strings");
+  Napi::Array arr = v.As<Napi::Array>();
+  std::vector<std::string> out;
+  out.reserve(arr.Length());
+  for (uint32_t i = 0; i < arr.Length(); ++i) {
+    Napi::Value item = arr.Get(i);
+    if (!item.IsString()) ThrowType(env, std::string(name) + " must be an array of strings");
+    std::string s = item.As<Napi::String>().Utf8Value();
+    if (s.empty() && !allowEmptyStrings) {
+      ThrowType(env, std::string(name) + " must not contain empty strings");
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+bool OptionalBool(Napi::Env env, Napi::Object o, const char* key, bool fallback) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined()) return fallback;
+  if (!v.IsBoolean()) ThrowType(env, std::string("filter.") + key + " must be a boolean");
+  return v.As<Napi::Boolean>().Value();
+}
+
+Filter ParseFilter(Napi::Env env, Napi::Value value) {
+  Filter f;
+  if (value.IsUndefined()) {
+    f.keepUnmatched = true;  // no filter: keep every token
+    return f;
+  }
+  if (!value.IsObject() || value.IsArray() || value.IsFunction()) {
+    ThrowType(env, "options.filter must be an object");
+  }
+  Napi::Object o = value.As<Napi::Object>();
+  static const char* const kKeys[] = {"keepPos", "dropPos", "stopwords", "singleChar",
+                                      "dropDigitsOnly", "dropNumberCounters", "dropSymbolsOnly",
+                                      "lowercase", "maxTokenBytes"};
+  Napi::Array names = o.GetPropertyNames();
+  for (uint32_t i = 0; i < names.Length(); ++i) {
+    const std::string k = names.Get(i).ToString().Utf8Value();
+    if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* s) { return k == s; })) {
+      ThrowType(env, "unknown option filter." + k);
+    }
+  }
+
+  Napi::Value keep = o.Get("keepPos");
+  Napi::Value drop = o.Get("dropPos");
+  f.keepUnmatched = keep.IsUndefined();
+  if (!keep.IsUndefined()) {
+    for (auto& p : StringArray(env, keep, "filter.keepPos", false)) f.pos.Add(p, true);
+  }
+  if (!drop.IsUndefined()) {
+    for (auto& p : StringArray(env, drop, "filter.dropPos", false)) f.pos.Add(p, false);
+  }
+
+  f.lowercase = OptionalBool(env, o, "lowercase", false);
+  f.dropDigitsOnly = OptionalBool(env, o, "dropDigitsOnly", false);
+  f.dropNumberCounters = OptionalBool(env, o, "dropNumberCounters", false);
+  f.dropSymbolsOnly = OptionalBool(env, o, "dropSymbolsOnly", false);
+
+  Napi::Value stop = o.Get("stopwords");
+  if (!stop.IsUndefined()) {
+    for (std::string s : StringArray(env, stop, "filter.stopwords", true)) {
+      // Tokens are compared after lowercasing, so 'TOP' must still match 'top'.
+      if (f.lowercase) {
+        for (char& c : s) if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+      }
+      f.stopwordStore.insert(std::move(s));
+    }
+    for (const std::string& s : f.stopwordStore) f.stopwords.insert(std::string_view(s));
+  }
+
+  Napi::Value sc = o.Get("singleChar");
+  if (!sc.IsUndefined()) {
+    const std::string mode = sc.IsString() ? sc.As<Napi::String>().Utf8Value() : "";
+    if (mode == "none") f.singleChar = SingleChar::kNone;
+    else if (mode == "hiragana") f.singleChar = SingleChar::kHiragana;
+    else if (mode == "non-kanji") f.singleChar = SingleChar::kNonKanji;
+    else if (mode == "all") f.singleChar = SingleChar::kAll;
+    else ThrowType(env, "filter.singleChar must be 'none', 'hiragana', 'non-kanji' or 'all'");
+  }
+
+  Napi::Value mx = o.Get("maxTokenBytes");
+  if (!mx.IsUndefined()) {
+    const double d = mx.IsNumber() ? mx.As<Napi::Number>().DoubleValue() : -1;
+    if (d == std::numeric_limits<double>::infinity()) {
+      f.maxTokenBytes = std::numeric_limits<size_t>::max();
+    } else if (!(d >= 1) || d != static_cast<double>(static_cast<uint64_t>(d)) || d > 9.0e15) {
+      ThrowType(env, "filter.maxTokenBytes must be a positive integer");
+    } else {
+      f.maxTokenBytes = static_cast<size_t>(d);
+    }
+  }
+  return f;
+}
+
+// Builds the Model with the argc/argv form. "--rcfile=/dev/null": MeCab 0.996 always
+// loads an rc file before the dictionary's dicrc (-r, else ~/.mecabrc, $MECABRC or
+// /etc/mecabrc, failing if absent); an empty one makes us independent of the system
+// config, and --dicdir (a command-line value) wins over any dicdir from rc files anyway.
+// Long "--opt=value" forms keep paths that start with '-' from being read as options.
+ModelPtr CreateModel(Napi::Env env, const std::string& dicdir,
+                     const std::vector<std::string>& userdic) {
+  std::vector<std::string> args = {"scdv_mecab", "--rcfile=/dev/null", "--dicdir=" + dicdir};
+  if (!userdic.empty()) {
+    std::string list;
+    for (const std::string& u : userdic) {
+      if (u.find(',') != std::string::npos) {
+        throw Napi::Error::New(env, "user dictionary path must not contain ',': " + u);
+      }
+      if (!IsRegularFile(u)) throw Napi::Error::New(env, "user dictionary not found: " + u);
+      if (!list.empty()) list.push_back(',');
+      list += u;
+    }
+    args.push_back("--userdic=" + list);
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ModelPtr model(MeCab::createModel(static_cast<int>(args.size()), argv.data()));
+  if (!model) {
+    const char* err = MeCab::getLastError();
+    throw Napi::Error::New(env, std::string("MeCab could not load the dictionary in ") + dicdir +
+                                    ": " + (err && *err ? err : "unknown error"));
+  }
+  return model;
+}
+
+}  // namespace
+
+std::shared_ptr<const Core> CreateCore(Napi::Env env, Napi::Value options) {
+  if (!options.IsObject() || options.IsArray() || options.IsFunction()) {
+    ThrowType(env, "options must be an object");
+  }
+  Napi::Object o = options.As<Napi::Object>();
+  Napi::Value dv = o.Get("dicdir");
+  if (!dv.IsString()) ThrowType(env, "options.dicdir must be a string");
+  std::string dicdir = dv.As<Napi::String>().Utf8Value();
+  if (dicdir.empty()) ThrowType(env, "options.dicdir must not be empty");
+  std::vector<std::string> userdic;
+  Napi::Value uv = o.Get("userdic");
+  if (!uv.IsUndefined()) userdic = StringArray(env, uv, "options.userdic", false);
+  Filter filter = ParseFilter(env, o.Get("filter"));
+
+  if (!IsDirectory(dicdir)) {
+    throw Napi::Error::New(env, "MeCab dictionary folder not found (or not a folder): " + dicdir);
+  }
+  std::string dir = dicdir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (!IsRegularFile(dir + "/sys.dic")) {
+    throw Napi::Error::New(env, "not a compiled MeCab dictionary: " + dicdir + " has no sys.dic");
+  }
+
+  ModelPtr model = CreateModel(env, dicdir, userdic);
+  TaggerPtr tagger(model->createTagger());
+  if (!tagger) {
+    const char* err = MeCab::getLastError();
+    throw Napi::Error::New(env, std::string("MeCab could not create a tagger: ") + (err ? err : ""));
+  }
+  auto core = std::make_shared<const Core>(std::move(model), std::move(tagger), std::move(filter));
+  // Tokens are matched and returned as UTF-8; another charset would give mojibake.
+  const MeCab::DictionaryInfo* sys = core->SystemDictionary();
+  std::string cs = sys && sys->charset ? sys->charset : "";
+  for (char& c : cs) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (cs != "utf-8" && cs != "utf8") {
+    throw Napi::Error::New(env, "MeCab dictionary " + dicdir + " is encoded as '" + cs +
+                                    "', not UTF-8; compile it with -t utf-8");
+  }
+  return core;
+}
+
+// Copies a JS string's UTF-8 bytes into *buf with a single V8 pass; a UTF-16 unit
+// never needs more than 3 UTF-8 bytes, so 3*length+1 always suffices. Returns the size.
+size_t ReadUtf8(Napi::Env env, Napi::Value v, const char* name, std::string* buf) {
+  if (!v.IsString()) ThrowType(env, std::string(name) + " must be a string");
+  size_t units = 0;
+  napi_status st = napi_get_value_string_utf16(env, v, nullptr, 0, &units);
+  NAPI_THROW_IF_FAILED(env, st, 0);
+  const size_t need = units * 3 + 1;
+  if (buf->size() < need) buf->resize(need);
+  size_t written = 0;
+  st = napi_get_value_string_utf8(env, v, buf->data(), buf->size(), &written);
+  NAPI_THROW_IF_FAILED(env, st, 0);
+  return written;
+}
+
+}  // namespace scdv_mecab
