@@ -13,8 +13,8 @@ process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { createTokenizer } = await import('../../pipeline/tokenizer/index.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-const { runTrain } = await import('../../pipeline/stages/train.js');
 const { REPO_ROOT } = await import('../../pipeline/paths.js');
+const { ensureModels } = await import('../lib/tiny-model.js');
 
 const FIXTURE = path.join(REPO_ROOT, 'tests', 'fixtures', 'english', 'sample.jsonl');
 
@@ -22,10 +22,9 @@ const FIXTURE = path.join(REPO_ROOT, 'tests', 'fixtures', 'english', 'sample.jso
 let redis;
 before(async () => {
   redis = await startPrivateRedis();
-  const config = loadConfig({
-    overrides: { tokenizer: { lang: 'en' }, train: { word2vec: { vector_size: 16, epochs: 5, min_count: 2, workers: 2 }, gmm: { n_components: 4 } } },
-  });
-  await runTrain({ corpus: FIXTURE, name: 'en-tiny', config, redisUrl: redis.url, quiet: true, log: () => {} });
+  // English and four topics: its own settings (not tiny-model.js's sampleTrain, made for the Japanese sample).
+  const overrides = { tokenizer: { lang: 'en' }, train: { word2vec: { vector_size: 16, epochs: 5, min_count: 2, workers: 2 }, gmm: { n_components: 4 } } };
+  await ensureModels({ corpus: FIXTURE, models: [{ name: 'en-tiny', overrides }], redisUrl: redis.url });
 });
 after(async () => {
   await redis.stop();

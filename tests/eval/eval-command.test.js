@@ -12,9 +12,9 @@ process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
 process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-const { runTrain } = await import('../../pipeline/stages/train.js');
 const { runIndex } = await import('../../pipeline/stages/index.js');
 const { REPO_ROOT } = await import('../../pipeline/paths.js');
+const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
 
 const lines = fs.readFileSync('tests/fixtures/livedoor/sample.jsonl', 'utf8').trim().split('\n');
 // 126 documents of the sample: the first 14 of each of its 9 categories
@@ -23,14 +23,14 @@ const FIXTURE = path.join(tmp, 'fixture.jsonl');
 const taken = {};
 fs.writeFileSync(FIXTURE, lines.filter((l) => { const c = JSON.parse(l).category; taken[c] = (taken[c] ?? 0) + 1; return taken[c] <= 14; }).join('\n') + '\n');
 const N = 126;
-const TRAIN_OVERRIDES = { train: { word2vec: { vector_size: 24, epochs: 3, min_count: 2, workers: 2 }, gmm: { n_components: 6 } } };
+const TRAIN_OVERRIDES = { train: sampleTrain(1) }; // 6 clusters of 24 dims: a 144-dim model
 const config = (/** @type {Record<string, any>} */ embed = {}) => loadConfig({ overrides: { ...TRAIN_OVERRIDES, embed, index: { shardSize: 60 } } });
 
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
 let redis;
 before(async () => {
   redis = await startPrivateRedis();
-  await runTrain({ corpus: FIXTURE, name: 'tiny', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
+  await ensureModels({ corpus: FIXTURE, models: [{ name: 'tiny', overrides: TRAIN_OVERRIDES }], redisUrl: redis.url });
 });
 after(async () => {
   await redis.stop();

@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import crypto from 'node:crypto';
 
 export const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-server-'));
 process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
@@ -19,7 +18,8 @@ const { parseDocument } = await import('../../pipeline/corpus/document.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
 const { hashKey } = await import('../../server/auth.js');
-const { SAMPLE_CORPUS, REPO_ROOT } = await import('../../pipeline/paths.js');
+const { SAMPLE_CORPUS } = await import('../../pipeline/paths.js');
+const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
 
 export const API_KEY = 'test-key-0123456789';
 export const MODEL_A = 'srv-a';
@@ -34,14 +34,11 @@ export const ADS = [
   { id: 'ad-pc', title: 'パソコン 周辺機器', body: 'ノートパソコンとWindows、ソフトウェア、USB機器、ネットのセキュリティ対策。' },
 ];
 
-/** Small but real training settings: a model in seconds. */
-export const trainOverrides = (/** @type {number} */ seed) => ({
-  train: {
-    word2vec: { vector_size: 24, window: 5, min_count: 2, epochs: 3, workers: 2, seed: 1, negative: 5 },
-    gmm: { n_components: 6, seed, max_iter: 30 },
-    topics: { keep_fraction: 0.2 },
-  },
-});
+/**
+ * Small but real training settings (tests/lib/tiny-model.js): a model in seconds.
+ * @param {number} seed of the GMM
+ */
+export const trainOverrides = (seed) => ({ train: sampleTrain(seed) });
 
 /**
  * @param {Record<string, any>} [server] overrides of the server section
@@ -87,60 +84,6 @@ export async function indexDocs(model, collection, docs, config) {
   return rows.length;
 }
 
-/** Files whose change must retrain the cached test models. */
-function trainingInputsHash() {
-  const files = [SAMPLE_CORPUS, path.join(REPO_ROOT, 'pipeline', 'stages', 'train.js'), path.join(REPO_ROOT, 'dictionaries', 'build', 'active.json')];
-  for (const dir of ['workers/scdv', 'pipeline/tokenizer', 'pipeline/model', 'dictionaries/stopwords']) {
-    const abs = path.join(REPO_ROOT, dir);
-    for (const f of fs.readdirSync(abs)) if (fs.statSync(path.join(abs, f)).isFile()) files.push(path.join(abs, f));
-  }
-  const h = crypto.createHash('sha256').update(JSON.stringify([trainOverrides(1), trainOverrides(2)]));
-  for (const f of files.sort()) { try { h.update(f).update(fs.readFileSync(f)); } catch { /* optional */ } }
-  return h.digest('hex').slice(0, 16);
-}
-
-/**
- * Both models in modelsDir(): trained here (one full run, then only the GMM and topics again with another
- * seed, about 20 s) or copied from the previous test file's run when no training input changed.
- * @param {string} redisUrl
- */
-async function ensureModels(redisUrl) {
-  const cache = path.join(os.tmpdir(), `scdv-server-test-models-${trainingInputsHash()}`);
-  if (!fs.existsSync(path.join(cache, MODEL_B, 'manifest.json'))) {
-    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-server-train-'));
-    try {
-      // Train in a scratch folder: dataDir() and modelsDir() are read when pipeline modules load, so the
-      // training runs in a child process pointed at the scratch folder.
-      const code = `
-        const { loadConfig } = await import(${JSON.stringify(path.join(REPO_ROOT, 'pipeline/config.js'))});
-        const { runTrain } = await import(${JSON.stringify(path.join(REPO_ROOT, 'pipeline/stages/train.js'))});
-        const fs = await import('node:fs');
-        const o = JSON.parse(process.env.SCDV_TEST_TRAIN);
-        const run = (seed, force) => runTrain({ corpus: o.corpus, name: 'm', config: loadConfig({ overrides: o.overrides[seed] }), redisUrl: o.redis, quiet: true, log: () => {}, force });
-        await run(1, false);
-        fs.renameSync(o.models + '/m', o.models + '/' + o.a);
-        await run(2, true); // reuses tokenize, word2vec and idf
-        fs.renameSync(o.models + '/m', o.models + '/' + o.b);
-      `;
-      const { spawnSync } = await import('node:child_process');
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
-        env: {
-          ...process.env, SCDV_MODELS_DIR: path.join(work, 'models'), SCDV_DATA_DIR: path.join(work, 'data'),
-          SCDV_TEST_TRAIN: JSON.stringify({ corpus: SAMPLE_CORPUS, overrides: { 1: trainOverrides(1), 2: trainOverrides(2) }, redis: redisUrl, models: path.join(work, 'models'), a: MODEL_A, b: MODEL_B }),
-        },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
-      if (r.status !== 0) throw new Error('training the test models failed');
-      fs.rmSync(cache, { recursive: true, force: true });
-      fs.cpSync(path.join(work, 'models'), `${cache}.tmp-${process.pid}`, { recursive: true });
-      fs.renameSync(`${cache}.tmp-${process.pid}`, cache);
-    } finally {
-      fs.rmSync(work, { recursive: true, force: true });
-    }
-  }
-  fs.cpSync(cache, /** @type {string} */ (process.env.SCDV_MODELS_DIR), { recursive: true });
-}
-
 /** @type {{redis: import('../../pipeline/queue/redis.js').PrivateRedis} | null} */
 let state = null;
 
@@ -152,7 +95,13 @@ export async function setup() {
   const redis = await startPrivateRedis();
   // Held from here, so that teardown stops this Redis even when the set-up below fails.
   state = { redis };
-  await ensureModels(redis.url);
+  // Both models: trained here (one full run, then only the GMM and topics again with another seed, about 20 s)
+  // or copied from an earlier test file's run when no training input changed.
+  await ensureModels({
+    corpus: SAMPLE_CORPUS,
+    models: [{ name: MODEL_A, overrides: trainOverrides(1) }, { name: MODEL_B, overrides: trainOverrides(2) }],
+    redisUrl: redis.url,
+  });
   const config = testConfig();
   for (const name of [MODEL_A, MODEL_B]) {
     await indexDocs(name, 'articles', sampleDocs(), config);

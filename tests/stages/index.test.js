@@ -11,17 +11,16 @@ process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
 process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-const { runTrain } = await import('../../pipeline/stages/train.js');
 const { runIndex } = await import('../../pipeline/stages/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
 const { createEmbedder } = await import('../../pipeline/embed/index.js');
 const { openStore } = await import('../../pipeline/store/index.js');
+const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
 
 const SAMPLE = 'tests/fixtures/livedoor/sample.jsonl';
 const lines = fs.readFileSync(SAMPLE, 'utf8').trim().split('\n');
 const config = (/** @type {Record<string, any>} */ index = {}) => loadConfig({
   overrides: {
-    train: { word2vec: { vector_size: 32, epochs: 3, min_count: 2, workers: 2 }, gmm: { n_components: 8 } },
     index: { shardSize: 60, ...index },
     queue: { lockDurationMs: 2000, stalledIntervalMs: 1000, backoffMs: 200 },
   },
@@ -31,7 +30,7 @@ const config = (/** @type {Record<string, any>} */ index = {}) => loadConfig({
 let redis;
 before(async () => {
   redis = await startPrivateRedis();
-  await runTrain({ corpus: SAMPLE, name: 'small', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
+  await ensureModels({ corpus: SAMPLE, models: [{ name: 'small', overrides: { train: sampleTrain(1) } }], redisUrl: redis.url });
 });
 after(async () => {
   await redis.stop();

@@ -12,29 +12,10 @@ const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { runTrain } = await import('../../pipeline/stages/train.js');
 const { WordTopics } = await import('../../pipeline/model/word-topics.js');
+const { ANIMALS, TWO_TOPIC_TRAIN, VEHICLES, writeTwoTopicCorpus } = await import('../lib/tiny-model.js');
 
-const ANIMALS = ['犬', '猫', '馬', '牛', '羊', '豚', '鶏', '兎', '狐', '熊', '象', '亀'];
-const VEHICLES = ['自動車', '電車', '飛行機', '自転車', '船舶', 'バス', 'トラック', '地下鉄', '新幹線', 'タクシー', 'ヘリコプター', 'オートバイ'];
-
-/** A seeded PRNG, so the fixture is the same on every run. */
-function rng(seed = 7) {
-  let s = seed;
-  return () => ((s = Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5 | 0) >>> 0) / 2 ** 32;
-}
-
-/** 240 documents, each listing ten words of one group: context separates the groups perfectly. */
-function writeCorpus() {
-  const r = rng();
-  const lines = [];
-  for (let i = 0; i < 240; i++) {
-    const group = i % 2 === 0 ? ANIMALS : VEHICLES;
-    const words = Array.from({ length: 10 }, () => group[Math.floor(r() * group.length)]);
-    lines.push(JSON.stringify({ id: `d${i}`, title: '', body: `${words.join('と')}。` }));
-  }
-  const file = path.join(tmp, 'corpus.jsonl');
-  fs.writeFileSync(file, lines.join('\n') + '\n');
-  return file;
-}
+/** The two-topic corpus: 240 documents, each listing ten words of one group (context separates the groups). */
+const writeCorpus = () => writeTwoTopicCorpus(path.join(tmp, 'corpus.jsonl'));
 
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
 let redis;
@@ -42,13 +23,7 @@ before(async () => { redis = await startPrivateRedis(); });
 after(async () => { await redis.stop(); fs.rmSync(tmp, { recursive: true, force: true }); });
 
 const smallConfig = (/** @type {Record<string, any>} */ gmm = {}) => loadConfig({
-  overrides: {
-    train: {
-      word2vec: { vector_size: 16, window: 5, min_count: 1, epochs: 30, workers: 1, seed: 3, negative: 5 },
-      gmm: { n_components: 2, seed: 3, ...gmm },
-      topics: { keep_fraction: 0.5 },
-    },
-  },
+  overrides: { train: { ...TWO_TOPIC_TRAIN, gmm: { ...TWO_TOPIC_TRAIN.gmm, ...gmm } } },
 });
 
 /**

@@ -1,0 +1,255 @@
+// An engine's maintenance of the folder: flush (the live WAL becomes a segment, older copies of its ids are
+// marked deleted, a manifest with a new WAL is published), merge (MERGE.lock for the long build, LOCK only to
+// publish, carrying over the deletions made meanwhile), the flush and merge policies, and the clean-up of files
+// no manifest references. Functions of the engine's shared state (engine-state.js).
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { errors } from '../errors.js';
+import { FORMAT, fsyncDir, newlyDeleted, publishManifest, readDeletions, walName, writeDeletions, writeFileDurable } from './files.js';
+import { WAL_HEADER_BYTES, collapse, decodeRecords, encodeHeader, pack } from './wal.js';
+import { wrapNative } from './engine-state.js';
+import { loadManifest, refresh } from './engine-view.js';
+
+/** @typedef {import('./engine-state.js').EngineState} EngineState */
+
+/**
+ * The flush policy: the WAL holds flushDocs operations, or its oldest is flushAgeMs old.
+ * @param {EngineState} s
+ */
+export function shouldFlush(s) {
+  if (!s.opts.autoFlush || s.walOps === 0) return false;
+  return s.walOps >= s.opts.flushDocs || Date.now() - s.walFirstTime >= s.opts.flushAgeMs;
+}
+
+/**
+ * Under LOCK with a refreshed view: the WAL becomes a segment; a manifest with a new WAL is published.
+ * @param {EngineState} s
+ */
+export async function flushLocked(s) {
+  if (s.walOps === 0) return;
+  const dir = s.dir;
+  const oldWal = walName(s.walSeq);
+  const buf = Buffer.allocUnsafe(s.walOffset - WAL_HEADER_BYTES);
+  for (let got = 0; got < buf.length;) {
+    const r = fs.readSync(s.walFd, buf, got, buf.length - got, WAL_HEADER_BYTES + got);
+    if (r === 0) throw errors.STORE_CORRUPT(path.join(dir, oldWal), 'shorter than already read');
+    got += r;
+  }
+  const { records } = decodeRecords(buf);
+  const ops = collapse(records);
+  /** @type {import('./validate.js').PreparedDoc[]} */
+  const ups = [];
+  for (const d of ops.values()) if (d) ups.push(d);
+  const m = s.manifest;
+  const gen = m.generation + 1;
+  /** @type {import('./files.js').SegmentEntry[]} */
+  const segments = [];
+  /** @type {string[]} */
+  const obsolete = [oldWal, s.manifestName];
+  /** @type {string[]} */
+  const oldDels = [];
+  // Older copies of every id written in this WAL are deleted in their segments.
+  const located = s.view.locate([...ops.keys()]);
+  m.segments.forEach((seg, i) => {
+    const locals = located[i];
+    if (!locals || locals.length === 0) { segments.push(seg); return; }
+    const del = `${seg.name}.del-${gen}`;
+    const deleted = writeDeletions(dir, del, seg.docs, seg.del, locals);
+    if (seg.del) oldDels.push(seg.del);
+    segments.push({ ...seg, del, deleted });
+  });
+  if (ups.length) {
+    const name = `seg-${String(s.walSeq).padStart(10, '0')}.seg`;
+    const tmp = path.join(dir, `${name}.tmp`);
+    const opts = { tiers: s.opts.tiers, minTierList: s.opts.minTierList };
+    let r;
+    try {
+      r = await s.addon.buildSegmentAsync(tmp, s.width, pack(ups), opts);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
+    fs.renameSync(tmp, path.join(dir, name));
+    segments.push({ name, docs: r.docs, nnz: r.nnz, bytes: r.bytes, postingsBytes: r.postingsBytes, del: null, deleted: 0 });
+  }
+  const newSeq = s.walSeq + 1;
+  writeFileDurable(path.join(dir, walName(newSeq)), encodeHeader(newSeq));
+  const name = publishManifest(dir, { format: FORMAT, generation: gen, wal: newSeq, segments });
+  loadManifest(s, name);
+  for (const f of obsolete) fs.rmSync(path.join(dir, f), { force: true });
+  // A merge running now may still need the replaced deletion files (to carry deletions over): those are
+  // left to the merge's clean-up.
+  if (oldDels.length && !s.merging && s.addon.flock(s.mergeFd, 'exnb')) {
+    try {
+      for (const f of oldDels) fs.rmSync(path.join(dir, f), { force: true });
+    } finally {
+      s.addon.flock(s.mergeFd, 'un');
+    }
+  }
+}
+
+/**
+ * Merges segments. force: every segment into one (dropping deleted documents), waiting for a merge
+ * running elsewhere; otherwise the background policy (the mergeFactor smallest when there are more than
+ * maxSegments), skipped when another merge runs.
+ * @param {EngineState} s
+ * @param {boolean} force
+ * @returns {Promise<void>}
+ */
+export async function merge(s, force) {
+  s.checkOpen();
+  while (s.merging) {
+    await s.merging.catch(() => {});
+    if (!force) return;
+  }
+  const p = mergeRun(s, force);
+  s.merging = p.finally(() => {
+    s.merging = null;
+    s.maybeRelease();
+  });
+  return s.merging;
+}
+
+/**
+ * The background merge policy: a merge starts when there are more than maxSegments segments.
+ * @param {EngineState} s
+ */
+export function maybeAutoMerge(s) {
+  if (!s.opts.autoMerge || s.closed || s.merging) return;
+  if (s.manifest.segments.length <= s.opts.maxSegments) return;
+  merge(s, false).catch((err) => s.backgroundError(err));
+}
+
+/**
+ * @param {EngineState} s
+ * @param {boolean} force
+ */
+async function mergeRun(s, force) {
+  if (!s.addon.flock(s.mergeFd, 'exnb')) {
+    if (!force) return;
+    await s.addon.flockAsync(s.mergeFd, 'ex');
+  }
+  try {
+    for (;;) {
+      if (s.closed) return;
+      refresh(s, true);
+      const segs = s.manifest.segments;
+      /** @type {import('./files.js').SegmentEntry[]} */
+      let inputs;
+      if (force) {
+        if (segs.length === 0 || (segs.length === 1 && segs[0].deleted === 0)) return;
+        inputs = segs;
+      } else {
+        if (segs.length <= s.opts.maxSegments) return;
+        inputs = [...segs].sort((a, b) => (a.docs - a.deleted) - (b.docs - b.deleted)).slice(0, Math.max(2, s.opts.mergeFactor));
+      }
+      await mergeOnce(s, inputs);
+      if (force) return;
+    }
+  } finally {
+    if (s.mergeFd >= 0) s.addon.flock(s.mergeFd, 'un');
+  }
+}
+
+/**
+ * Holding MERGE.lock: builds the merged segment, then publishes it under LOCK, carrying over the
+ * deletions made while it was being built.
+ * @param {EngineState} s
+ * @param {import('./files.js').SegmentEntry[]} inputs
+ */
+async function mergeOnce(s, inputs) {
+  const dir = s.dir;
+  const outName = `seg-m${Date.now().toString(36)}-${randomBytes(4).toString('hex')}.seg`;
+  const tmp = path.join(dir, `${outName}.tmp`);
+  const opts = { tiers: s.opts.tiers, minTierList: s.opts.minTierList };
+  /** @type {import('./native.js').BuildResult | null} */
+  let r;
+  try {
+    r = await s.addon.mergeSegmentsAsync(tmp,
+      inputs.map((seg) => ({ path: path.join(dir, seg.name), delPath: seg.del ? path.join(dir, seg.del) : null })), opts);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw wrapNative(err, dir);
+  }
+  try {
+    await s.withLock(async () => {
+      if (s.closed) throw new Error('closed');
+      refresh(s, true);
+      const cur = s.manifest;
+      const names = new Set(inputs.map((seg) => seg.name));
+      const present = cur.segments.filter((seg) => names.has(seg.name));
+      if (present.length !== inputs.length) throw new Error('merge inputs vanished (another merge ran without MERGE.lock?)');
+      const gen = cur.generation + 1;
+      /** @type {string[]} */
+      const obsolete = [s.manifestName];
+      for (const seg of inputs) {
+        obsolete.push(seg.name);
+        const now = cur.segments.find((x) => x.name === seg.name);
+        if (now?.del) obsolete.push(now.del);
+        if (seg.del && seg.del !== now?.del) obsolete.push(seg.del);
+      }
+      /** @type {import('./files.js').SegmentEntry | null} */
+      let out = null;
+      if (r) {
+        // Deletions published since the merge started: map them to the new segment by id.
+        /** @type {string[]} */
+        const lateIds = [];
+        for (const seg of inputs) {
+          const now = /** @type {import('./files.js').SegmentEntry} */ (cur.segments.find((x) => x.name === seg.name));
+          if (now.del === seg.del) continue;
+          const before = seg.del ? readDeletions(path.join(dir, seg.del), seg.docs) : null;
+          const after = readDeletions(path.join(dir, /** @type {string} */ (now.del)), seg.docs);
+          const locals = newlyDeleted(before, after);
+          if (locals.length) lateIds.push(...s.addon.segmentIds(path.join(dir, seg.name), locals));
+        }
+        fs.renameSync(tmp, path.join(dir, outName));
+        out = { name: outName, docs: r.docs, nnz: r.nnz, bytes: r.bytes, postingsBytes: r.postingsBytes, del: null, deleted: 0 };
+        if (lateIds.length) {
+          const pos = s.addon.segmentLookup(path.join(dir, outName), lateIds);
+          const locals = Uint32Array.from([...pos].filter((x) => x >= 0));
+          if (locals.length) {
+            out.del = `${outName}.del-${gen}`;
+            out.deleted = writeDeletions(dir, out.del, r.docs, null, locals);
+          }
+        }
+      }
+      /** @type {import('./files.js').SegmentEntry[]} */
+      const segments = [];
+      let placed = false;
+      for (const seg of cur.segments) {
+        if (!names.has(seg.name)) { segments.push(seg); continue; }
+        if (!placed && out) segments.push(out);
+        placed = true;
+      }
+      if (!out) fsyncDir(dir);
+      const name = publishManifest(dir, { format: FORMAT, generation: gen, wal: cur.wal, segments });
+      loadManifest(s, name);
+      for (const f of obsolete) fs.rmSync(path.join(dir, f), { force: true });
+      cleanup(s); // holding LOCK and MERGE.lock: nothing else can be writing files
+    });
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    if (s.closed) return;
+    throw err;
+  }
+}
+
+/**
+ * Removes what the live manifest does not reference: temp files, old WALs and manifests, orphaned segments
+ * and deletion files (left by a crash, or by a flush that ran during a merge). Only while holding LOCK and
+ * MERGE.lock: then no other process is writing any of them.
+ * @param {EngineState} s
+ */
+export function cleanup(s) {
+  const m = s.manifest;
+  const keep = new Set([s.manifestName, walName(m.wal)]);
+  for (const seg of m.segments) {
+    keep.add(seg.name);
+    if (seg.del) keep.add(seg.del);
+  }
+  for (const f of fs.readdirSync(s.dir)) {
+    if (keep.has(f)) continue;
+    if (/^(seg-|wal-|MANIFEST-)/.test(f) || /\.tmp/.test(f)) fs.rmSync(path.join(s.dir, f), { force: true });
+  }
+}
