@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { errors } from './errors.js';
-import { validateModelName } from './model/names.js';
+import { validateModelName } from './paths.js';
 
 /** @typedef {'none'|'hiragana'|'non-kanji'|'all'} SingleCharRule */
 

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { errors } from './errors.js';
 
 /** Repository root (the folder holding package.json). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,6 +52,18 @@ export const storeDir = () => chosen.storeDir ?? fromEnv('SCDV_STORE_DIR') ?? pa
  * @param {string} model
  */
 export const storeDirFor = (model) => path.join(storeDir(), model);
+
+// Model names become folder names (under modelsDir() and storeDir()): keep them to a safe alphabet (no path tricks).
+const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * @param {string} name
+ * @returns {string} the name, when valid
+ */
+export function validateModelName(name) {
+  if (typeof name !== 'string' || !MODEL_NAME.test(name) || name.includes('..')) throw errors.MODEL_NAME_INVALID(String(name));
+  return name;
+}
 export const VENV_DIR = path.join(REPO_ROOT, '.venv');
 export const VENV_PYTHON = path.join(VENV_DIR, 'bin', 'python');
 export const PYTHON_REQUIREMENTS = path.join(REPO_ROOT, 'workers', 'requirements.txt');

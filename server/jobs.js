@@ -1,5 +1,5 @@
-// Bulk uploads as Bull `index` jobs: the same shards, job data, worker (workers/index.js) and completion
-// markers as `scdv index` (pipeline/stages/index.js + sharded.js), without waiting for the end. A bulk job
+// Bulk uploads as Bull `index` jobs: the same shards, job data (pipeline/queue/index-job.js), worker and completion
+// markers (pipeline/queue/shard.js) as `scdv index`, without waiting for the end. A bulk job
 // is a folder dataDir()/server/jobs/<id>/ (job.json, then one marker per finished shard), so its status
 // survives restarts of the server and of Redis; Redis only adds the progress of shards still running.
 import crypto from 'node:crypto';
@@ -10,10 +10,10 @@ import { pipeline } from 'node:stream/promises';
 import { dataDir } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
 import { planShards } from '../pipeline/corpus/plan.js';
-import { duplicatesIn, findDuplicateIds } from '../pipeline/corpus/duplicates.js';
+import { findDuplicateIds } from '../pipeline/corpus/duplicates.js';
 import { servingEmbedConfig } from './models.js';
-import { prepareRunDir, readShardResult } from '../pipeline/stages/sharded.js';
-import { storeDirFor } from '../pipeline/paths.js';
+import { prepareRunDir, readShardResult, shardJobId } from '../pipeline/queue/shard.js';
+import { indexShardJob } from '../pipeline/queue/index-job.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { invalidate } from './precompute.js';
 
@@ -115,7 +115,6 @@ export async function createBulkJob(o) {
   fs.mkdirSync(outDir, { recursive: true });
   prepareRunDir(outDir, o.id, () => {});
   writeFileAtomic(path.join(outDir, 'job.json'), JSON.stringify(record));
-  const storeDir = storeDirFor(o.model);
   const queue = o.hub.queues.index;
   // Job data is visible in Redis and in Bull Board: the key digests stay out of it. Documents are embedded
   // with the settings the model's collections were indexed with, as requests are.
@@ -123,11 +122,8 @@ export async function createBulkJob(o) {
   // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
   const dups = await findDuplicateIds(o.corpus, o.config.corpus.maxDocumentBytes);
   for (const shard of plan.shards) {
-    // The job data of pipeline/stages/index.js's runIndex: the index worker cannot tell the two apart.
-    await queue.add('shard', {
-      runKey: o.id, corpus: o.corpus, shard, outDir, model: o.model, storeDir, collection: o.collection, config,
-      duplicates: duplicatesIn(dups, shard),
-    }, { jobId: `${o.id}-${shard.index}` });
+    const job = indexShardJob({ runKey: o.id, corpus: o.corpus, outDir, model: o.model, collection: o.collection, config, duplicates: dups }, shard);
+    await queue.add('shard', job, { jobId: shardJobId(o.id, shard.index) });
   }
   // Documents of the target may change: precomputed matches listing them go stale now.
   await invalidate(o.hub.redis, o.config.queue.prefix, o.model, o.collection, []);
@@ -180,7 +176,7 @@ export async function bulkStatus(id, hub, config) {
   /** @type {import('../pipeline/corpus/plan.js').Shard[]} */
   const pending = [];
   for (const shard of rec.shards) {
-    /** @type {import('../workers/index.js').IndexShardResult | null} */
+    /** @type {import('../pipeline/queue/index-job.js').IndexShardResult | null} */
     const r = readShardResult(outDir, shard.index, id);
     if (!r) { pending.push(shard); continue; }
     done++;
@@ -196,7 +192,7 @@ export async function bulkStatus(id, hub, config) {
     if (!hub) throw errors.QUEUE_UNAVAILABLE();
     hub.requireUp();
     for (const shard of pending) {
-      const job = await hub.queues.index.getJob(`${id}-${shard.index}`);
+      const job = await hub.queues.index.getJob(shardJobId(id, shard.index));
       if (!job) continue;
       const state = await job.getState();
       if (state === 'failed') {

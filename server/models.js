@@ -14,9 +14,9 @@ import { errors } from '../pipeline/errors.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { INDEXED_FILE, layoutDifference, readIndexed } from '../pipeline/embed/layout.js';
-import { MODEL_FORMAT, validateModelName } from '../pipeline/model/names.js';
+import { MODEL_FORMAT } from '../pipeline/model/names.js';
 import { dropModelCollection } from '../pipeline/embed/layout.js';
-import { storeDirFor } from '../pipeline/paths.js';
+import { storeDirFor, validateModelName } from '../pipeline/paths.js';
 import { openStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
 

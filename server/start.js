@@ -7,7 +7,7 @@
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { connectOrStartRedis } from '../pipeline/queue/redis.js';
-import { WorkerPool } from '../pipeline/stages/worker-pool.js';
+import { WorkerPool } from '../pipeline/queue/worker-pool.js';
 import { buildApp } from './app.js';
 import { Metrics, serveClusterMetrics } from './metrics.js';
 import { ModelState, resolveModelName } from './models.js';

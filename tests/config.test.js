@@ -67,3 +67,10 @@ test('server time limits and the connection cap are checked', () => {
   assert.throws(server({ idleTimeoutMs: 1.5 }), /server\.idleTimeoutMs must be 0/);
   assert.equal(loadConfig({ overrides: { server: { maxConnections: 0, idleTimeoutMs: 0 } } }).server.maxConnections, 0);
 });
+
+test('server.model is checked as a model name (a folder name: no path tricks)', () => {
+  for (const bad of ['../etc', 'a/b', '.hidden', 'a..b', '']) {
+    assert.throws(() => loadConfig({ overrides: { server: { model: bad } } }), { code: 'SCDV_MODEL_NAME_INVALID' }, bad);
+  }
+  assert.equal(loadConfig({ overrides: { server: { model: 'news-v2.1' } } }).server.model, 'news-v2.1');
+});

@@ -12,30 +12,8 @@ import { hashOf } from '../pipeline/config.js';
 import { documentMeta } from '../pipeline/embed/meta.js';
 import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
 
-/**
- * @typedef {object} IndexShardFields
- * @property {string} model
- * @property {string} storeDir the model's store
- * @property {string} collection
- * @property {[number, number][]} [duplicates] lines of this shard whose id an earlier line has: [line, first line]
- */
-
-/** @typedef {import('../pipeline/queue/shard.js').ShardJob & IndexShardFields} IndexShardJob */
-
-/**
- * @typedef {object} IndexShardResult
- * @property {number} shard
- * @property {string} runKey
- * @property {number} lines
- * @property {number} documents documents written to the store
- * @property {import('../pipeline/corpus/document.js').LineIssue[]} rejected lines not indexed, with reasons
- * @property {import('../pipeline/corpus/document.js').LineIssue[]} empty documents without any known word (not indexed)
- * @property {number} writes store write batches
- * @property {string | null} collectionCreated created_at of the collection the documents were written to
- *   (null when none was written): a re-run redoes the shard if the collection was deleted since
- * @property {number} seconds
- * @property {string} worker
- */
+/** @typedef {import('../pipeline/queue/index-job.js').IndexShardJob} IndexShardJob */
+/** @typedef {import('../pipeline/queue/index-job.js').IndexShardResult} IndexShardResult */
 
 /** Embedders and stores by key: loaded once per worker process. */
 const embedders = new Map();

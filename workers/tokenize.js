@@ -10,7 +10,7 @@ import { japaneseShare } from '../pipeline/tokenizer/normalize.js';
 import { createTokenizer } from '../pipeline/tokenizer/index.js';
 import { hashOf } from '../pipeline/config.js';
 import { runQueueWorker } from '../pipeline/queue/worker.js';
-import { shardTsv } from '../pipeline/corpus/tokenize-output.js';
+import { shardTsv } from '../pipeline/queue/tokenize-output.js';
 import { processShardLines, shardsDir } from '../pipeline/queue/shard.js';
 import { ISSUE } from '../pipeline/line-issues.js';
 
@@ -35,7 +35,7 @@ const MIN_JAPANESE_SHARE = 0.2;
  * Tokenise one shard into its output files.
  * @param {ShardJob} job
  * @param {(p: ShardProgress) => void} [onProgress]
- * @returns {Promise<import('../pipeline/corpus/tokenize-output.js').ShardResult>}
+ * @returns {Promise<import('../pipeline/queue/tokenize-output.js').ShardResult>}
  */
 export async function processShard(job, onProgress) {
   const startedAt = Date.now();
@@ -49,7 +49,7 @@ export async function processShard(job, onProgress) {
   /** @type {Error | null} */
   let writeError = null;
   out.on('error', (err) => { writeError = err; });
-  /** @type {import('../pipeline/corpus/tokenize-output.js').ShardResult} */
+  /** @type {import('../pipeline/queue/tokenize-output.js').ShardResult} */
   const result = {
     shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, blank: 0, emptyDocuments: 0, tokens: 0,
     bytes: 0, rejected: [], warnings: [], seconds: 0, worker: `${os.hostname()}:${process.pid}`,

@@ -38,7 +38,7 @@ export async function run(argv) {
   if (mode !== undefined && mode !== 'fast' && mode !== 'exact') throw errors.USAGE(`--search-mode must be fast or exact, got "${mode}"`);
   if (values.sweep) {
     if (!values.corpus) throw errors.USAGE('scdv eval --sweep needs --corpus FILE [--grid grid.json] [--out table.md]');
-    const { DEFAULT_GRID, parseGrid, runSweep, sweepTable } = await import('../eval/sweep.js');
+    const { DEFAULT_GRID, parseGrid, runSweep, sweepTable } = await import('../stages/sweep.js');
     let grid = DEFAULT_GRID;
     if (values.grid) {
       let raw;

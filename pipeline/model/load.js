@@ -1,9 +1,9 @@
 // Open a trained model folder for embedding: manifest + word-topic vectors.
 import fs from 'node:fs';
 import path from 'node:path';
-import { modelsDir as defaultModelsDir } from '../paths.js';
+import { modelsDir as defaultModelsDir, validateModelName } from '../paths.js';
 import { errors } from '../errors.js';
-import { MODEL_FORMAT, validateModelName } from './names.js';
+import { MODEL_FORMAT } from './names.js';
 import { WordTopics } from './word-topics.js';
 
 /**

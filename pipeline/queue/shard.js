@@ -31,6 +31,13 @@ import { ISSUE } from '../line-issues.js';
  * @property {string} worker host:pid that wrote it
  */
 
+/**
+ * The Bull job id of a run's shard: a re-queued shard replaces its own job, and a run finds its jobs again.
+ * @param {string} runKey
+ * @param {number} index
+ */
+export const shardJobId = (runKey, index) => `${runKey}-${index}`;
+
 /** @param {string} outDir */
 export const shardsDir = (outDir) => path.join(outDir, 'shards');
 /** @param {string} outDir @param {number} index */

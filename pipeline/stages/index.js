@@ -6,11 +6,13 @@ import { dataDir, storeDirFor } from '../paths.js';
 import { hashOf } from '../config.js';
 import { planShards } from '../corpus/plan.js';
 import { loadModel } from '../model/load.js';
-import { WorkerPool, localWorkerCount } from './worker-pool.js';
-import { checkUsableRun, prepareRunDir, readShardResult, rejectUnreadableCorpus, runShards, shardMarker } from './sharded.js';
+import { WorkerPool, localWorkerCount } from '../queue/worker-pool.js';
+import { checkUsableRun, rejectUnreadableCorpus, runShards } from './sharded.js';
+import { prepareRunDir, readShardResult, shardMarker } from '../queue/shard.js';
+import { indexShardJob } from '../queue/index-job.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { openStore, validateCollectionName } from '../store/index.js';
-import { duplicatesIn, findDuplicateIds } from '../corpus/duplicates.js';
+import { findDuplicateIds } from '../corpus/duplicates.js';
 import { layoutDifference, readIndexed, recordIndexed, vectorLayout } from '../embed/layout.js';
 import { errors } from '../errors.js';
 
@@ -97,7 +99,7 @@ export async function runIndex(opts) {
       opts.onWorkersStarted?.(pool);
       await runShards({
         queueName: 'index', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
-        jobData: (shard) => ({ runKey, corpus, shard, outDir, model: opts.model, storeDir, collection, config, duplicates: duplicatesIn(dups, shard) }),
+        jobData: (shard) => indexShardJob({ runKey, corpus, outDir, model: opts.model, collection, config, duplicates: dups }, shard),
       });
     }
     /** @type {import('../corpus/document.js').LineIssue[]} */
@@ -108,7 +110,7 @@ export async function runIndex(opts) {
     /** @type {Record<string, number>} */
     const rejectedByCode = {};
     for (const s of plan.shards) {
-      /** @type {import('../../workers/index.js').IndexShardResult | null} */
+      /** @type {import('../queue/index-job.js').IndexShardResult | null} */
       const r = readShardResult(outDir, s.index, runKey);
       if (!r) throw new Error(`shard ${s.index} has no result after the run`);
       documents += r.documents;
@@ -158,14 +160,10 @@ function collectionIdentity(storeDir, collection, width) {
  * @param {string} collection
  */
 function collectionCount(storeDir, collection) {
-  if (!fs.existsSync(path.join(storeDir, collection, 'collection.json'))) return 0;
   const store = openStore(storeDir);
   try {
-    return store.collection(collection).count();
-  } catch (err) {
-    if (/** @type {any} */ (err)?.code === 'SCDV_COLLECTION_NOT_FOUND') return 0; // deleted meanwhile
-    throw err;
+    return store.collectionInfo(collection)?.count ?? 0;
   } finally {
-    store.close();
+    void store.close();
   }
 }

@@ -6,14 +6,11 @@ import fs from 'node:fs';
 import { errors } from '../errors.js';
 import { ISSUE } from '../line-issues.js';
 import { openQueue } from '../queue/queues.js';
-import { readShardResult } from '../queue/shard.js';
+import { readShardResult, shardJobId } from '../queue/shard.js';
 import { ProgressBar } from '../progress.js';
 
 /** How often a run looks for shard jobs that Redis lost. */
 const LOST_JOB_CHECK_MS = 2000;
-
-// The run folder's files live in the library, where the workers read them too; re-exported for the stages.
-export { shardsDir, shardMarker, readShardResult, prepareRunDir } from '../queue/shard.js';
 
 /** Leading bytes of compressed and archive formats a corpus is sometimes handed over in. */
 const COMPRESSED_MAGIC = /** @type {const} */ ([
@@ -102,7 +99,7 @@ export function checkUsableRun(o) {
 export async function runShards(o) {
   const queue = openQueue(o.queueName, o.redisUrl, o.config.queue);
   queue.on('error', () => {}); // reconnects are automatic; failures surface as missing progress
-  const jobId = (/** @type {number} */ i) => `${o.runKey}-${i}`;
+  const jobId = (/** @type {number} */ i) => shardJobId(o.runKey, i);
   for (const shard of o.pending) {
     const stale = await queue.getJob(jobId(shard.index));
     if (stale && ((await stale.isFailed()) || (await stale.isCompleted()))) await stale.remove();

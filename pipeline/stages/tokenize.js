@@ -7,10 +7,11 @@ import readline from 'node:readline';
 import { planShards } from '../corpus/plan.js';
 import { hashOf } from '../config.js';
 import { createTokenizer } from '../tokenizer/index.js';
-import { WorkerPool, localWorkerCount } from './worker-pool.js';
+import { WorkerPool, localWorkerCount } from '../queue/worker-pool.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { checkUsableRun, prepareRunDir, readShardResult, rejectUnreadableCorpus, runShards, shardsDir } from './sharded.js';
-import { shardTsv } from './tokenize-output.js';
+import { checkUsableRun, rejectUnreadableCorpus, runShards } from './sharded.js';
+import { prepareRunDir, readShardResult, shardsDir } from '../queue/shard.js';
+import { shardTsv } from '../queue/tokenize-output.js';
 import { duplicateIssue } from '../corpus/duplicates.js';
 
 /**
@@ -128,7 +129,7 @@ async function mergeShards(outDir, indexes, runKey) {
   let emptyDocuments = 0;
   let tokens = 0;
   for (const index of indexes) {
-    /** @type {import('./tokenize-output.js').ShardResult | null} */
+    /** @type {import('../queue/tokenize-output.js').ShardResult | null} */
     const r = readShardResult(outDir, index, runKey);
     if (!r) throw new Error(`shard ${index} has no completion marker after the run`);
     rejectedOut.push(...r.rejected);

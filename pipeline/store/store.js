@@ -232,6 +232,23 @@ export class Store {
     this.#collections.clear();
     return this.#closing;
   }
+
+  /**
+   * What the store records of a collection, or null when it does not exist (never written, or dropped).
+   * Creates nothing; the name is validated (SCDV_STORE_NAME_INVALID).
+   * @param {string} name
+   * @returns {{name: string, width: number, createdAt: string, count: number} | null} createdAt: collection.json's created_at
+   */
+  collectionInfo(name) {
+    try {
+      const c = this.collection(name);
+      const createdAt = c.createdAt;
+      return createdAt === null ? null : { name, width: c.width, createdAt, count: c.count() };
+    } catch (err) {
+      if (/** @type {any} */ (err)?.code === 'SCDV_COLLECTION_NOT_FOUND') return null; // absent, or dropped meanwhile
+      throw err;
+    }
+  }
 }
 
 /**

@@ -106,7 +106,7 @@ test('train: Redis killed while a Python stage runs and restarted empty: the sta
   const redis = await restartableRedis({ persist: false });
   const t0 = Date.now();
   try {
-    /** @type {import('../../pipeline/stages/worker-pool.js').WorkerPool | null} */
+    /** @type {import('../../pipeline/queue/worker-pool.js').WorkerPool | null} */
     let pool = null;
     const python = () => (pool ? pool.pids.flatMap(childPids) : []).length > 0;
     const fault = restartDuringRun(redis, python);

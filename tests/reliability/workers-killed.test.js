@@ -31,7 +31,7 @@ const ids = sampleLines().map((l) => JSON.parse(l).id);
  * While the run goes, kill every local worker with SIGKILL as soon as some shard has reported progress
  * (so it is mid-shard), `rounds` times, at least `gapMs` apart.
  * @param {'tokenize'|'index'} queueName
- * @param {import('../../pipeline/stages/worker-pool.js').WorkerPool} pool
+ * @param {import('../../pipeline/queue/worker-pool.js').WorkerPool} pool
  * @param {{rounds: number, gapMs: number, killed: number[], midShard: number[]}} state
  */
 function killMidShard(queueName, pool, state) {

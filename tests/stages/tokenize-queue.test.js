@@ -8,8 +8,8 @@ import zlib from 'node:zlib';
 import { loadConfig } from '../../pipeline/config.js';
 import { startPrivateRedis } from '../../pipeline/queue/redis.js';
 import { runTokenize } from '../../pipeline/stages/tokenize.js';
-import { readShardResult } from '../../pipeline/stages/sharded.js';
-import { WorkerPool, localWorkerCount } from '../../pipeline/stages/worker-pool.js';
+import { readShardResult } from '../../pipeline/queue/shard.js';
+import { WorkerPool, localWorkerCount } from '../../pipeline/queue/worker-pool.js';
 
 const SAMPLE = 'tests/fixtures/livedoor/sample.jsonl';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-tokq-'));
@@ -110,7 +110,7 @@ test('a worker killed mid-shard: the shard is redone elsewhere, each document ex
   assert.deepEqual([...tokens.keys()], expected, 'every document exactly once, in corpus order');
   assert.equal(s.rejected, 0);
   const runKey = JSON.parse(fs.readFileSync(path.join(out, 'run.json'), 'utf8')).runKey;
-  const writers = new Set(Array.from({ length: s.shards }, (_, i) => /** @type {import('../../pipeline/stages/tokenize-output.js').ShardResult | null} */ (readShardResult(out, i, runKey))?.worker.split(':')[1]));
+  const writers = new Set(Array.from({ length: s.shards }, (_, i) => /** @type {import('../../pipeline/queue/tokenize-output.js').ShardResult | null} */ (readShardResult(out, i, runKey))?.worker.split(':')[1]));
   assert.ok(!writers.has(String(killedPid)), 'no shard result comes from the killed worker');
   assert.deepEqual(fs.readdirSync(path.join(out, 'shards')).filter((f) => f.includes('.tmp-')), [], 'the killed worker\'s temp file is cleaned up');
 

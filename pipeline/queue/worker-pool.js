@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { REPO_ROOT } from '../paths.js';
-import { hasSetpriv } from '../queue/redis.js';
+import { hasSetpriv } from './redis.js';
 
 const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
 

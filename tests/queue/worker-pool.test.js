@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WorkerPool } from '../../pipeline/stages/worker-pool.js';
+import { WorkerPool } from '../../pipeline/queue/worker-pool.js';
 import { loadConfig } from '../../pipeline/config.js';
 
 test('workers that keep dying make the pool report why, instead of a run that waits forever', async () => {

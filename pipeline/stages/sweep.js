@@ -2,7 +2,7 @@
 // through the store), with the baselines once per tokenisation. Training settings are the cartesian product of the
 // grid's `train` axes (one model each, named sweep-<hash of corpus + settings>, reused when it already exists, and
 // word2vec reused between models that differ only in later stages); embedding settings are the product of the
-// `embed` axes, evaluated on every model without retraining.
+// `embed` axes, evaluated on every model without retraining. A stage coordinator: it runs training (stages/train.js).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,10 +12,10 @@ import { dataDir, modelsDir } from '../paths.js';
 import { loadModel } from '../model/load.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { Embedder } from '../embed/index.js';
-import { runTrain } from '../stages/train.js';
+import { runTrain } from './train.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { readLabelledCorpus } from './corpus.js';
-import { baselines, methodResult, scdvNeighbours } from './run.js';
+import { readLabelledCorpus } from '../eval/corpus.js';
+import { baselines, methodResult, scdvNeighbours } from '../eval/run.js';
 
 /** Train axes -> config paths. */
 const TRAIN_AXES = /** @type {const} */ ({

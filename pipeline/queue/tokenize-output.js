@@ -8,7 +8,7 @@
 //   warnings.jsonl           {line, code, reason, id} for documents kept with a remark
 //   manifest.json            counts, dictionary, config, timings
 import path from 'node:path';
-import { shardsDir } from '../queue/shard.js';
+import { shardsDir } from './shard.js';
 
 /**
  * @typedef {object} ShardResult
@@ -20,8 +20,8 @@ import { shardsDir } from '../queue/shard.js';
  * @property {number} emptyDocuments documents with no kept token
  * @property {number} tokens
  * @property {number} bytes
- * @property {import('./document.js').LineIssue[]} rejected
- * @property {import('./document.js').LineIssue[]} warnings
+ * @property {import('../corpus/document.js').LineIssue[]} rejected
+ * @property {import('../corpus/document.js').LineIssue[]} warnings
  * @property {number} seconds
  * @property {string} worker host:pid that wrote it
  */
