@@ -1,5 +1,5 @@
 // The server's Redis: one ioredis client for precomputed matches and invalidation, and the Bull queues it
-// feeds (`embed` for bulk uploads, `precompute`). Redis is optional for reading: the client never queues
+// feeds (`index` for bulk uploads, `precompute`). Redis is optional for reading: the client never queues
 // commands while disconnected (they fail at once, and the read path falls back to live search), and queue
 // routes answer 503 instead of waiting for a reconnect.
 import { Redis } from 'ioredis';

@@ -1,4 +1,4 @@
-// One shard of a corpus stage (tokenise, embed) run as one Bull job: the run folder's files, the job payload both
+// One shard of a corpus stage (tokenise, index) run as one Bull job: the run folder's files, the job payload both
 // stages queue, and the one skeleton of a shard processor (read lines -> size check -> parse -> batch -> flush ->
 // marker). Completion is decided by files, not by Redis: a shard is done when its result marker
 // (outDir/shards/NNNNN.json, written last and atomically, carrying the run key) exists.

@@ -1,4 +1,4 @@
-// Running a corpus stage as one Bull job per shard: shared by tokenise and embed.
+// Running a corpus stage as one Bull job per shard: shared by tokenise and index.
 // Completion is decided by files, not by Redis: a shard is done when its result marker
 // (outDir/shards/NNNNN.json, written last and atomically, carrying the run key) exists. So a run
 // survives Redis restarts and worker deaths, and a re-run skips every finished shard.

@@ -188,7 +188,7 @@ export default function documentRoutes(app, ctx) {
       bodyLimit: config.server.bulkBodyLimit,
       schema: {
         tags: ['write'],
-        summary: 'Queue embed jobs for many documents: a JSON Lines body, or {"path"} of a file the server can read',
+        summary: 'Queue index jobs for many documents: a JSON Lines body, or {"path"} of a file the server can read',
         description: 'Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?). Returns at once; follow GET /v1/jobs/{id}.',
         security: keyed,
         params: { type: 'object', properties: { collection: collectionName }, required: ['collection'] },

@@ -1,4 +1,4 @@
-// Fault: tokenise and embed workers killed with SIGKILL in the middle of shards, twice per run, every local
+// Fault: tokenise and index workers killed with SIGKILL in the middle of shards, twice per run, every local
 // worker at once. Must hold: the shards are taken over (stalled jobs), the run completes, every input document
 // is in the output exactly once and the output equals that of an undisturbed run.
 import { test, before, after } from 'node:test';
@@ -102,7 +102,7 @@ test('tokenise workers SIGKILLed mid-shard twice: the run completes, every docum
   report(t, 'tokenize-worker-sigkill', { workersKilled: state.killed.length, activeJobsAtKills: state.midShard, documents: rows.length, seconds: (Date.now() - t0) / 1000 });
 });
 
-test('embed workers SIGKILLed mid-shard twice: the run completes, every document exactly once in the store, vectors as undisturbed', async (t) => {
+test('index workers SIGKILLed mid-shard twice: the run completes, every document exactly once in the store, vectors as undisturbed', async (t) => {
   const config = testConfig({ index: { shardSize: 40, writeBatchSize: 5 } });
   await runIndex({ corpus: SAMPLE, model: MODEL, collection: 'clean', config, redisUrl: redis.url, workers: 2, ...quiet });
 
@@ -130,5 +130,5 @@ test('embed workers SIGKILLed mid-shard twice: the run completes, every document
   } finally {
     store.close();
   }
-  report(t, 'embed-worker-sigkill', { workersKilled: state.killed.length, activeJobsAtKills: state.midShard, documents: s.documents, seconds: (Date.now() - t0) / 1000 });
+  report(t, 'index-worker-sigkill', { workersKilled: state.killed.length, activeJobsAtKills: state.midShard, documents: s.documents, seconds: (Date.now() - t0) / 1000 });
 });

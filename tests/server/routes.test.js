@@ -1,5 +1,5 @@
 // Every route and every error of the REST server, through fastify.inject, against real parts: two small
-// models trained on the bundled sample, the real store, a private Redis, a real embed worker process.
+// models trained on the bundled sample, the real store, a private Redis, a real index worker process.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -230,7 +230,7 @@ test('PUT and DELETE: keys, visible at once (the result cache follows), validati
   assertError(await call({ method: 'DELETE', url, headers: KEY }), 404, 'SCDV_DOCUMENT_NOT_FOUND');
 });
 
-test('bulk: JSON Lines body or an allowed file -> Bull embed jobs; progress, errors; refusals', async () => {
+test('bulk: JSON Lines body or an allowed file -> Bull index jobs; progress, errors; refusals', async () => {
   const docs = h.sampleDocs().slice(0, 40);
   const lines = docs.map((d) => JSON.stringify({ ...d, id: `bulk-${d.id}` }));
   lines.splice(5, 0, '{"id": "broken"', JSON.stringify({ id: 'no-body' }));

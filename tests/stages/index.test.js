@@ -1,4 +1,4 @@
-// `scdv index` end to end: a small real model, real Redis and embed workers, the real store.
+// `scdv index` end to end: a small real model, real Redis and index workers, the real store.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -97,7 +97,7 @@ test('write batch sizes 1, 10 and 1000 give the same collection', async () => {
   assert.deepEqual(snapshots[2], snapshots[0]);
 });
 
-test('an embed worker killed mid-shard: the shard is redone, every document present exactly once', async () => {
+test('an index worker killed mid-shard: the shard is redone, every document present exactly once', async () => {
   process.env.SCDV_FAULT_BATCH_DELAY_MS = '100';
   let killed = 0;
   try {
