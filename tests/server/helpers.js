@@ -18,7 +18,7 @@ const { documentMeta } = await import('../../pipeline/embed/meta.js');
 const { parseDocument } = await import('../../pipeline/corpus/document.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
-const { hashKey } = await import('../../server/auth.js');
+const { keyDigest: hashKey } = await import('../../pipeline/api-keys.js');
 const { SAMPLE_CORPUS, REPO_ROOT } = await import('../../pipeline/paths.js');
 
 export const API_KEY = 'test-key-0123456789';

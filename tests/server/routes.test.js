@@ -8,7 +8,9 @@ import { Writable } from 'node:stream';
 
 const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
-const { runPrecompute, keys } = await import('../../server/precompute.js');
+const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
+const { localPrecompute } = await import('../../workers/precompute.js');
+const { keys } = await import('../../pipeline/match/index.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { dataDir } = await import('../../pipeline/paths.js');
 const { DEFAULT_CONFIG } = await import('../../pipeline/config.js');
@@ -293,7 +295,7 @@ test('match: live, then precomputed in Redis under the documented keys; stale en
   assert.ok(live.body.results.every((/** @type {any} */ x) => x.id.startsWith('ad-')));
 
   const cfg = h.testConfig();
-  const pc = await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 4, redisUrl, config: cfg });
+  const pc = await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 4, redisUrl, config: cfg, processor: localPrecompute });
   assert.equal(pc.written, 306);
   const pre = await call(url);
   assert.equal(pre.body.served_from, 'precomputed');
@@ -389,7 +391,7 @@ test('Redis down: reads keep serving (match searches live), queue routes answer 
   const own = await startPrivateRedis();
   const s2 = await startServer({ config: h.testConfig(), redisUrl: own.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
-    await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 3, redisUrl: own.url, config: h.testConfig() });
+    await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 3, redisUrl: own.url, config: h.testConfig(), processor: localPrecompute });
     assert.equal((await s2.app.inject(`/v1/match?collection=ads&for=${DOC}&k=3`)).json().served_from, 'precomputed');
     await own.stop();
     for (let i = 0; i < 50 && s2.ctx.hub?.up; i++) await new Promise((r) => setTimeout(r, 20));
