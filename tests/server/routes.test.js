@@ -348,6 +348,35 @@ test('match: live, then precomputed in Redis under the documented keys; stale en
   assertError(await call({ method: 'POST', url: '/v1/match', payload: { collection: 'ads', text: '。' } }), 422, 'SCDV_NO_USABLE_WORDS');
 });
 
+test('scdv worker precompute processes batches queued on precompute by another process', { timeout: 60_000 }, async () => {
+  const { spawn } = await import('node:child_process');
+  const { openQueue, closeWorkerQueue } = await import('../../pipeline/queue/queues.js');
+  const { REPO_ROOT } = await import('../../pipeline/paths.js');
+  const cfg = h.testConfig();
+  const worker = spawn(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), 'worker', 'precompute'], {
+    env: { ...process.env, REDIS_URL: redisUrl }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  worker.stderr.on('data', (d) => { err += d; });
+  const exited = new Promise((resolve) => worker.once('exit', (code) => resolve(code)));
+  const queue = openQueue('precompute', redisUrl, cfg.queue);
+  try {
+    /** @type {import('../../pipeline/match/index.js').PrecomputeJob} */
+    const data = {
+      run: 'worker-test', model: h.MODEL_A, source: 'ads', target: 'articles', k: 2, ids: ['ad-phone', 'no-such-ad'],
+      ttlSeconds: 60, prefix: cfg.queue.prefix, mode: 'fast',
+    };
+    const job = await queue.add('batch', data, { jobId: 'worker-test-0' });
+    assert.deepEqual(await job.finished(), { written: 1, missing: 1 }, err);
+    const raw = await /** @type {any} */ (queue).client.get(keys(cfg.queue.prefix).entry(h.MODEL_A, 'ads', 'articles', 'ad-phone'));
+    assert.equal(JSON.parse(raw).count, 2);
+  } finally {
+    await closeWorkerQueue(queue);
+    worker.kill('SIGTERM');
+  }
+  assert.equal(await exited, 0, err);
+});
+
 test('metrics, OpenAPI document, Bull Board behind the key, unknown routes', async () => {
   const m = await call('/metrics');
   assert.equal(m.status, 200);
