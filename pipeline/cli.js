@@ -29,7 +29,7 @@ Usage:
   scdv index --model NAME --corpus FILE [--collection C] [--workers N] [--batch-size B] [--config FILE]
   --workers N  local worker processes, at most 2 per core (capped with a warning) and never more than
                shards; --allow-many-workers lifts the per-core cap
-  scdv worker tokenize|train|index [--concurrency N] [--config FILE]
+  scdv worker tokenize|train|index|precompute [--concurrency N] [--config FILE]
   scdv serve [--model NAME] [--host H] [--port P] [--workers N] [--index-workers N] [--config FILE]
              the REST API (docs at /docs once running)
   scdv precompute --target T [--collection C] [--k K] [--ttl SECONDS] [--model NAME] [--config FILE]

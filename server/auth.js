@@ -1,13 +1,11 @@
 // API keys. The config holds SHA-256 digests only; a presented key is hashed and compared with every digest
 // in constant time (no early exit), so neither the keys nor their number leak through timing or files.
 import crypto from 'node:crypto';
+import { keyDigest } from '../pipeline/api-keys.js';
 import { errors } from '../pipeline/errors.js';
 import { errorBody } from './errors.js';
 
 /** @typedef {'open'|'read'|'write'} Access  open: health checks; read: open unless server.openReads is false; write: a key */
-
-/** @param {string} key */
-export const hashKey = (key) => crypto.createHash('sha256').update(key, 'utf8').digest('hex');
 
 /**
  * The key a request presents: `authorization: Bearer <key>` or `x-api-key: <key>`; undefined when none.
@@ -31,7 +29,7 @@ export function presentedKey(headers) {
 export function keyChecker(hashes) {
   const digests = hashes.map((h) => Buffer.from(h.toLowerCase(), 'hex'));
   return (key) => {
-    const d = crypto.createHash('sha256').update(key, 'utf8').digest();
+    const d = Buffer.from(keyDigest(key), 'hex');
     let ok = false;
     for (const h of digests) ok = crypto.timingSafeEqual(d, h) || ok;
     return ok;

@@ -11,11 +11,11 @@ import { dataDir } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
 import { planShards } from '../pipeline/corpus/plan.js';
 import { findDuplicateIds } from '../pipeline/corpus/duplicates.js';
-import { servingEmbedConfig } from './models.js';
+import { servingEmbedConfig } from '../pipeline/serving/index.js';
 import { prepareRunDir, readShardResult, shardJobId } from '../pipeline/queue/shard.js';
 import { indexShardJob } from '../pipeline/queue/index-job.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
-import { invalidate } from './precompute.js';
+import { invalidate } from '../pipeline/match/index.js';
 
 export const JOB_ID_RE = /^bulk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const jobsDir = () => path.join(dataDir(), 'server', 'jobs');

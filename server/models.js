@@ -5,140 +5,22 @@
 // so an activation never changes the model under a request; the replaced model stays loaded as `previous`
 // (instant rollback) and is closed only once no request holds it.
 //
-// The active model is recorded in dataDir()/server/active-model.json. Every server process polls that file,
-// so an activation received by one process of `scdv serve --workers N` is followed by all of them.
+// Which model to serve at start, the active-model file every server process polls (so an activation received
+// by one process of `scdv serve --workers N` is followed by all of them) and the embed settings requests use
+// are decided in pipeline/serving/; this file holds the server's runtime state only.
 import fs from 'node:fs';
-import path from 'node:path';
-import { dataDir, modelsDir } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
-import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
-import { INDEXED_FILE, layoutDifference, readIndexed } from '../pipeline/embed/layout.js';
-import { MODEL_FORMAT } from '../pipeline/model/names.js';
-import { dropModelCollection } from '../pipeline/embed/layout.js';
 import { storeDirFor, validateModelName } from '../pipeline/paths.js';
+import {
+  activeModelFile, dropModelCollection, listModels, readActiveRecord, resolveModelName, servingEmbedConfig, writeActiveRecord,
+} from '../pipeline/serving/index.js';
 import { openStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
 
 /** @typedef {import('../pipeline/config.js').Config} Config */
 /** @typedef {ReturnType<typeof openStore>} Store */
 /** @typedef {ReturnType<Store['collection']>} Collection */
-
-/** The file every server process follows. */
-export const activeModelFile = () => path.join(dataDir(), 'server', 'active-model.json');
-
-/**
- * @typedef {object} ActiveRecord
- * @property {string} model
- * @property {string | null} previous
- * @property {string} activated_at ISO 8601
- */
-
-/** @returns {ActiveRecord | null} */
-export function readActiveRecord() {
-  try {
-    const r = JSON.parse(fs.readFileSync(activeModelFile(), 'utf8'));
-    return typeof r?.model === 'string' ? r : null;
-  } catch {
-    return null;
-  }
-}
-
-/** @param {ActiveRecord} r */
-function writeActiveRecord(r) {
-  fs.mkdirSync(path.dirname(activeModelFile()), { recursive: true });
-  writeFileAtomic(activeModelFile(), JSON.stringify(r, null, 2) + '\n');
-}
-
-/**
- * Trained models in modelsDir() (complete ones: a manifest of the current format), newest first.
- * @returns {{name: string, created_at: string, manifest: Record<string, any>}[]}
- */
-export function listModels() {
-  let names = [];
-  try {
-    names = fs.readdirSync(modelsDir(), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-  } catch {
-    return [];
-  }
-  const out = [];
-  for (const name of names) {
-    try {
-      validateModelName(name);
-      const manifest = JSON.parse(fs.readFileSync(path.join(modelsDir(), name, 'manifest.json'), 'utf8'));
-      if (manifest.format === MODEL_FORMAT) out.push({ name, created_at: String(manifest.created_at ?? ''), manifest });
-    } catch { /* temporary or foreign folder */ }
-  }
-  return out.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.name.localeCompare(b.name));
-}
-
-/**
- * Collections of a model's store without keeping it open ([] when it has no store yet).
- * @param {string} model
- * @returns {{name: string, width: number, count: number}[]}
- */
-export function storeCollections(model) {
-  const dir = storeDirFor(model);
-  if (!fs.existsSync(dir)) return [];
-  const store = openStore(dir);
-  try {
-    return store.listCollections();
-  } finally {
-    void store.close();
-  }
-}
-
-/**
- * The model to serve at start: `explicit` (a flag), else the active-model file, else server.model, else the
- * newest model whose store holds documents, else the newest model. Recorded in the file when it changes
- * (unless `record` is false: commands that only read, such as `scdv precompute`).
- * @param {string | undefined} explicit
- * @param {Config} config
- * @param {{record?: boolean}} [opts]
- * @returns {string}
- */
-export function resolveModelName(explicit, config, opts = {}) {
-  const record = readActiveRecord();
-  let name = explicit ?? record?.model ?? config.server.model ?? null;
-  if (!name) {
-    const models = listModels();
-    if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${modelsDir()}: train one with \`scdv train\``);
-    name = (models.find((m) => storeCollections(m.name).some((c) => c.count > 0)) ?? models[0]).name;
-  }
-  validateModelName(name);
-  if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, modelsDir());
-  if ((opts.record ?? true) && (!record || record.model !== name)) {
-    const previous = record && record.model !== name ? record.model : record?.previous ?? null;
-    writeActiveRecord({ model: name, previous, activated_at: new Date().toISOString() });
-  }
-  return name;
-}
-
-/**
- * The embedding settings requests must use for a model: those its collections were indexed with (recorded by
- * `scdv index` in models/<name>/indexed.json), so that a query vector always has the layout of the vectors it
- * is compared with, whatever the server's own config says. Collections indexed with different settings cannot
- * all be served by one embedder: then the config's settings stay, and the others are named in a warning.
- * @param {string} name
- * @param {Config['embed']} configured
- * @param {{warn?: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} [log]
- * @returns {Config['embed']}
- */
-export function servingEmbedConfig(name, configured, log) {
-  const recorded = Object.entries(readIndexed(path.join(modelsDir(), validateModelName(name))));
-  if (recorded.length === 0) return configured;
-  const first = recorded[0][1].layout;
-  const differing = recorded.filter(([, r]) => layoutDifference(r.layout, first) !== '');
-  if (differing.length === 0) {
-    if (layoutDifference({ ...first, embed: configured }, first) !== '') {
-      log?.info({ model: name }, `model ${name}: embedding requests with the settings its collections were indexed with (models/${name}/${INDEXED_FILE}), not the config's`);
-    }
-    return first.embed;
-  }
-  (log?.warn ?? log?.info)?.({ model: name, collections: recorded.map(([c]) => c) },
-    `model ${name}: its collections were indexed with different embed settings; requests use the config's, and collections of another layout will refuse queries`);
-  return configured;
-}
 
 export class ServingModel {
   /**

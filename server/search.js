@@ -1,29 +1,9 @@
-// What every search route shares: request filters -> store options, store hits -> response items, and
-// text -> vector with the model's embedder (the same code path as batch indexing).
+// What every search route shares: request filters -> store options, and text -> vector with the model's
+// embedder (the same code path as batch indexing). Store hits -> response items: resultItem in pipeline/match/.
 import { parseDate } from '../pipeline/dates.js';
 import { errors } from '../pipeline/errors.js';
 import { invalid } from './errors.js';
 import { dateSchema } from './schemas.js';
-
-/**
- * @typedef {object} ResultItem
- * @property {string} id
- * @property {number} score
- * @property {string} [title]
- * @property {string} [url]
- * @property {string} [published_at]
- */
-
-/** @param {{id: string, score: number, meta: any}} hit @returns {ResultItem} */
-export function resultItem(hit) {
-  const meta = typeof hit.meta === 'string' ? JSON.parse(hit.meta) : (hit.meta ?? {});
-  /** @type {ResultItem} */
-  const item = { id: hit.id, score: hit.score };
-  if (meta.title !== undefined) item.title = meta.title;
-  if (meta.url !== undefined) item.url = meta.url;
-  if (meta.published_at !== undefined) item.published_at = meta.published_at;
-  return item;
-}
 
 /**
  * @typedef {object} Filters filters as the API spells them (query string and JSON bodies alike)

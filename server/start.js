@@ -10,14 +10,15 @@ import { connectOrStartRedis } from '../pipeline/queue/redis.js';
 import { WorkerPool } from '../pipeline/queue/worker-pool.js';
 import { buildApp } from './app.js';
 import { Metrics, serveClusterMetrics } from './metrics.js';
-import { ModelState, resolveModelName } from './models.js';
+import { ModelState } from './models.js';
+import { resolveModelName } from '../pipeline/serving/index.js';
 import { QueueHub } from './queues.js';
 import { ResultCache } from './cache.js';
 
 /**
  * @typedef {object} StartOptions
  * @property {import('../pipeline/config.js').Config} config
- * @property {string} [model] serve this model (default: the active one, see server/models.js)
+ * @property {string} [model] serve this model (default: the active one, see pipeline/serving/)
  * @property {string} [host] default server.host
  * @property {number} [port] default server.port (0: any free port)
  * @property {string} [redisUrl] default REDIS_URL, else a private redis-server for this server's lifetime

@@ -25,8 +25,7 @@ export async function run(argv) {
   if (action === 'delete' && !name) throw errors.USAGE(`scdv collection delete needs the collection's name (${USAGE})`);
   if (extra.length || (action === 'list' && name)) throw errors.USAGE(`unexpected argument "${action === 'list' ? name : extra[0]}" (${USAGE})`);
   const config = configFromFlags(values);
-  const { resolveModelName } = await import('../../server/models.js');
-  const { dropModelCollection } = await import('../embed/layout.js');
+  const { dropModelCollection, resolveModelName } = await import('../serving/index.js');
   const { storeDirFor } = await import('../paths.js');
   const { openStore, validateCollectionName } = await import('../store/index.js');
   const model = resolveModelName(values.model, config, { record: false });
@@ -66,7 +65,7 @@ async function invalidatePrecomputed(model, collection, config) {
   if (!url) return;
   const { Redis } = await import('ioredis');
   const { redisOptions } = await import('../queue/redis.js');
-  const { invalidateCollection } = await import('../../server/precompute.js');
+  const { invalidateCollection } = await import('../match/index.js');
   const redis = new Redis({ ...redisOptions(url), lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', () => {});
   try {

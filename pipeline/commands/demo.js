@@ -11,18 +11,21 @@ import { connectOrStartRedis } from '../queue/redis.js';
 import { runTokenize } from '../stages/tokenize.js';
 import { runTrain } from '../stages/train.js';
 import { runIndex } from '../stages/index.js';
-import { storeDirFor } from '../paths.js';
+import { runPrecompute } from '../stages/precompute.js';
+import { storeDirFor, modelsDir } from '../paths.js';
 import { loadModel } from '../model/load.js';
-import { layoutDifference, readIndexed, vectorLayout } from '../embed/layout.js';
+import { vectorLayout } from '../embed/layout.js';
+import { dropModelCollection, indexedLayoutDifference } from '../serving/index.js';
+import { openStore } from '../store/index.js';
+import { keyDigest } from '../api-keys.js';
 import { printIndexSummary } from './index.js';
-import { modelsDir } from '../paths.js';
 import { startServer } from '../../server/start.js';
-import { hashKey } from '../../server/auth.js';
-import { runPrecompute } from '../../server/precompute.js';
+import { localPrecompute } from '../../workers/precompute.js';
 import { printSummary } from './tokenize.js';
 import { printTrainSummary } from './train.js';
 
-export const DEMO_DIR = path.join(dataDir(), 'demo');
+/** Working files of the demo (its tokenised sample). */
+export const demoDir = () => path.join(dataDir(), 'demo');
 /** The model `npm start` trains on the sample (once; later runs reuse it). */
 export const DEMO_MODEL = 'livedoor-sample';
 /** A few hand-written ads (our own text), so that the ad-matching routes have something to match. */
@@ -50,7 +53,7 @@ export async function run(argv) {
     // Small shards, so that the two workers share the sample.
     const demoConfig = { ...config, tokenize: { ...config.tokenize, shardSize: 50 } };
     const summary = await runTokenize({
-      corpus: SAMPLE_CORPUS, outDir: path.join(DEMO_DIR, 'tokens'), config: demoConfig, redisUrl: redis.url, workers: 2,
+      corpus: SAMPLE_CORPUS, outDir: path.join(demoDir(), 'tokens'), config: demoConfig, redisUrl: redis.url, workers: 2,
     });
     printSummary(summary);
     say('\nFirst documents of the sample, as tokens:');
@@ -73,16 +76,16 @@ export async function run(argv) {
       printTrainSummary(trained.modelDir, trained.manifest);
     }
 
-    dropStaleDemoCollections(demoConfig, say);
+    await dropStaleDemoCollections(demoConfig, say);
     say(`\nIndexing the sample into collection "articles" of model ${DEMO_MODEL}:`);
     printIndexSummary(await runIndex({ corpus: SAMPLE_CORPUS, model: DEMO_MODEL, collection: 'articles', config: demoConfig, redisUrl: redis.url, workers: 2 }));
     say(`\nIndexing ${SAMPLE_ADS} into collection "ads":`);
     printIndexSummary(await runIndex({ corpus: SAMPLE_ADS, model: DEMO_MODEL, collection: 'ads', config: demoConfig, redisUrl: redis.url, workers: 1 }));
     say('\nPrecomputing the best 3 ads for every article (what an ad server reads from Redis):');
-    const pre = await runPrecompute({ model: DEMO_MODEL, source: 'articles', target: 'ads', k: 3, redisUrl: redis.url, config });
+    const pre = await runPrecompute({ model: DEMO_MODEL, source: 'articles', target: 'ads', k: 3, redisUrl: redis.url, config, processor: localPrecompute });
     say(`  ${pre.written} articles, ${pre.jobs} jobs, ${pre.seconds.toFixed(1)} s`);
 
-    const serverConfig = { ...config, server: { ...config.server, apiKeyHashes: [hashKey(DEMO_API_KEY)] } };
+    const serverConfig = { ...config, server: { ...config.server, apiKeyHashes: [keyDigest(DEMO_API_KEY)] } };
     server = await listen(serverConfig, redis.url, say);
     await showExamples(server.url, say);
     say(`\nWrite routes take the demo key: -H 'Authorization: Bearer ${DEMO_API_KEY}' (set server.apiKeyHashes for your own).`);
@@ -164,19 +167,21 @@ const EXAMPLES = ['sports-watch-4597641', 'it-life-hack-6292880', 'movie-enter-5
  * @param {import('../config.js').Config} config
  * @param {(s: string) => void} say
  */
-function dropStaleDemoCollections(config, say) {
+async function dropStaleDemoCollections(config, say) {
   const model = loadModel(DEMO_MODEL);
   const layout = vectorLayout(config.embed, model.width, model.wordTopics.nWords);
   model.wordTopics.close();
-  const recorded = readIndexed(model.dir);
   const storeDir = storeDirFor(DEMO_MODEL);
-  for (const c of ['articles', 'ads']) {
-    const file = path.join(storeDir, c, 'collection.json');
-    if (!fs.existsSync(file)) continue;
-    const width = JSON.parse(fs.readFileSync(file, 'utf8')).width;
-    const diff = recorded[c] ? layoutDifference(recorded[c].layout, layout) : '';
-    if (width === layout.width && !diff) continue;
-    say(`\nCollection "${c}" was indexed with another vector layout (${diff || `width ${width}, now ${layout.width}`}): re-creating it.`);
-    fs.rmSync(path.join(storeDir, c), { recursive: true, force: true });
+  if (!fs.existsSync(storeDir)) return; // nothing indexed yet (and nothing is created by looking)
+  const store = openStore(storeDir);
+  try {
+    for (const c of store.listCollections().filter((x) => x.name === 'articles' || x.name === 'ads')) {
+      const diff = indexedLayoutDifference(DEMO_MODEL, c.name, layout);
+      if (c.width === layout.width && !diff) continue;
+      say(`\nCollection "${c.name}" was indexed with another vector layout (${diff || `width ${c.width}, now ${layout.width}`}): re-creating it.`);
+      await dropModelCollection(store, DEMO_MODEL, c.name);
+    }
+  } finally {
+    await store.close();
   }
 }

@@ -1,5 +1,5 @@
 // scdv precompute: the top-k documents of --target for every document of --collection, stored in Redis
-// (keys in server/precompute.js and README "Precomputed matches") for the match route and for ad servers.
+// (keys in pipeline/match/ and README "Precomputed matches") for the match route and for ad servers.
 import { parseArgs } from 'node:util';
 import { errors } from '../errors.js';
 import { connectOrStartRedis } from '../queue/redis.js';
@@ -19,8 +19,9 @@ export async function run(argv) {
   const ttlSeconds = intFlag(values.ttl, '--ttl');
   const config = configFromFlags(values, ttlSeconds ? { server: { precompute: { ttlSeconds } } } : undefined);
   const k = intFlag(values.k, '--k') ?? config.server.defaultK;
-  const { resolveModelName } = await import('../../server/models.js');
-  const { runPrecompute } = await import('../../server/precompute.js');
+  const { resolveModelName } = await import('../serving/index.js');
+  const { runPrecompute } = await import('../stages/precompute.js');
+  const { localPrecompute } = await import('../../workers/precompute.js');
   // The model the server serves (the active-model file) unless one is named.
   const model = resolveModelName(values.model, config, { record: false });
   if (!process.env.REDIS_URL) {
@@ -30,7 +31,7 @@ export async function run(argv) {
   const bar = values.quiet ? null : new ProgressBar('precompute');
   try {
     const r = await runPrecompute({
-      model, source: /** @type {string} */ (values.collection), target: values.target, k, redisUrl: redis.url, config,
+      model, source: /** @type {string} */ (values.collection), target: values.target, k, redisUrl: redis.url, config, processor: localPrecompute,
       onProgress: (p) => bar?.update({ done: p.done, total: p.total, unit: 'documents' }),
     });
     bar?.finish();

@@ -11,8 +11,8 @@ export async function run(argv) {
     options: { concurrency: { type: 'string' }, config: { type: 'string' }, 'config-json': { type: 'string' } },
   });
   const stage = positionals[0];
-  if (stage !== 'tokenize' && stage !== 'train' && stage !== 'index') {
-    throw errors.USAGE(`scdv worker needs a stage: tokenize, train or embed (got ${stage ?? 'nothing'})`);
+  if (stage !== 'tokenize' && stage !== 'train' && stage !== 'index' && stage !== 'precompute') {
+    throw errors.USAGE(`scdv worker needs a stage: tokenize, train, index or precompute (got ${stage ?? 'nothing'})`);
   }
   const redisUrl = process.env.REDIS_URL;
   if (!redisUrl) throw errors.USAGE('scdv worker needs REDIS_URL: workers join the Redis of a running `scdv tokenize`');
@@ -21,6 +21,9 @@ export async function run(argv) {
   if (stage === 'index') {
     const { runIndexWorker } = await import('../../workers/index.js');
     await runIndexWorker({ redisUrl, config, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
+  } else if (stage === 'precompute') {
+    const { runPrecomputeWorker } = await import('../../workers/precompute.js');
+    await runPrecomputeWorker({ redisUrl, config, concurrency: intFlag(values.concurrency, '--concurrency') ?? config.server.precompute.concurrency });
   } else if (stage === 'train') {
     const { runTrainWorker } = await import('../../workers/train.js');
     await runTrainWorker({ redisUrl, config });

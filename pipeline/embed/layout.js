@@ -1,16 +1,7 @@
-// The vector layout a collection was indexed with, recorded in the model folder: a query must be embedded with
-// the same layout as the documents it is compared with (a hybrid and a pure SCDV vector, or two hybrid vectors of
-// different α, do not mix). `scdv index` records it; `scdv eval --collection` checks it.
-//
-// models/<name>/indexed.json:
-//   { "<collection>": { "layout": VectorLayout, "indexed_at": ISO 8601, "corpus_sha256": "…" }, … }
-import fs from 'node:fs';
-import path from 'node:path';
-import { writeFileAtomic } from '../fsutil.js';
-import { modelsDir } from '../paths.js';
-import { validateCollectionName } from '../store/index.js';
-
-export const INDEXED_FILE = 'indexed.json';
+// The layout of a model's document vectors under given embed settings, and what differs between two layouts: a
+// query must be embedded with the same layout as the documents it is compared with (a hybrid and a pure SCDV
+// vector, or two hybrid vectors of different α, do not mix). The layout each collection was indexed with is
+// recorded and consulted by pipeline/serving/.
 
 /**
  * @typedef {object} VectorLayout
@@ -53,52 +44,4 @@ export function layoutDifference(a, b) {
   const B = new Map(flat(b));
   const keys = [...new Set([...A.keys(), ...B.keys()])];
   return keys.filter((k) => A.get(k) !== B.get(k)).map((k) => `${k} ${A.get(k) ?? '-'} vs ${B.get(k) ?? '-'}`).join(', ');
-}
-
-/**
- * @param {string} modelDir
- * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string}>}
- */
-export function readIndexed(modelDir) {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(modelDir, INDEXED_FILE), 'utf8'));
-  } catch {
-    return {};
-  }
-}
-
-/**
- * @param {string} modelDir
- * @param {string} collection
- * @param {VectorLayout} layout
- * @param {string} [corpusSha256]
- */
-export function recordIndexed(modelDir, collection, layout, corpusSha256) {
-  const all = readIndexed(modelDir);
-  all[collection] = { layout, indexed_at: new Date().toISOString(), ...(corpusSha256 ? { corpus_sha256: corpusSha256 } : {}) };
-  writeFileAtomic(path.join(modelDir, INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
-}
-
-/**
- * Removes a collection's entry (after the collection was deleted); no file is written when it has none.
- * @param {string} modelDir
- * @param {string} collection
- */
-export function forgetIndexed(modelDir, collection) {
-  const all = readIndexed(modelDir);
-  if (!(collection in all)) return;
-  delete all[collection];
-  writeFileAtomic(path.join(modelDir, INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
-}
-
-/**
- * Deletes a collection of a model: from its store (see Store.dropCollection; SCDV_COLLECTION_NOT_FOUND when
- * absent) and from the model's record of indexed layouts (models/<model>/indexed.json).
- * @param {import('../store/index.js').Store} store the model's store (storeDirFor(model))
- * @param {string} model
- * @param {string} collection
- */
-export async function dropModelCollection(store, model, collection) {
-  await store.dropCollection(validateCollectionName(collection));
-  forgetIndexed(path.join(modelsDir(), model), collection);
 }

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createEmbedder, Embedder } from '../embed/index.js';
-import { layoutDifference, readIndexed } from '../embed/layout.js';
+import { indexedLayoutDifference } from '../serving/index.js';
 import { openStore } from '../store/index.js';
 import { storeDirFor } from '../paths.js';
 import { errors } from '../errors.js';
@@ -177,8 +177,7 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
   let temp = null;
   let collectionName;
   if (o.collection) {
-    const recorded = readIndexed(path.join(modelsDir(), embedder.model.name))[o.collection];
-    const diff = recorded ? layoutDifference(recorded.layout, embedder.layout) : '';
+    const diff = indexedLayoutDifference(embedder.model.name, o.collection, embedder.layout);
     if (diff) throw errors.EMBED_LAYOUT_MISMATCH(embedder.model.name, o.collection, diff);
     storeDir = storeDirFor(embedder.model.name);
     collectionName = o.collection;

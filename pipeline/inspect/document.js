@@ -3,7 +3,7 @@
 // The store keeps a document's vector and metadata, not its text. Topics come from the vector alone (every
 // dimension belongs to a cluster). Words need the text: given (--text), or found by id in the corpus the
 // collection was indexed from (--corpus); the text is embedded again by pipeline/embed/ with the model's
-// tokenizer and embed settings, and the recomputed vector is checked against the stored one (agreement =
+// tokenizer and the embed settings the collection was indexed with (pipeline/serving/), and the recomputed vector is checked against the stored one (agreement =
 // their cosine; below 0.999 the text or the settings are not those the document was indexed with).
 // Without text, each topic is labelled with the cluster's own top words from the model's analysis.
 import { sparseDot } from '../embed/vectorizer.js';
@@ -32,6 +32,8 @@ export const AGREEMENT_MIN = 0.999;
  * @property {number} knownWords
  * @property {number} unknownWords
  * @property {number} scdvWidth K·d of the model (dims past it: the hybrid layout's lexical block)
+ * @property {boolean} hybrid the vector has the hybrid layout (embed.hybrid.alpha < 1): known from the
+ *   collection's width for a stored vector, from the embedder's layout for a recomputed one
  */
 
 /**
@@ -73,6 +75,7 @@ export async function resolveDocuments(ctx, specs) {
           id: s.id ?? null, meta: stored?.meta ?? null, vector: { indices: Uint32Array.from(v.indices), values: Float32Array.from(v.values) },
           vectorSource: /** @type {const} */ ('store'), tokens: null, agreement: null, knownWords: 0, unknownWords: 0,
           scdvWidth: ctx.embedder.model.wordTopics.width,
+          hybrid: /** @type {NonNullable<typeof opened>} */ (opened).coll.width > ctx.embedder.model.wordTopics.width,
         };
       }
       const tokens = ctx.embedder.tokenizer.tokenize(text);
@@ -83,6 +86,7 @@ export async function resolveDocuments(ctx, specs) {
         vectorSource: /** @type {const} */ ('text'), tokens,
         agreement: stored ? sparseDot(e, stored.vector) : null, knownWords: e.knownWords, unknownWords: e.unknownWords,
         scdvWidth: ctx.embedder.model.wordTopics.width,
+        hybrid: ctx.embedder.layout.kind === 'hybrid',
       };
     });
   } finally {
@@ -124,7 +128,7 @@ function describe(d) {
 export function inspectDocument(ctx, d, opts = {}) {
   const top = opts.top ?? 10;
   const wt = ctx.embedder.model.wordTopics;
-  const words = d.tokens && !isHybrid(d) ? wordContributions(d.tokens, d.vector, wt, ctx.embedCfg) : null;
+  const words = d.tokens && !d.hybrid ? wordContributions(d.tokens, d.vector, wt, ctx.embedCfg) : null;
   const topics = topicMass(d.vector, wt.dim, wt.width);
   return {
     model: ctx.embedder.model.name,
@@ -157,7 +161,7 @@ export function explainPair(ctx, a, b, opts = {}) {
   const top = opts.top ?? 10;
   const wt = ctx.embedder.model.wordTopics;
   const { score, topics } = dotByTopic(a.vector, b.vector, wt.dim, wt.width);
-  const hybrid = isHybrid(a) || isHybrid(b);
+  const hybrid = a.hybrid || b.hybrid;
   const wa = a.tokens && !hybrid ? wordContributions(a.tokens, a.vector, wt, ctx.embedCfg, b.vector) : null;
   const wb = b.tokens && !hybrid ? wordContributions(b.tokens, b.vector, wt, ctx.embedCfg, a.vector) : null;
   const inA = new Set(a.tokens ?? []);
@@ -191,21 +195,12 @@ export function explainPair(ctx, a, b, opts = {}) {
   };
 }
 
-/**
- * A vector of the hybrid layout has lexical dims past the SCDV block (K·d).
- * @param {ResolvedDoc} d
- */
-function isHybrid(d) {
-  const n = d.vector.indices.length;
-  return n > 0 && d.vector.indices[n - 1] >= d.scdvWidth;
-}
-
 /** @param {ResolvedDoc[]} docs */
 function warningsFor(docs) {
   /** @type {string[]} */
   const out = [];
   for (const d of docs) {
-    if (isHybrid(d)) {
+    if (d.hybrid) {
       out.push(`document ${d.id ?? '(text)'}: hybrid vector (embed.hybrid.alpha < 1): cluster -1 is the lexical TF-IDF block; words are not decomposed for this layout`);
     }
     if (d.agreement !== null && d.agreement < AGREEMENT_MIN) {

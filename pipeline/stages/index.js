@@ -13,7 +13,8 @@ import { indexShardJob } from '../queue/index-job.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { openStore, validateCollectionName } from '../store/index.js';
 import { findDuplicateIds } from '../corpus/duplicates.js';
-import { layoutDifference, readIndexed, recordIndexed, vectorLayout } from '../embed/layout.js';
+import { vectorLayout } from '../embed/layout.js';
+import { indexedLayoutDifference, recordIndexed } from '../serving/index.js';
 import { errors } from '../errors.js';
 
 /**
@@ -63,8 +64,7 @@ export async function runIndex(opts) {
   const corpus = path.resolve(opts.corpus);
   const storeDir = storeDirFor(opts.model);
   // A collection holds vectors of one layout: adding documents embedded otherwise would make its scores meaningless.
-  const recorded = readIndexed(model.dir)[collection];
-  const diff = recorded ? layoutDifference(recorded.layout, layout) : '';
+  const diff = indexedLayoutDifference(opts.model, collection, layout);
   if (diff && collectionCount(storeDir, collection) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
   rejectUnreadableCorpus(corpus);
   /** @type {WorkerPool | null} */
@@ -125,7 +125,7 @@ export async function runIndex(opts) {
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
     const warning = checkUsableRun({ corpus, lines: plan.lines, documents, empty, rejectedByCode, details: reportFile, config });
     // A run that wrote no document created no collection: there is no layout to record for it.
-    if (collectionIdentity(storeDir, collection, layout.width) !== null) recordIndexed(model.dir, collection, layout, plan.sha256);
+    if (collectionIdentity(storeDir, collection, layout.width) !== null) recordIndexed(opts.model, collection, layout, plan.sha256);
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,

@@ -1,10 +1,10 @@
 // Collections and documents: list, read, write one (embedded now, searchable at once), delete, bulk (queued).
 import { parseDocument } from '../../pipeline/corpus/document.js';
 import { documentMeta } from '../../pipeline/embed/meta.js';
+import { invalidate, invalidateCollection } from '../../pipeline/match/index.js';
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
 import { allowedCorpusPath, createBulkJob, newJobId, saveUpload } from '../jobs.js';
-import { invalidate, invalidateCollection } from '../precompute.js';
 import { collectionName, dateSchema, documentId, keyed } from '../schemas.js';
 import { embedRequestText } from '../search.js';
 

@@ -1,10 +1,10 @@
 // Ad matching: the documents of a target collection (ads) that best match an article. GET answers from the
-// precomputed Redis entry when it is fresh (see server/precompute.js), else searches live; POST embeds a page.
+// precomputed Redis entry when it is fresh (see pipeline/match/), else searches live; POST embeds a page.
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses } from '../errors.js';
-import { lookupMatch } from '../precompute.js';
+import { lookupMatch, resultItem } from '../../pipeline/match/index.js';
 import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
-import { embedRequestText, resultItem } from '../search.js';
+import { embedRequestText } from '../search.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -55,7 +55,7 @@ export default function matchRoutes(app, ctx) {
           // unparsed; the reply is then an ASCII string, as stored.
           const results = q.min_score === undefined && q.k >= head.count
             ? entry.results
-            : JSON.stringify((/** @type {import('../search.js').ResultItem[]} */ (JSON.parse(entry.results))).filter((r) => r.score >= min).slice(0, q.k));
+            : JSON.stringify((/** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results))).filter((r) => r.score >= min).slice(0, q.k));
           return reply.type('application/json; charset=utf-8').send(
             `{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
             `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},"results":${results}}`,

@@ -1,6 +1,6 @@
 // Models: which exist, which one answers, and switching (with rollback to the previous one).
 import { errorResponses } from '../errors.js';
-import { listModels, readActiveRecord, storeCollections } from '../models.js';
+import { listModels, readActiveRecord, storeCollections } from '../../pipeline/serving/index.js';
 import { keyed, modelName } from '../schemas.js';
 
 /**

@@ -1,9 +1,10 @@
 // Related documents: of an indexed document, of a page not indexed yet, and the similarity of two.
 import { sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { errors } from '../../pipeline/errors.js';
+import { resultItem } from '../../pipeline/match/index.js';
 import { errorResponses } from '../errors.js';
 import { collectionName, dateSchema, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
-import { embedRequestText, filtersSchema, resultItem, storeFilters } from '../search.js';
+import { embedRequestText, filtersSchema, storeFilters } from '../search.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app

@@ -96,8 +96,9 @@ async function main() {
   const child = fork(HERE, ['--serve-child'], { env: { ...process.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url }) }, stdio: 'inherit' });
   try {
     // ---- precomputed matches: the top 10 ads of every article
-    const { runPrecompute } = await import('../../server/precompute.js');
-    const pc = await runPrecompute({ model: MODEL, source: 'articles', target: 'ads', k: 10, redisUrl: redis.url, config });
+    const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
+    const { localPrecompute } = await import('../../workers/precompute.js');
+    const pc = await runPrecompute({ model: MODEL, source: 'articles', target: 'ads', k: 10, redisUrl: redis.url, config, processor: localPrecompute });
     process.stderr.write(`precompute: ${pc.written} articles x top 10 of ${nAds} ads in ${pc.seconds.toFixed(1)} s (${pc.jobs} jobs)\n`);
 
     const url = await new Promise((resolve, reject) => {

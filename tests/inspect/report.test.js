@@ -12,6 +12,9 @@ const h = await import('../server/helpers.js');
 const { REPO_ROOT, SAMPLE_CORPUS, modelsDir } = await import('../../pipeline/paths.js');
 const { loadModel } = await import('../../pipeline/model/load.js');
 const { writeReport } = await import('../../pipeline/report/index.js');
+const { recordIndexed, forgetIndexed } = await import('../../pipeline/serving/index.js');
+const { vectorLayout } = await import('../../pipeline/embed/layout.js');
+const { loadConfig } = await import('../../pipeline/config.js');
 
 const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
 const modelDir = () => path.join(modelsDir(), h.MODEL_A);
@@ -171,6 +174,29 @@ test('scdv explain: the score splits exactly over topics and over each side\'s w
   assert.equal(t.code, 0, t.stderr);
   assert.match(t.stdout, /score \(cosine\) \d\.\d{4}, split over/);
   assert.match(t.stdout, /shared words/);
+});
+
+test('inspect and explain embed texts with the settings the collection was indexed with (indexed.json), not the config\'s', async () => {
+  const docs = h.sampleDocs();
+  const [a, b] = [docs[0].id, docs[1].id];
+  const model = loadModel(h.MODEL_A);
+  model.wordTopics.close();
+  recordIndexed(h.MODEL_A, 'articles', vectorLayout(h.testConfig().embed, model.width, model.wordTopics.nWords));
+  try {
+    // No --config: the defaults (the hybrid layout, 2 % of the entries) are not what articles was indexed with.
+    const r = cli(['explain', '--model', h.MODEL_A, a, b, '--collection', 'articles', '--corpus', SAMPLE_CORPUS, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const e = JSON.parse(r.stdout);
+    assert.equal(e.a.agreementWithStored, 1, 'the text reproduces the stored vector');
+    assert.deepEqual(e.warnings, []);
+    assert.ok(e.wordsA.length > 0, 'words are decomposed: the vectors have the pure SCDV layout');
+  } finally {
+    forgetIndexed(h.MODEL_A, 'articles');
+  }
+  // A collection of the hybrid layout is known as such from its width, also for stored vectors alone.
+  await h.indexDocs(h.MODEL_A, 'hybrid', docs.slice(0, 5), loadConfig({ overrides: { embed: { keepCount: 36 } } }));
+  const bare = JSON.parse(cli(['explain', '--model', h.MODEL_A, docs[0].id, docs[1].id, '--collection', 'hybrid', '--json']).stdout);
+  assert.equal(bare.warnings.filter((/** @type {string} */ w) => /hybrid vector/.test(w)).length, 2, bare.warnings.join('; '));
 });
 
 test('unknown model, collection, document and corpus id are clear errors', () => {

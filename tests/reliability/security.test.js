@@ -10,7 +10,7 @@ import { serveProcess } from './serve.js';
 
 const h = await import('../server/helpers.js');
 const { startServer } = await import('../../server/start.js');
-const { hashKey } = await import('../../server/auth.js');
+const { keyDigest } = await import('../../pipeline/api-keys.js');
 const { ADMIN_PATH } = await import('../../server/routes/admin.js');
 
 before(async () => { await h.setup(); });
@@ -31,7 +31,7 @@ async function call(url, init) {
 }
 
 test('write and admin routes (and Bull Board) answer 401 without a key and 403 with a wrong one', async (t) => {
-  const config = h.testConfig({ apiKeyHashes: [hashKey(GOOD_KEY)] });
+  const config = h.testConfig({ apiKeyHashes: [keyDigest(GOOD_KEY)] });
   const srv = await startServer({ config, model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     const openapi = /** @type {any} */ (await (await fetch(`${srv.url}/docs/json`)).json());
@@ -85,7 +85,7 @@ test('write and admin routes (and Bull Board) answer 401 without a key and 403 w
 });
 
 test('with reads closed (openReads: false) read routes need a key too; health checks stay open', async () => {
-  const config = h.testConfig({ apiKeyHashes: [hashKey(GOOD_KEY)], openReads: false });
+  const config = h.testConfig({ apiKeyHashes: [keyDigest(GOOD_KEY)], openReads: false });
   const srv = await startServer({ config, model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     const doc = h.sampleDocs()[0].id;
@@ -102,7 +102,7 @@ test('with reads closed (openReads: false) read routes need a key too; health ch
 
 test('keys and the Redis password never appear in logs or error bodies (debug logging, an outage, a wrong password)', async (t) => {
   const redis = await restartableRedis({ password: REDIS_PASSWORD });
-  const config = h.testConfig({ apiKeyHashes: [hashKey(GOOD_KEY)], logLevel: 'debug' });
+  const config = h.testConfig({ apiKeyHashes: [keyDigest(GOOD_KEY)], logLevel: 'debug' });
   /** @type {string[]} */
   const bodies = [];
   const doc = h.sampleDocs()[0].id;

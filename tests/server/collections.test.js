@@ -9,11 +9,13 @@ import { spawnSync } from 'node:child_process';
 
 const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
-const { runPrecompute } = await import('../../server/precompute.js');
+const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
+const { localPrecompute } = await import('../../workers/precompute.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
 const { openStore } = await import('../../pipeline/store/index.js');
-const { recordIndexed, readIndexed, vectorLayout } = await import('../../pipeline/embed/layout.js');
-const { modelsDir, REPO_ROOT } = await import('../../pipeline/paths.js');
+const { recordIndexed, readIndexed } = await import('../../pipeline/serving/index.js');
+const { vectorLayout } = await import('../../pipeline/embed/layout.js');
+const { REPO_ROOT } = await import('../../pipeline/paths.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
@@ -96,14 +98,13 @@ test('DELETE /v1/collections/:collection: the key, 404, then gone from the listi
 
   for (const id of ['d1', 'd2', 'd3']) assert.equal((await put('doomed', id)).status, 200);
   assert.ok((await listed()).includes('doomed'));
-  const modelDir = path.join(modelsDir(), h.MODEL_A);
-  const layout = readIndexed(modelDir).articles?.layout ?? vectorLayout(h.testConfig().embed, 144, 1);
-  recordIndexed(modelDir, 'doomed', layout);
+  const layout = readIndexed(h.MODEL_A).articles?.layout ?? vectorLayout(h.testConfig().embed, 144, 1);
+  recordIndexed(h.MODEL_A, 'doomed', layout);
   // A cached related answer, and precomputed matches with the collection as target and as source.
   const related = await call('/v1/collections/doomed/documents/d1/related?k=2');
   assert.equal(related.status, 200);
-  await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'doomed', k: 2, redisUrl, config: h.testConfig() });
-  await runPrecompute({ model: h.MODEL_A, source: 'doomed', target: 'ads', k: 2, redisUrl, config: h.testConfig() });
+  await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'doomed', k: 2, redisUrl, config: h.testConfig(), processor: localPrecompute });
+  await runPrecompute({ model: h.MODEL_A, source: 'doomed', target: 'ads', k: 2, redisUrl, config: h.testConfig(), processor: localPrecompute });
   assert.equal((await call(`/v1/match?collection=doomed&for=${DOC}&k=2`)).body.served_from, 'precomputed');
   assert.equal((await call('/v1/match?collection=ads&source=doomed&for=d1&k=2')).body.served_from, 'precomputed');
 
@@ -112,7 +113,7 @@ test('DELETE /v1/collections/:collection: the key, 404, then gone from the listi
   assert.deepEqual(del.body, { collection: 'doomed', model: h.MODEL_A, deleted: true });
   assert.ok(!(await listed()).includes('doomed'));
   assert.ok(!fs.existsSync(path.join(storeA(), 'doomed')));
-  assert.ok(!('doomed' in readIndexed(modelDir)));
+  assert.ok(!('doomed' in readIndexed(h.MODEL_A)));
   assertError(await call('/v1/collections/doomed/documents/d1'), 404, 'SCDV_COLLECTION_NOT_FOUND');
   assertError(await call('/v1/collections/doomed/documents/d1/related?k=2'), 404, 'SCDV_COLLECTION_NOT_FOUND');
   assertError(await call(`/v1/match?collection=doomed&for=${DOC}&k=2`), 404, 'SCDV_COLLECTION_NOT_FOUND');

@@ -9,6 +9,10 @@ import { spawn } from 'node:child_process';
 const h = await import('./helpers.js');
 const { REPO_ROOT } = await import('../../pipeline/paths.js');
 const { DEMO_MODEL, DEMO_API_KEY } = await import('../../pipeline/commands/demo.js');
+const { loadConfig } = await import('../../pipeline/config.js');
+const { loadModel } = await import('../../pipeline/model/load.js');
+const { vectorLayout } = await import('../../pipeline/embed/layout.js');
+const { readIndexed, recordIndexed } = await import('../../pipeline/serving/index.js');
 
 after(() => h.teardown());
 
@@ -24,6 +28,14 @@ test('npm start: trains nothing when the model exists, indexes, serves, answers,
   // The small test model is 144 wide: keep a quarter of the entries, as the other server tests do.
   const config = path.join(h.tmp, 'demo-config.json');
   fs.writeFileSync(config, JSON.stringify({ embed: { keepCount: 36 } }));
+  // Collections left by another vector layout are re-created: articles of another width (pure SCDV), ads of the
+  // same width recorded with other settings (either would refuse the demo's vectors).
+  const demoEmbed = loadConfig({ overrides: { embed: { keepCount: 36 } } });
+  await h.indexDocs(DEMO_MODEL, 'articles', h.sampleDocs().slice(0, 3), h.testConfig());
+  await h.indexDocs(DEMO_MODEL, 'ads', h.sampleDocs().slice(0, 3), demoEmbed);
+  const m = loadModel(DEMO_MODEL);
+  m.wordTopics.close();
+  recordIndexed(DEMO_MODEL, 'ads', vectorLayout({ ...demoEmbed.embed, keepCount: 20 }, m.width, m.wordTopics.nWords));
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), 'demo', '--config', config], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -40,6 +52,9 @@ test('npm start: trains nothing when the model exists, indexes, serves, answers,
     });
     const all = out + err; // summaries go to stderr, answers to stdout
     assert.match(all, /exists \(delete it to train again\)/);
+    assert.match(all, /Collection "articles" was indexed with another vector layout \(width 144, now \d+\): re-creating it/);
+    assert.match(all, /Collection "ads" was indexed with another vector layout \(embed\.keepCount 20 vs 36\): re-creating it/);
+    assert.equal(readIndexed(DEMO_MODEL).ads.layout.embed.keepCount, 36);
     assert.match(all, /indexed 306 documents into livedoor-sample\/articles/);
     assert.match(all, /indexed 18 documents into livedoor-sample\/ads/);
     assert.match(out, /served from precomputed/);

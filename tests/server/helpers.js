@@ -17,7 +17,7 @@ const { documentMeta } = await import('../../pipeline/embed/meta.js');
 const { parseDocument } = await import('../../pipeline/corpus/document.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
-const { hashKey } = await import('../../server/auth.js');
+const { keyDigest: hashKey } = await import('../../pipeline/api-keys.js');
 const { SAMPLE_CORPUS } = await import('../../pipeline/paths.js');
 const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
 

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const h = await import('./helpers.js');
-const { servingEmbedConfig } = await import('../../server/models.js');
-const { recordIndexed, vectorLayout } = await import('../../pipeline/embed/layout.js');
+const { recordIndexed, servingEmbedConfig } = await import('../../pipeline/serving/index.js');
+const { vectorLayout } = await import('../../pipeline/embed/layout.js');
 
 after(() => h.teardown());
 
@@ -20,13 +20,13 @@ test('the server embeds with the recorded layout when every collection agrees, e
   assert.equal(servingEmbedConfig('layout-m', configured, log), configured);
 
   const indexedWith = { ...configured, keepCount: 50, hybrid: { ...configured.hybrid, alpha: 0.5 } };
-  recordIndexed(dir, 'articles', vectorLayout(indexedWith, 144, 1000));
-  recordIndexed(dir, 'ads', vectorLayout(indexedWith, 144, 1000));
+  recordIndexed('layout-m', 'articles', vectorLayout(indexedWith, 144, 1000));
+  recordIndexed('layout-m', 'ads', vectorLayout(indexedWith, 144, 1000));
   assert.deepEqual(servingEmbedConfig('layout-m', configured, log), indexedWith);
   assert.match(logs.pop() ?? '', /^info .*indexed with/);
 
   // Two collections of different layouts: one embedder cannot serve both; the config stays and a warning says so.
-  recordIndexed(dir, 'ads', vectorLayout({ ...indexedWith, keepCount: 20 }, 144, 1000));
+  recordIndexed('layout-m', 'ads', vectorLayout({ ...indexedWith, keepCount: 20 }, 144, 1000));
   assert.equal(servingEmbedConfig('layout-m', configured, log), configured);
   assert.match(logs.pop() ?? '', /^warn .*different embed settings/);
 });

@@ -8,7 +8,9 @@ import { Writable } from 'node:stream';
 
 const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
-const { runPrecompute, keys } = await import('../../server/precompute.js');
+const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
+const { localPrecompute } = await import('../../workers/precompute.js');
+const { keys } = await import('../../pipeline/match/index.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { dataDir } = await import('../../pipeline/paths.js');
 const { DEFAULT_CONFIG } = await import('../../pipeline/config.js');
@@ -293,7 +295,7 @@ test('match: live, then precomputed in Redis under the documented keys; stale en
   assert.ok(live.body.results.every((/** @type {any} */ x) => x.id.startsWith('ad-')));
 
   const cfg = h.testConfig();
-  const pc = await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 4, redisUrl, config: cfg });
+  const pc = await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 4, redisUrl, config: cfg, processor: localPrecompute });
   assert.equal(pc.written, 306);
   const pre = await call(url);
   assert.equal(pre.body.served_from, 'precomputed');
@@ -346,6 +348,35 @@ test('match: live, then precomputed in Redis under the documented keys; stale en
   assertError(await call({ method: 'POST', url: '/v1/match', payload: { collection: 'ads', text: '。' } }), 422, 'SCDV_NO_USABLE_WORDS');
 });
 
+test('scdv worker precompute processes batches queued on precompute by another process', { timeout: 60_000 }, async () => {
+  const { spawn } = await import('node:child_process');
+  const { openQueue, closeWorkerQueue } = await import('../../pipeline/queue/queues.js');
+  const { REPO_ROOT } = await import('../../pipeline/paths.js');
+  const cfg = h.testConfig();
+  const worker = spawn(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), 'worker', 'precompute'], {
+    env: { ...process.env, REDIS_URL: redisUrl }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  worker.stderr.on('data', (d) => { err += d; });
+  const exited = new Promise((resolve) => worker.once('exit', (code) => resolve(code)));
+  const queue = openQueue('precompute', redisUrl, cfg.queue);
+  try {
+    /** @type {import('../../pipeline/match/index.js').PrecomputeJob} */
+    const data = {
+      run: 'worker-test', model: h.MODEL_A, source: 'ads', target: 'articles', k: 2, ids: ['ad-phone', 'no-such-ad'],
+      ttlSeconds: 60, prefix: cfg.queue.prefix, mode: 'fast',
+    };
+    const job = await queue.add('batch', data, { jobId: 'worker-test-0' });
+    assert.deepEqual(await job.finished(), { written: 1, missing: 1 }, err);
+    const raw = await /** @type {any} */ (queue).client.get(keys(cfg.queue.prefix).entry(h.MODEL_A, 'ads', 'articles', 'ad-phone'));
+    assert.equal(JSON.parse(raw).count, 2);
+  } finally {
+    await closeWorkerQueue(queue);
+    worker.kill('SIGTERM');
+  }
+  assert.equal(await exited, 0, err);
+});
+
 test('metrics, OpenAPI document, Bull Board behind the key, unknown routes', async () => {
   const m = await call('/metrics');
   assert.equal(m.status, 200);
@@ -389,7 +420,7 @@ test('Redis down: reads keep serving (match searches live), queue routes answer 
   const own = await startPrivateRedis();
   const s2 = await startServer({ config: h.testConfig(), redisUrl: own.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
-    await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 3, redisUrl: own.url, config: h.testConfig() });
+    await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 3, redisUrl: own.url, config: h.testConfig(), processor: localPrecompute });
     assert.equal((await s2.app.inject(`/v1/match?collection=ads&for=${DOC}&k=3`)).json().served_from, 'precomputed');
     await own.stop();
     for (let i = 0; i < 50 && s2.ctx.hub?.up; i++) await new Promise((r) => setTimeout(r, 20));

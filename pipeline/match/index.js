@@ -1,6 +1,8 @@
 // Precomputed matches: the top-k documents of a target collection (ads) for every document of a source
-// collection (articles), written to Redis by Bull jobs so that the match route (or an ad server reading
-// Redis directly) answers with one GET instead of a search.
+// collection (articles), written to Redis by Bull jobs (coordinator pipeline/stages/precompute.js, processor
+// workers/precompute.js) so that the match route (or an ad server reading Redis directly) answers with one GET
+// instead of a search. This module is what both sides share: the key layout, the entry encoding, lookup and
+// invalidation, and the job's data.
 //
 // Key layout (P = queue.prefix, "{scdv}" by default: a Redis Cluster hash tag, so every key of the server
 // lives in one slot and can be read in one MGET):
@@ -14,12 +16,27 @@
 // least the k asked for (or the whole target collection: results.length < k). Writing a source document
 // through the API deletes its entries; writing a target document bumps the generation, which makes every
 // entry for that target stale at once (they are recomputed by the next precompute run).
-import { errors } from '../pipeline/errors.js';
-import { openStore } from '../pipeline/store/index.js';
-import { loadAddon } from '../pipeline/store/native.js';
-import { storeDirFor } from '../pipeline/paths.js';
-import { openNamedQueue } from './queues.js';
-import { resultItem } from './search.js';
+
+/**
+ * A search hit as the API answers it (live, or stored in an entry).
+ * @typedef {object} ResultItem
+ * @property {string} id
+ * @property {number} score
+ * @property {string} [title]
+ * @property {string} [url]
+ * @property {string} [published_at]
+ */
+
+/** @param {{id: string, score: number, meta: any}} hit @returns {ResultItem} */
+export function resultItem(hit) {
+  const meta = typeof hit.meta === 'string' ? JSON.parse(hit.meta) : (hit.meta ?? {});
+  /** @type {ResultItem} */
+  const item = { id: hit.id, score: hit.score };
+  if (meta.title !== undefined) item.title = meta.title;
+  if (meta.url !== undefined) item.url = meta.url;
+  if (meta.published_at !== undefined) item.published_at = meta.published_at;
+  return item;
+}
 
 /**
  * @typedef {object} MatchEntry
@@ -31,7 +48,7 @@ import { resultItem } from './search.js';
  * @property {number} target_gen
  * @property {string} computed_at ISO 8601
  * @property {number} count results.length
- * @property {import('./search.js').ResultItem[]} results best first (always the last key)
+ * @property {ResultItem[]} results best first (always the last key)
  */
 
 /**
@@ -145,6 +162,7 @@ export async function invalidateCollection(redis, prefix, model, collection) {
 }
 
 /**
+ * One batch of source documents, as queued on `precompute` (job name `batch`).
  * @typedef {object} PrecomputeJob
  * @property {string} run
  * @property {string} model
@@ -156,131 +174,3 @@ export async function invalidateCollection(redis, prefix, model, collection) {
  * @property {string} prefix
  * @property {'fast'|'exact'} mode
  */
-
-/** Stores by folder, opened once per worker process. */
-const stores = new Map();
-/** @param {string} model */
-function storeOf(model) {
-  const dir = storeDirFor(model);
-  if (!stores.has(dir)) stores.set(dir, openStore(dir));
-  return stores.get(dir);
-}
-
-/**
- * One batch: search the target for each source document and write the entries.
- * @param {PrecomputeJob} job
- * @param {import('ioredis').Redis} redis
- * @param {(done: number) => void} [onProgress]
- */
-export async function processPrecompute(job, redis, onProgress) {
-  const store = storeOf(job.model);
-  const src = store.collection(job.source);
-  const tgt = store.collection(job.target);
-  const k = keys(job.prefix);
-  const gen = Number((await redis.get(k.gen(job.model, job.target))) ?? 0);
-  let written = 0;
-  let missing = 0;
-  for (let i = 0; i < job.ids.length; i += 100) {
-    const multi = redis.multi();
-    for (const id of job.ids.slice(i, i + 100)) {
-      const doc = src.get(id);
-      if (!doc) { missing++; continue; }
-      const hits = await tgt.searchAsync(doc.vector, {
-        k: job.k, mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}),
-      });
-      /** @type {MatchEntry} */
-      const entry = {
-        model: job.model, source: job.source, target: job.target, id, k: job.k, target_gen: gen,
-        computed_at: new Date().toISOString(), count: hits.length, results: hits.map(resultItem),
-      };
-      multi.set(k.entry(job.model, job.source, job.target, id), encodeEntry(entry), 'EX', job.ttlSeconds);
-      written++;
-    }
-    await multi.exec();
-    onProgress?.(Math.min(job.ids.length, i + 100));
-  }
-  await redis.sadd(k.targets(job.model, job.source), job.target);
-  return { written, missing };
-}
-
-/**
- * `scdv precompute`: split the source collection into batches, queue one Bull job per batch on `precompute`,
- * process them here (server.precompute.concurrency jobs at a time, each a search per document) and wait.
- * Failed batches are retried per queue.attempts; a batch that fails for good fails the run.
- * @param {object} o
- * @param {string} o.model
- * @param {string} o.source
- * @param {string} o.target
- * @param {number} o.k
- * @param {string} o.redisUrl
- * @param {import('../pipeline/config.js').Config} o.config
- * @param {(p: {done: number, total: number}) => void} [o.onProgress]
- * @returns {Promise<{run: string, documents: number, written: number, missing: number, jobs: number, seconds: number}>}
- */
-export async function runPrecompute(o) {
-  const t0 = Date.now();
-  const { config } = o;
-  if (!(Number.isInteger(o.k) && o.k >= 1 && o.k <= config.server.maxK)) throw errors.USAGE(`--k must be 1-${config.server.maxK}, got ${o.k}`);
-  const store = openStore(storeDirFor(o.model));
-  let ids;
-  try {
-    store.collection(o.target); // SCDV_COLLECTION_NOT_FOUND when missing
-    ids = await listIds(store.collection(o.source));
-  } finally {
-    await store.close();
-  }
-  const run = `precompute-${o.model}-${o.source}-${o.target}-${Date.now().toString(36)}`;
-  const queue = openNamedQueue('precompute', o.redisUrl, config.queue);
-  const redis = /** @type {import('ioredis').Redis} */ (/** @type {any} */ (queue).client);
-  const batch = config.server.precompute.batchSize;
-  const total = ids.length;
-  let done = 0;
-  let written = 0;
-  let missing = 0;
-  try {
-    queue.process('batch', config.server.precompute.concurrency, async (/** @type {import('bull').Job<PrecomputeJob>} */ job) => {
-      let last = 0;
-      const r = await processPrecompute(job.data, redis, (n) => { done += n - last; last = n; o.onProgress?.({ done, total }); });
-      return r;
-    });
-    const jobs = [];
-    // job.finished() listens for the queue's global events, two listeners per job.
-    queue.setMaxListeners(2 * Math.ceil(ids.length / batch) + 20);
-    for (let i = 0; i < ids.length; i += batch) {
-      /** @type {PrecomputeJob} */
-      const data = {
-        run, model: o.model, source: o.source, target: o.target, k: o.k, ids: ids.slice(i, i + batch),
-        ttlSeconds: config.server.precompute.ttlSeconds, prefix: config.queue.prefix, mode: config.server.searchMode,
-      };
-      jobs.push(await queue.add('batch', data, { jobId: `${run}-${i / batch}` }));
-    }
-    const results = await Promise.all(jobs.map((j) => j.finished()));
-    for (const r of results) { written += r.written; missing += r.missing; }
-    return { run, documents: total, written, missing, jobs: jobs.length, seconds: (Date.now() - t0) / 1000 };
-  } finally {
-    /** @type {any} */ (queue).bclient?.disconnect();
-    await queue.close();
-    for (const s of stores.values()) await s.close();
-    stores.clear();
-  }
-}
-
-/**
- * Every live document id of a collection. The store has no id listing yet: until it has one
- * (collection.ids()), flush the write-ahead log into segments, read each segment's ids through the store's
- * addon, and keep those still live (get() resolves deletions and superseded copies).
- * @param {import('../pipeline/store/index.js').Collection} collection
- * @returns {Promise<string[]>}
- */
-export async function listIds(collection) {
-  const c = /** @type {any} */ (collection);
-  if (typeof c.ids === 'function') return [...(await c.ids())];
-  await collection.flush();
-  const addon = loadAddon();
-  const seen = new Set();
-  for (const seg of collection.stats().segmentDetails) {
-    const locals = Uint32Array.from({ length: seg.docs }, (_, i) => i);
-    for (const id of addon.segmentIds(seg.path, locals)) if (!seen.has(id) && collection.get(id)) seen.add(id);
-  }
-  return [...seen];
-}

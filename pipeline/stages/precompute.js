@@ -1,0 +1,75 @@
+// `scdv precompute`: split the source collection into batches, queue one Bull job per batch on `precompute`
+// and wait for them. The batches are processed by the caller's processor in this process (workers/precompute.js,
+// server.precompute.concurrency jobs at a time, each a search per document) and by any `scdv worker precompute`
+// on the same Redis. Failed batches are retried per queue.attempts; a batch that fails for good fails the run.
+import { errors } from '../errors.js';
+import { closeWorkerQueue, openQueue } from '../queue/queues.js';
+import { storeDirFor } from '../paths.js';
+import { openStore } from '../store/index.js';
+
+/** @typedef {import('../match/index.js').PrecomputeJob} PrecomputeJob */
+
+/**
+ * Processing of batches in this process.
+ * @typedef {object} PrecomputeProcessor
+ * @property {(job: PrecomputeJob, redis: import('ioredis').Redis, onProgress?: (done: number) => void) => Promise<{written: number, missing: number}>} process
+ * @property {() => Promise<void>} close once the run is over
+ */
+
+/**
+ * @param {object} o
+ * @param {string} o.model
+ * @param {string} o.source
+ * @param {string} o.target
+ * @param {number} o.k
+ * @param {string} o.redisUrl
+ * @param {import('../config.js').Config} o.config
+ * @param {PrecomputeProcessor} o.processor
+ * @param {(p: {done: number, total: number}) => void} [o.onProgress]
+ * @returns {Promise<{run: string, documents: number, written: number, missing: number, jobs: number, seconds: number}>}
+ */
+export async function runPrecompute(o) {
+  const t0 = Date.now();
+  const { config } = o;
+  if (!(Number.isInteger(o.k) && o.k >= 1 && o.k <= config.server.maxK)) throw errors.USAGE(`--k must be 1-${config.server.maxK}, got ${o.k}`);
+  const store = openStore(storeDirFor(o.model));
+  let ids;
+  try {
+    store.collection(o.target); // SCDV_COLLECTION_NOT_FOUND when missing
+    ids = [...(await store.collection(o.source).ids())];
+  } finally {
+    await store.close();
+  }
+  const run = `precompute-${o.model}-${o.source}-${o.target}-${Date.now().toString(36)}`;
+  const queue = openQueue('precompute', o.redisUrl, config.queue);
+  const redis = /** @type {import('ioredis').Redis} */ (/** @type {any} */ (queue).client);
+  const batch = config.server.precompute.batchSize;
+  const total = ids.length;
+  let done = 0;
+  let written = 0;
+  let missing = 0;
+  try {
+    queue.process('batch', config.server.precompute.concurrency, async (/** @type {import('bull').Job<PrecomputeJob>} */ job) => {
+      let last = 0;
+      const r = await o.processor.process(job.data, redis, (n) => { done += n - last; last = n; o.onProgress?.({ done, total }); });
+      return r;
+    });
+    const jobs = [];
+    // job.finished() listens for the queue's global events, two listeners per job.
+    queue.setMaxListeners(2 * Math.ceil(ids.length / batch) + 20);
+    for (let i = 0; i < ids.length; i += batch) {
+      /** @type {PrecomputeJob} */
+      const data = {
+        run, model: o.model, source: o.source, target: o.target, k: o.k, ids: ids.slice(i, i + batch),
+        ttlSeconds: config.server.precompute.ttlSeconds, prefix: config.queue.prefix, mode: config.server.searchMode,
+      };
+      jobs.push(await queue.add('batch', data, { jobId: `${run}-${i / batch}` }));
+    }
+    const results = await Promise.all(jobs.map((j) => j.finished()));
+    for (const r of results) { written += r.written; missing += r.missing; }
+    return { run, documents: total, written, missing, jobs: jobs.length, seconds: (Date.now() - t0) / 1000 };
+  } finally {
+    await closeWorkerQueue(queue);
+    await o.processor.close();
+  }
+}

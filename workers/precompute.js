@@ -1,0 +1,81 @@
+// Bull processor of the `precompute` queue: one job = one batch of source documents; each is searched for in
+// the target collection and its top k written to Redis as a match entry (layout: pipeline/match/).
+// `scdv precompute` runs it in its own process; `scdv worker precompute` lets more processes join.
+import { encodeEntry, keys, resultItem } from '../pipeline/match/index.js';
+import { runQueueWorker } from '../pipeline/queue/worker.js';
+import { storeDirFor } from '../pipeline/paths.js';
+import { openStore } from '../pipeline/store/index.js';
+
+/** @typedef {import('../pipeline/match/index.js').PrecomputeJob} PrecomputeJob */
+/** @typedef {import('../pipeline/match/index.js').MatchEntry} MatchEntry */
+
+/** Stores by folder, opened once per worker process. */
+const stores = new Map();
+/** @param {string} model */
+function storeOf(model) {
+  const dir = storeDirFor(model);
+  if (!stores.has(dir)) stores.set(dir, openStore(dir));
+  return stores.get(dir);
+}
+
+/** Closes the stores this process opened for precompute jobs. */
+export async function closePrecomputeStores() {
+  for (const s of stores.values()) await s.close();
+  stores.clear();
+}
+
+/**
+ * One batch: search the target for each source document and write the entries.
+ * @param {PrecomputeJob} job
+ * @param {import('ioredis').Redis} redis
+ * @param {(done: number) => void} [onProgress]
+ * @returns {Promise<{written: number, missing: number}>}
+ */
+export async function processPrecompute(job, redis, onProgress) {
+  const store = storeOf(job.model);
+  const src = store.collection(job.source);
+  const tgt = store.collection(job.target);
+  const k = keys(job.prefix);
+  const gen = Number((await redis.get(k.gen(job.model, job.target))) ?? 0);
+  let written = 0;
+  let missing = 0;
+  for (let i = 0; i < job.ids.length; i += 100) {
+    const multi = redis.multi();
+    for (const id of job.ids.slice(i, i + 100)) {
+      const doc = src.get(id);
+      if (!doc) { missing++; continue; }
+      const hits = await tgt.searchAsync(doc.vector, {
+        k: job.k, mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}),
+      });
+      /** @type {MatchEntry} */
+      const entry = {
+        model: job.model, source: job.source, target: job.target, id, k: job.k, target_gen: gen,
+        computed_at: new Date().toISOString(), count: hits.length, results: hits.map(resultItem),
+      };
+      multi.set(k.entry(job.model, job.source, job.target, id), encodeEntry(entry), 'EX', job.ttlSeconds);
+      written++;
+    }
+    await multi.exec();
+    onProgress?.(Math.min(job.ids.length, i + 100));
+  }
+  await redis.sadd(k.targets(job.model, job.source), job.target);
+  return { written, missing };
+}
+
+/** The processor as `scdv precompute` runs it in its own process (see runPrecompute's `processor`). */
+export const localPrecompute = { process: processPrecompute, close: closePrecomputeStores };
+
+/**
+ * Run a worker on the `precompute` queue until SIGTERM/SIGINT.
+ * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number}} opts
+ */
+export function runPrecomputeWorker(opts) {
+  return runQueueWorker({
+    ...opts, queueName: 'precompute', jobName: 'batch',
+    handle: (/** @type {import('bull').Job<PrecomputeJob>} */ job, progress) => {
+      const redis = /** @type {import('ioredis').Redis} */ (/** @type {any} */ (job.queue).client);
+      return processPrecompute(job.data, redis, (done) => progress({ done }));
+    },
+    onStop: () => { void closePrecomputeStores(); },
+  });
+}
