@@ -26,6 +26,19 @@ export function localWorkerCount(o) {
   return limit;
 }
 
+/**
+ * Start the local workers of a sharded run (tokenise, index) once its pending shards are known: as many as
+ * localWorkerCount allows.
+ * @param {{stage: string, requested: number, shards: number, redisUrl: string, config: import('../config.js').Config, log: (m: string) => void}} o
+ * @returns {WorkerPool}
+ */
+export function startShardWorkers(o) {
+  const count = localWorkerCount(o);
+  const pool = new WorkerPool({ stage: o.stage, count, redisUrl: o.redisUrl, config: o.config, log: o.log });
+  pool.start();
+  return pool;
+}
+
 export class WorkerPool {
   /**
    * @param {{stage: string, count: number, redisUrl: string, config: import('../config.js').Config, log: (m: string) => void, maxRestarts?: number}} opts

@@ -6,7 +6,8 @@ import { dataDir, storeDirFor } from '../paths.js';
 import { hashOf } from '../config.js';
 import { planShards } from '../corpus/plan.js';
 import { loadModel } from '../model/load.js';
-import { WorkerPool, localWorkerCount } from '../queue/worker-pool.js';
+import { startShardWorkers } from '../queue/worker-pool.js';
+/** @typedef {import('../queue/worker-pool.js').WorkerPool} WorkerPool */
 import { checkUsableRun, rejectUnreadableCorpus, runShards } from './sharded.js';
 import { prepareRunDir, readShardResult, shardMarker } from '../queue/shard.js';
 import { indexShardJob } from '../queue/index-job.js';
@@ -93,9 +94,7 @@ export async function runIndex(opts) {
       ` -> model ${opts.model}, collection ${collection}`);
     if (pending.length) {
       // Workers start once the shards to do are known: never more workers than shards.
-      const count = localWorkerCount({ stage: 'index', requested: opts.workers ?? config.index.workers, shards: pending.length, config, log });
-      pool = new WorkerPool({ stage: 'index', count, redisUrl: opts.redisUrl, config, log });
-      pool.start();
+      pool = startShardWorkers({ stage: 'index', requested: opts.workers ?? config.index.workers, shards: pending.length, redisUrl: opts.redisUrl, config, log });
       opts.onWorkersStarted?.(pool);
       await runShards({
         queueName: 'index', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,

@@ -7,7 +7,8 @@ import readline from 'node:readline';
 import { planShards } from '../corpus/plan.js';
 import { hashOf } from '../config.js';
 import { createTokenizer } from '../tokenizer/index.js';
-import { WorkerPool, localWorkerCount } from '../queue/worker-pool.js';
+import { startShardWorkers } from '../queue/worker-pool.js';
+/** @typedef {import('../queue/worker-pool.js').WorkerPool} WorkerPool */
 import { writeFileAtomic } from '../fsutil.js';
 import { checkUsableRun, rejectUnreadableCorpus, runShards } from './sharded.js';
 import { prepareRunDir, readShardResult, shardsDir } from '../queue/shard.js';
@@ -75,9 +76,7 @@ export async function runTokenize(opts) {
 
     if (pending.length) {
       // Workers start once the shards to do are known: never more workers than shards.
-      const count = localWorkerCount({ stage: 'tokenize', requested: opts.workers ?? config.tokenize.workers, shards: pending.length, config, log });
-      pool = new WorkerPool({ stage: 'tokenize', count, redisUrl: opts.redisUrl, config, log });
-      pool.start();
+      pool = startShardWorkers({ stage: 'tokenize', requested: opts.workers ?? config.tokenize.workers, shards: pending.length, redisUrl: opts.redisUrl, config, log });
       opts.onWorkersStarted?.(pool);
       await runShards({
         queueName: 'tokenize', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,

@@ -70,11 +70,12 @@ export const isEnoent = (err) => /** @type {NodeJS.ErrnoException} */ (err)?.cod
  * @param {string} where
  */
 export function wrapNative(err, where) {
-  const e = /** @type {Error & {code?: string}} */ (err);
+  const e = /** @type {Error & {code?: string, path?: string, found?: string, expected?: string}} */ (err);
   if (e && e.code === 'SCDV_STORE_CORRUPT' && !(e instanceof ScdvError)) return errors.STORE_CORRUPT(where, e.message).because(e);
   if (e && e.code === 'SCDV_STORE_FORMAT_UNSUPPORTED' && !(e instanceof ScdvError)) {
-    const m = /^segment (.*) has format version (\d+); this build reads version (\d+)$/.exec(e.message);
-    return (m ? errors.STORE_FORMAT_UNSUPPORTED(`${m[1]} (segment)`, m[2], m[3]) : errors.STORE_FORMAT_UNSUPPORTED(where, '?', e.message)).because(e);
+    // The addon names the segment and both versions as properties of the error (no message parsing).
+    return (e.path ? errors.STORE_FORMAT_UNSUPPORTED(`${e.path} (segment)`, e.found ?? '?', e.expected ?? '?')
+      : errors.STORE_FORMAT_UNSUPPORTED(where, '?', e.message)).because(e);
   }
   return err;
 }

@@ -9,6 +9,7 @@ Napi::Error toJsError(Napi::Env env, const std::exception& e) {
   Napi::Error err = Napi::Error::New(env, e.what());
   if (auto* se = dynamic_cast<const StoreError*>(&e)) {
     if (!se->code.empty()) err.Set("code", Napi::String::New(env, se->code == "ENOENT" ? "ENOENT" : "SCDV_STORE_" + se->code));
+    for (const auto& [name, value] : se->fields) err.Set(name, Napi::String::New(env, value));
   }
   return err;
 }

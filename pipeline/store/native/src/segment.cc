@@ -24,7 +24,9 @@ Segment::Segment(const std::string& path) : map_(path) {
   if (std::memcmp(h_->magic, kSegMagic, 8) != 0) throw bad("not a segment file");
   if (h_->version != kSegVersion) {
     throw StoreError("segment " + path + " has format version " + std::to_string(h_->version) + "; this build reads version " +
-                     std::to_string(kSegVersion), "FORMAT_UNSUPPORTED");
+                         std::to_string(kSegVersion),
+                     "FORMAT_UNSUPPORTED",
+                     {{"path", path}, {"found", std::to_string(h_->version)}, {"expected", std::to_string(kSegVersion)}});
   }
   if (map_.size() < sizeof(SegHeader)) throw bad("too short");
   if (h_->headerBytes != sizeof(SegHeader)) throw bad("header size");

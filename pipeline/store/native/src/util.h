@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace scdv {
@@ -11,7 +12,11 @@ namespace scdv {
 /** An error whose message is shown to the JavaScript caller as is. */
 struct StoreError : std::runtime_error {
   std::string code;  // "" for a plain error; else a catalogue key such as "CORRUPT"
-  StoreError(const std::string& msg, std::string c = "") : std::runtime_error(msg), code(std::move(c)) {}
+  /** Named facts of the error (e.g. a segment's path and versions), set as properties of the JS error so that
+   *  callers never parse them out of the message. */
+  std::vector<std::pair<std::string, std::string>> fields;
+  StoreError(const std::string& msg, std::string c = "", std::vector<std::pair<std::string, std::string>> f = {})
+      : std::runtime_error(msg), code(std::move(c)), fields(std::move(f)) {}
 };
 
 /** Error from errno, naming the operation and the path. */
