@@ -106,6 +106,8 @@ export class EngineState {
   /** True while this process appends to the WAL: its own refreshes must not read the half-acknowledged bytes. */
   appending = false;
   lastRefresh = 0;
+  /** When present() last looked at LOCK on disk (ms). */
+  presenceCheckedAt = 0;
   /** Bumped whenever the view changes (a new manifest, WAL records applied): see NativeEngine.version(). */
   version = 0;
 
@@ -143,8 +145,18 @@ export class EngineState {
    */
   present() {
     if (this.dropped) return false;
+    this.presenceCheckedAt = Date.now();
     if (this.lockFd >= 0 && !sameFile(this.lockFd, path.join(this.dir, 'LOCK'))) this.dropped = true;
     return !this.dropped;
+  }
+
+  /**
+   * present(), looked up on disk at most every refreshMs (two stat calls): for Store.collection(), which every
+   * request calls. A drop by another process is seen within refreshMs, as its writes are.
+   */
+  presentRecently() {
+    if (!this.dropped && Date.now() - this.presenceCheckedAt < this.opts.refreshMs) return true;
+    return this.present();
   }
 
   /** Throws SCDV_COLLECTION_NOT_FOUND when the collection was dropped. */

@@ -148,10 +148,11 @@ export class NativeEngine {
 
   /**
    * False once the collection was dropped (by any process): its folder's LOCK is no longer the file this
-   * engine holds. Looked at on every call (one stat); a dropped engine stays dropped.
+   * engine holds. Looked at on disk at most every refreshMs (a drop elsewhere is seen within it, as writes
+   * are); a dropped engine stays dropped. Writes check exactly, under the lock.
    */
   present() {
-    return this.#s.present();
+    return this.#s.presentRecently();
   }
 
   /**
