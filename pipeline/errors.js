@@ -78,7 +78,7 @@ export const errors = {
   COLLECTION_NOT_FOUND: define('SCDV_COLLECTION_NOT_FOUND', 404, 'collection "%s" not found in the store of model %s'),
   DOCUMENT_NOT_FOUND: define('SCDV_DOCUMENT_NOT_FOUND', 404, 'document "%s" not found in collection "%s"'),
   JOB_NOT_FOUND: define('SCDV_JOB_NOT_FOUND', 404, 'job "%s" not found'),
-  MODEL_NOT_BUILT: define('SCDV_MODEL_NOT_BUILT', 409, 'model "%s" cannot be activated: its store lacks collection(s) %s that model %s serves; run `scdv index --model %s` for each first'),
+  MODEL_NOT_BUILT: define('SCDV_MODEL_NOT_BUILT', 409, 'model "%s" cannot be activated: its store lacks collection(s) %s that %s. Index each first: %s%s'),
   MODEL_CHANGING: define('SCDV_MODEL_CHANGING', 409, 'model %s is being activated; try again when it is done'),
   BODY_TOO_LARGE: define('SCDV_BODY_TOO_LARGE', 413, 'request body over the limit of %s bytes'),
   MEDIA_TYPE_UNSUPPORTED: define('SCDV_MEDIA_TYPE_UNSUPPORTED', 415, 'content type %s is not accepted here (use %s)'),

@@ -13,7 +13,8 @@ import { errors } from '../pipeline/errors.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { storeDirFor, validateModelName } from '../pipeline/paths.js';
 import {
-  activeModelFile, dropModelCollection, listModels, readActiveRecord, resolveModelName, servingEmbedConfig, writeActiveRecord,
+  activationRefused, activationShortfall, activeModelFile, dropModelCollection, listModels, readActiveRecord, resolveModelName,
+  servingEmbedConfig, writeActiveRecord,
 } from '../pipeline/serving/index.js';
 import { openStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
@@ -21,6 +22,14 @@ import { validateCollectionName } from '../pipeline/store/names.js';
 /** @typedef {import('../pipeline/config.js').Config} Config */
 /** @typedef {ReturnType<typeof openStore>} Store */
 /** @typedef {ReturnType<Store['collection']>} Collection */
+
+/**
+ * @typedef {object} SwitchResult
+ * @property {string} active
+ * @property {string | null} previous
+ * @property {boolean} changed
+ * @property {string[]} [unserved] collections the previous model served that the new one lacks (only with `collections`)
+ */
 
 export class ServingModel {
   /**
@@ -144,17 +153,18 @@ export class ModelState {
 
   /**
    * Switch to `name` (loaded, or loaded now). With `check`, refuse when its store lacks a collection that
-   * the current model serves: answering 404s after a switch would be worse than refusing it.
+   * the activation must keep serving (see activationShortfall: by default every one the current model serves;
+   * `collections` names them instead): answering 404s after a switch would be worse than refusing it.
    * @param {string} name
-   * @param {{check?: boolean, record?: boolean}} [opts]
-   * @returns {Promise<{active: string, previous: string | null, changed: boolean}>}
+   * @param {{check?: boolean, record?: boolean, collections?: string[]}} [opts]
+   * @returns {Promise<SwitchResult>}
    */
   async activate(name, opts = {}) {
     validateModelName(name);
     if (this.activating) throw errors.MODEL_CHANGING(this.activating);
     this.activating = name;
     try {
-      const run = this.chain.then(() => this.switchTo(name, opts.check ?? true, opts.record ?? true));
+      const run = this.chain.then(() => this.switchTo(name, opts.check ?? true, opts.record ?? true, opts.collections));
       this.chain = run.then(() => {}, () => {});
       return await run;
     } finally {
@@ -166,23 +176,32 @@ export class ModelState {
    * @param {string} name
    * @param {boolean} check
    * @param {boolean} record
+   * @param {string[]} [chosen] the collections the activation must keep serving (default: all the current model serves)
+   * @returns {Promise<SwitchResult>}
    */
-  async switchTo(name, check, record) {
+  async switchTo(name, check, record, chosen) {
     const cur = /** @type {ServingModel} */ (this.current);
     if (cur.name === name) {
+      // Named collections must be there even when nothing changes.
+      const missing = check && chosen ? activationShortfall({ name, collections: [] }, { name, collections: cur.collections() }, chosen).missing : [];
+      if (missing.length) throw activationRefused(name, name, missing, { chosen, has: [] });
       if (record) this.record(cur.name, this.previous?.name ?? readActiveRecord()?.previous ?? null);
       return { active: name, previous: this.previous?.name ?? null, changed: false };
     }
     if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, 'the models folder');
     const reuse = this.previous?.name === name && !this.previous.closed;
     const next = reuse ? /** @type {ServingModel} */ (this.previous) : await ServingModel.open(name, this.config, this.log);
+    let unserved = /** @type {string[]} */ ([]);
     try {
       if (check) {
         // An empty collection serves nothing: the new model need not have it (older versions left empty
         // collections behind after refused writes).
-        const have = new Set(next.collections().map((c) => c.name));
-        const missing = cur.collections().filter((c) => c.count > 0 && !have.has(c.name)).map((c) => c.name);
-        if (missing.length) throw errors.MODEL_NOT_BUILT(name, missing.join(', '), cur.name, name);
+        const shortfall = activationShortfall({ name: cur.name, collections: cur.collections() }, { name, collections: next.collections() }, chosen);
+        if (shortfall.missing.length) {
+          const has = next.collections().filter((c) => c.count > 0).map((c) => c.name);
+          throw activationRefused(cur.name, name, shortfall.missing, { chosen, has });
+        }
+        unserved = shortfall.unserved;
       }
     } catch (err) {
       if (!reuse) await next.close();
@@ -197,17 +216,18 @@ export class ModelState {
       old.retired = true;
       if (old.refs === 0) await old.close();
     }
-    if (record) this.record(name, cur.name);
-    this.log.info({ model: name, previous: cur.name }, 'model activated');
-    return { active: name, previous: cur.name, changed: true };
+    if (record) this.record(name, cur.name, chosen ? { collections: chosen, unserved } : undefined);
+    this.log.info({ model: name, previous: cur.name, ...(unserved.length ? { unserved } : {}) }, 'model activated');
+    return { active: name, previous: cur.name, changed: true, ...(unserved.length ? { unserved } : {}) };
   }
 
   /**
    * @param {string} model
    * @param {string | null} previous
+   * @param {{collections: string[], unserved: string[]}} [chosen] what an activation with `collections` kept and let go
    */
-  record(model, previous) {
-    writeActiveRecord({ model, previous, activated_at: new Date().toISOString() });
+  record(model, previous, chosen) {
+    writeActiveRecord({ model, previous, activated_at: new Date().toISOString(), ...chosen });
     this.fileStamp = this.stamp();
   }
 

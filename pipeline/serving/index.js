@@ -4,7 +4,8 @@
 //
 // The active model is recorded in dataDir()/server/active-model.json; every server process follows that file.
 // The settings a collection was indexed with are recorded by `scdv index` in the model folder:
-//   models/<name>/indexed.json: { "<collection>": { "layout": VectorLayout, "indexed_at": ISO 8601, "corpus_sha256": "…" }, … }
+//   models/<name>/indexed.json: { "<collection>": { "layout": VectorLayout, "indexed_at": ISO 8601, "corpus_sha256": "…",
+//                                  "corpus": "/absolute/path.jsonl" }, … }  (corpus: since issue 14; older entries lack it)
 // A query must be embedded with the layout of the vectors it is compared with (a hybrid and a pure SCDV
 // vector, or two hybrid vectors of different α, do not mix).
 import fs from 'node:fs';
@@ -30,6 +31,9 @@ export const activeModelFile = () => path.join(dataDir(), 'server', 'active-mode
  * @property {string} model
  * @property {string | null} previous
  * @property {string} activated_at ISO 8601
+ * @property {string[]} [collections] the collections the activation was asked to keep serving (`{"collections"}`
+ *   of the activate body); absent when it kept every collection the previous model served
+ * @property {string[]} [unserved] collections with documents the previous model served that this one lacks
  */
 
 /** @returns {ActiveRecord | null} */
@@ -112,6 +116,48 @@ export function resolveModelName(explicit, config, opts = {}) {
   return name;
 }
 
+// ---- what an activation must keep serving ----
+
+/**
+ * The rule of activation, decided here: by default a new model must hold (with documents) every collection
+ * with documents the active model serves, so that no served collection starts answering 404 unnoticed. An
+ * activation that names `collections` asks for exactly those instead (each must hold documents in the new
+ * model); the active model's other collections stop being served, deliberately, and are reported as
+ * `unserved`. The new model serves every collection of its store either way.
+ * @param {{name: string, collections: {name: string, count: number}[]}} current the active model
+ * @param {{name: string, collections: {name: string, count: number}[]}} next the model to activate
+ * @param {string[]} [chosen] the activate body's `collections`
+ * @returns {{missing: string[], unserved: string[]}} missing: refuse the activation when not empty
+ */
+export function activationShortfall(current, next, chosen) {
+  const has = new Set(next.collections.filter((c) => c.count > 0).map((c) => c.name));
+  const served = current.collections.filter((c) => c.count > 0).map((c) => c.name);
+  const required = chosen ?? served;
+  return { missing: required.filter((c) => !has.has(c)), unserved: served.filter((c) => !has.has(c)) };
+}
+
+/**
+ * The 409 of a refused activation: the rule it broke, the `scdv index` command for each missing collection
+ * (with the corpus the active model's collection was indexed from, when recorded) and, by default, the
+ * activate body that serves only the collections the new model has.
+ * @param {string} current the active model
+ * @param {string} next
+ * @param {string[]} missing
+ * @param {{chosen?: string[], has: string[]}} opts
+ */
+export function activationRefused(current, next, missing, opts) {
+  const indexed = readIndexed(current);
+  const commands = missing.map((c) => `scdv index --model ${next} --collection ${c} --corpus ${indexed[c]?.corpus ?? `<corpus of ${c}>`}`);
+  const rule = opts.chosen
+    ? 'the activation\'s "collections" names (each one named must hold documents in the new model)'
+    : `model ${current} serves (an activation keeps every collection with documents the active model serves, so that none starts answering 404)`;
+  const serveOnly = { collections: opts.has };
+  const alternative = opts.chosen ? '' : `; or, to serve only the collections model ${next} has, activate it with the body ${JSON.stringify(serveOnly)}`;
+  const err = errors.MODEL_NOT_BUILT(next, missing.join(', '), rule, commands.map((c) => `\`${c}\``).join(', '), alternative);
+  err.details = { missing, commands, ...(opts.chosen ? {} : { serve_only: serveOnly }) };
+  return err;
+}
+
 // ---- with which embed settings each collection was indexed ----
 
 export const INDEXED_FILE = 'indexed.json';
@@ -121,7 +167,7 @@ const modelDirOf = (model) => path.join(modelsDir(), validateModelName(model));
 
 /**
  * @param {string} model
- * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string}>}
+ * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string}>}
  */
 export function readIndexed(model) {
   try {
@@ -137,10 +183,15 @@ export function readIndexed(model) {
  * @param {string} collection
  * @param {VectorLayout} layout
  * @param {string} [corpusSha256]
+ * @param {string} [corpusPath] the corpus file (absolute), so that an activation refused for lack of this
+ *   collection can name the command that indexes it into another model
  */
-export function recordIndexed(model, collection, layout, corpusSha256) {
+export function recordIndexed(model, collection, layout, corpusSha256, corpusPath) {
   const all = readIndexed(model);
-  all[collection] = { layout, indexed_at: new Date().toISOString(), ...(corpusSha256 ? { corpus_sha256: corpusSha256 } : {}) };
+  all[collection] = {
+    layout, indexed_at: new Date().toISOString(),
+    ...(corpusSha256 ? { corpus_sha256: corpusSha256 } : {}), ...(corpusPath ? { corpus: corpusPath } : {}),
+  };
   writeFileAtomic(path.join(modelDirOf(model), INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
 }
 

@@ -124,7 +124,7 @@ export async function runIndex(opts) {
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
     const warning = checkUsableRun({ corpus, lines: plan.lines, documents, empty, rejectedByCode, details: reportFile, config });
     // A run that wrote no document created no collection: there is no layout to record for it.
-    if (collectionIdentity(storeDir, collection, layout.width) !== null) recordIndexed(opts.model, collection, layout, plan.sha256);
+    if (collectionIdentity(storeDir, collection, layout.width) !== null) recordIndexed(opts.model, collection, layout, plan.sha256, corpus);
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,

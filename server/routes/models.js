@@ -1,7 +1,7 @@
 // Models: which exist, which one answers, and switching (with rollback to the previous one).
 import { errorResponses } from '../errors.js';
 import { listModels, readActiveRecord, storeCollections } from '../../pipeline/serving/index.js';
-import { keyed, modelName } from '../schemas.js';
+import { collectionName, keyed, modelName } from '../schemas.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -15,7 +15,26 @@ export default function modelRoutes(app, ctx) {
   };
   const switchResult = {
     type: 'object',
-    properties: { active: { type: 'string' }, previous: { type: ['string', 'null'] }, changed: { type: 'boolean' } },
+    properties: {
+      active: { type: 'string' }, previous: { type: ['string', 'null'] }, changed: { type: 'boolean' },
+      unserved: {
+        type: 'array', items: { type: 'string' },
+        description: 'present when the body named `collections`: collections with documents the previous model served that the new one lacks (now 404)',
+      },
+    },
+    required: ['active', 'previous', 'changed'],
+  };
+  const activateBody = {
+    type: 'object',
+    description: 'Optional. Without it, the new model must hold every collection (with documents) the active model serves.',
+    properties: {
+      collections: {
+        type: 'array', items: collectionName, uniqueItems: true, maxItems: 1000,
+        description: 'serve only these (each must hold documents in the new model); the active model\'s other collections '
+          + 'stop being served and are listed in `unserved`. For a model built without some collection, e.g. a site without ads: ["articles"]',
+      },
+    },
+    additionalProperties: false,
   };
 
   app.get('/v1/models', {
@@ -65,13 +84,18 @@ export default function modelRoutes(app, ctx) {
     config: { access: 'write' },
     schema: {
       tags: ['models'],
-      summary: 'Serve with this model from now on (every server process follows); refused while its store lacks a served collection',
+      summary: 'Serve with this model from now on (every server process follows); refused (409, with the commands that fix it) '
+        + 'while its store lacks a collection the active model serves, unless the body names the collections to serve',
       security: keyed,
       params: { type: 'object', properties: { name: modelName }, required: ['name'] },
+      body: activateBody,
       response: { 200: switchResult, ...errorResponses },
     },
+    // The body is optional: no body is the default activation (validated as {}).
+    preValidation: async (request) => { if (request.body === undefined || request.body === null) request.body = {}; },
   }, async (request) => {
     const { name } = /** @type {{name: string}} */ (request.params);
-    return models.activate(name);
+    const body = /** @type {{collections?: string[]} | undefined} */ (request.body);
+    return models.activate(name, { collections: body?.collections });
   });
 }
