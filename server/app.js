@@ -8,7 +8,7 @@ import { accessHook } from './auth.js';
 import { STATUS_CODES } from 'node:http';
 import { errors } from '../pipeline/errors.js';
 import { errorBody, installErrorHandlers } from './errors.js';
-import { resultItemSchema } from './schemas.js';
+import { OPTIONAL_BODY, resultItemSchema } from './schemas.js';
 import { installMethodNotAllowed, watchRoutes } from './routing.js';
 import healthRoutes from './routes/health.js';
 import documentRoutes from './routes/documents.js';
@@ -89,6 +89,21 @@ function documentRawBodies(schema) {
   return { ...schema, body: { ...schema.body, content: documented } };
 }
 
+/**
+ * @fastify/swagger declares every body required; an operation marked OPTIONAL_BODY says it is not.
+ * @param {{openapiObject: any}} o
+ */
+function documentOptionalBodies({ openapiObject }) {
+  for (const operations of Object.values(openapiObject.paths ?? {})) {
+    for (const op of Object.values(/** @type {Record<string, any>} */ (operations))) {
+      if (!op?.[OPTIONAL_BODY]) continue;
+      delete op[OPTIONAL_BODY];
+      if (op.requestBody) op.requestBody.required = false;
+    }
+  }
+  return openapiObject;
+}
+
 const ajvCompilers = AjvCompiler();
 
 /**
@@ -104,6 +119,18 @@ function exactBodies(externalSchemas, options) {
 }
 
 /**
+ * Why Node's parser refused a request target: most often raw UTF-8 (a Japanese word typed into a query string),
+ * which HTTP does not allow unencoded. Says how to send it.
+ * @param {Buffer | undefined} raw the bytes the parser had
+ */
+function invalidUrlReason(raw) {
+  const line = raw ? raw.subarray(0, Math.max(0, raw.indexOf(0x0a)) || raw.length) : Buffer.alloc(0);
+  const what = line.some((b) => b >= 0x80) ? 'has raw (un-percent-encoded) UTF-8' : 'has a character HTTP does not allow in a URL (a space or a control character)';
+  return `the request's path or query string ${what}: percent-encode it (encodeURIComponent in JavaScript, `
+    + 'urllib.parse.quote in Python, curl -G --data-urlencode "category=スポーツ"), e.g. ?category=%E3%82%B9%E3%83%9D%E3%83%BC%E3%83%84';
+}
+
+/**
  * Answer what Node's HTTP parser refused before Fastify saw a request (as Fastify's default does, in our shape).
  * @param {NodeJS.ErrnoException} err
  * @param {import('node:net').Socket} socket
@@ -114,8 +141,10 @@ function clientErrorHandler(err, socket) {
   if (/** @type {any} */ (socket)._httpMessage?.headersSent) { socket.destroy(err); return; }
   const [status, reason] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'the request took too long to arrive']
     : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'the request line and headers are over the size limit']
-      : [400, 'the request is not valid HTTP'];
+      : err.code === 'HPE_INVALID_URL' ? [400, invalidUrlReason(/** @type {any} */ (err).rawPacket)]
+        : [400, 'the request is not valid HTTP'];
   const e = errors.REQUEST_INVALID(reason);
+  if (err.code === 'HPE_INVALID_URL') e.details = { field: 'url', reason };
   const body = JSON.stringify(errorBody(e));
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
@@ -168,6 +197,7 @@ export async function buildApp(ctx, opts = {}) {
     },
     // The API only: not the documentation's own routes nor the queue board.
     transform: ({ schema, url }) => ({ schema: /** @type {any} */ (url.startsWith('/docs') || url.startsWith('/admin') ? { ...schema, hide: true } : documentRawBodies(schema)), url }),
+    transformObject: /** @type {any} */ (documentOptionalBodies),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: false } });
 

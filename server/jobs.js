@@ -16,6 +16,7 @@ import { prepareRunDir, readShardResult, shardJobId } from '../pipeline/queue/sh
 import { indexShardJob } from '../pipeline/queue/index-job.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { invalidate } from '../pipeline/match/index.js';
+import { invalid } from './errors.js';
 
 export const JOB_ID_RE = /^bulk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const jobsDir = () => path.join(dataDir(), 'server', 'jobs');
@@ -91,6 +92,36 @@ export function allowedCorpusPath(p, roots) {
   return real;
 }
 
+const ES_ACTIONS = ['index', 'create', 'update', 'delete'];
+
+/**
+ * An Elasticsearch `_bulk` body (an action line such as {"index":{"_id":"a1"}}, then the document's source
+ * line) is refused at once, with the way to convert it: read as JSON Lines, every action line would be a
+ * rejected document and every source line one without an id. Only the first non-blank line is looked at: a
+ * corpus line always has `id` and `body`, never a single action key holding an object.
+ * @param {string} file
+ * @param {boolean} uploaded remove the file when refused (a request body saved by the server)
+ */
+export function refuseElasticsearchBulk(file, uploaded) {
+  const fd = fs.openSync(file, 'r');
+  const head = Buffer.alloc(64 * 1024);
+  let n;
+  try { n = fs.readSync(fd, head, 0, head.length, 0); } finally { fs.closeSync(fd); }
+  const first = head.subarray(0, n).toString('utf8').split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  let line;
+  try { line = JSON.parse(first); } catch { return; }
+  if (!line || typeof line !== 'object' || Array.isArray(line)) return;
+  const keys = Object.keys(line);
+  if (keys.length !== 1 || !ES_ACTIONS.includes(keys[0]) || typeof line[keys[0]] !== 'object' || line[keys[0]] === null) return;
+  if (uploaded) fs.rmSync(file, { force: true });
+  const err = invalid('body', `is an Elasticsearch _bulk body (line 1 is the action ${first.slice(0, 200)}), which this route does not take: `
+    + 'send JSON Lines, one document per line with its id in the line ({"id": …, "body": …, "title"?, "url"?, "site"?, "category"?, "published_at"?}). '
+    + 'To convert an index/create _bulk body: jq -c -n \'inputs as $action | input as $doc | $doc + {id: ($action | to_entries[0].value._id)}\' es-bulk.ndjson > corpus.jsonl '
+    + '(and rename the text field to "body" if it is called otherwise)');
+  err.details = { ...err.details, format: 'elasticsearch-bulk' };
+  throw err;
+}
+
 /**
  * Plan the shards and queue one `index` job per shard.
  * @param {object} o
@@ -104,6 +135,7 @@ export function allowedCorpusPath(p, roots) {
  * @returns {Promise<BulkRecord>}
  */
 export async function createBulkJob(o) {
+  refuseElasticsearchBulk(o.corpus, o.uploaded);
   const plan = await planShards(o.corpus, o.config.index.shardSize);
   if (plan.lines === 0) throw errors.BULK_SOURCE_INVALID(o.uploaded ? 'body' : o.corpus, 'has no lines');
   const outDir = path.join(jobsDir(), o.id);

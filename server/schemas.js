@@ -29,6 +29,16 @@ export const dateSchema = (description) => ({
 /** @param {{maxK: number, defaultK: number}} s */
 export const kSchema = (s) => ({ type: 'integer', minimum: 1, maximum: s.maxK, default: s.defaultK, description: `results wanted (1-${s.maxK})` });
 
+/**
+ * `from`, Elasticsearch's paging offset: results from + 1 … from + k of the ranked list (from + k at most maxK,
+ * checked by searchWindow in server/search.js, since a schema cannot compare two fields).
+ * @param {{maxK: number}} s
+ */
+export const fromSchema = (s) => ({
+  type: 'integer', minimum: 0, maximum: s.maxK - 1, default: 0,
+  description: `offset into the ranked results, for paging: results from+1 … from+k (from + k beyond ${s.maxK} is a 422 SCDV_PAGE_OUT_OF_RANGE)`,
+});
+
 /** One search result; the document itself is never among them. */
 export const resultItemSchema = {
   $id: 'ResultItem',
@@ -39,11 +49,16 @@ export const resultItemSchema = {
     title: { type: 'string' },
     url: { type: 'string' },
     published_at: { type: 'string' },
+    category: { type: 'string', description: 'the stored category, when the document has one' },
+    site: { type: 'string', description: 'the stored site, when the document has one' },
   },
   required: ['id', 'score'],
 };
 
 export const resultsSchema = { type: 'array', items: { $ref: 'ResultItem#' } };
+
+/** Route schemas mark a body a request may omit with this key (@fastify/swagger copies x- keys onto the operation; app.js documents it). */
+export const OPTIONAL_BODY = 'x-optional-body';
 
 /** Security requirement of key-protected routes, for the OpenAPI document. */
 /** @type {{[scheme: string]: string[]}[]} */

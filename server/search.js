@@ -28,6 +28,23 @@ export const filtersSchema = {
 };
 
 /**
+ * How many results to search for a page `from`, `k` of the ranked list (the page is hits.slice(from)): a 422
+ * naming `from` when the page ends beyond maxK (each is valid alone, as with since/until).
+ * @param {number} from
+ * @param {number} k
+ * @param {number} maxK
+ * @param {string} where field prefix for errors (querystring, body)
+ */
+export function searchWindow(from, k, maxK, where) {
+  if (from + k > maxK) {
+    const e = errors.PAGE_OUT_OF_RANGE(where, from, k, maxK);
+    e.details = { field: `${where}.from`, reason: 'plus k is beyond server.maxK' };
+    throw e;
+  }
+  return from + k;
+}
+
+/**
  * Store search options from API filters.
  * @param {Filters | undefined} f
  * @param {string} where field prefix for errors

@@ -25,6 +25,8 @@
  * @property {string} [title]
  * @property {string} [url]
  * @property {string} [published_at]
+ * @property {string} [category]
+ * @property {string} [site]
  */
 
 /** @param {{id: string, score: number, meta: any}} hit @returns {ResultItem} */
@@ -35,6 +37,8 @@ export function resultItem(hit) {
   if (meta.title !== undefined) item.title = meta.title;
   if (meta.url !== undefined) item.url = meta.url;
   if (meta.published_at !== undefined) item.published_at = meta.published_at;
+  if (meta.category !== undefined) item.category = meta.category;
+  if (meta.site !== undefined) item.site = meta.site;
   return item;
 }
 

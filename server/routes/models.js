@@ -1,7 +1,7 @@
 // Models: which exist, which one answers, and switching (with rollback to the previous one).
 import { errorResponses } from '../errors.js';
 import { listModels, readActiveRecord, storeCollections } from '../../pipeline/serving/index.js';
-import { collectionName, keyed, modelName } from '../schemas.js';
+import { OPTIONAL_BODY, collectionName, keyed, modelName } from '../schemas.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -89,10 +89,11 @@ export default function modelRoutes(app, ctx) {
       security: keyed,
       params: { type: 'object', properties: { name: modelName }, required: ['name'] },
       body: activateBody,
+      [OPTIONAL_BODY]: true,
       response: { 200: switchResult, ...errorResponses },
     },
     // The body is optional: no body is the default activation (validated as {}).
-    preValidation: async (request) => { if (request.body === undefined || request.body === null) request.body = {}; },
+    preValidation: async (request) => { if (request.body === undefined) request.body = {}; },
   }, async (request) => {
     const { name } = /** @type {{name: string}} */ (request.params);
     const body = /** @type {{collections?: string[]} | undefined} */ (request.body);

@@ -3,8 +3,8 @@ import { sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { errors } from '../../pipeline/errors.js';
 import { resultItem } from '../../pipeline/match/index.js';
 import { errorResponses } from '../errors.js';
-import { collectionName, dateSchema, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
-import { embedRequestText, filtersSchema, storeFilters } from '../search.js';
+import { collectionName, dateSchema, documentId, fromSchema, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
+import { embedRequestText, filtersSchema, searchWindow, storeFilters } from '../search.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -32,6 +32,7 @@ export default function relatedRoutes(app, ctx) {
         additionalProperties: false,
         properties: {
           k: kSchema(s),
+          from: fromSchema(s),
           since: dateSchema('published at or after'),
           until: dateSchema('published at or before'),
           site: listFilter('only these sites (repeat the parameter for several)'),
@@ -45,6 +46,7 @@ export default function relatedRoutes(app, ctx) {
     const { collection, id } = /** @type {{collection: string, id: string}} */ (request.params);
     const q = /** @type {any} */ (request.query);
     const filters = storeFilters(q, 'querystring');
+    const want = searchWindow(q.from, q.k, s.maxK, 'querystring');
     const sm = models.acquire();
     try {
       const coll = sm.collection(collection);
@@ -54,9 +56,9 @@ export default function relatedRoutes(app, ctx) {
         const doc = coll.get(id);
         if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
         const end = metrics.searchDuration.startTimer({ kind: 'related' });
-        const hits = await coll.searchAsync(doc.vector, { k: q.k, mode, ...filters, excludeIds: [id] });
+        const hits = await coll.searchAsync(doc.vector, { k: want, mode, ...filters, excludeIds: [id] });
         end();
-        return JSON.stringify({ model: sm.name, collection, id, results: hits.map(resultItem) });
+        return JSON.stringify({ model: sm.name, collection, id, results: hits.slice(q.from).map(resultItem) });
       });
       metrics.relatedCache.inc({ result: hit ? 'hit' : 'miss' });
       return reply.type('application/json; charset=utf-8').send(payload);
@@ -74,7 +76,7 @@ export default function relatedRoutes(app, ctx) {
         type: 'object',
         additionalProperties: false,
         required: ['text'],
-        properties: { title: titleSchema, text: textSchema, k: kSchema(s), filters: filtersSchema },
+        properties: { title: titleSchema, text: textSchema, k: kSchema(s), from: fromSchema(s), filters: filtersSchema },
       },
       response: {
         200: {
@@ -90,16 +92,17 @@ export default function relatedRoutes(app, ctx) {
     },
   }, async (request) => {
     const { collection } = /** @type {{collection: string}} */ (request.params);
-    const b = /** @type {{title?: string, text: string, k: number, filters?: import('../search.js').Filters}} */ (request.body);
+    const b = /** @type {{title?: string, text: string, k: number, from: number, filters?: import('../search.js').Filters}} */ (request.body);
     const filters = storeFilters(b.filters, 'body.filters');
+    const want = searchWindow(b.from, b.k, s.maxK, 'body');
     const sm = models.acquire();
     try {
       const coll = sm.collection(collection);
       const v = await embedRequestText(sm, b, metrics);
       const end = metrics.searchDuration.startTimer({ kind: 'related-text' });
-      const hits = await coll.searchAsync({ indices: v.indices, values: v.values }, { k: b.k, mode, ...filters });
+      const hits = await coll.searchAsync({ indices: v.indices, values: v.values }, { k: want, mode, ...filters });
       end();
-      return { model: sm.name, collection, known_words: v.knownWords, unknown_words: v.unknownWords, results: hits.map(resultItem) };
+      return { model: sm.name, collection, known_words: v.knownWords, unknown_words: v.unknownWords, results: hits.slice(b.from).map(resultItem) };
     } finally {
       models.release(sm);
     }

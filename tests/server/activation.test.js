@@ -80,6 +80,9 @@ test('collections named in the body must be in the new model; the body is valida
     assert.equal(bad.status, 400, JSON.stringify(bad.body));
     assert.equal(bad.body.details.field, field);
   }
+  // No body is the default activation; a JSON null is not an object.
+  const nul = await call({ method: 'POST', url: `/v1/models/${h.MODEL_B}/activate`, headers: { ...KEY, 'content-type': 'application/json' }, payload: 'null' });
+  assert.equal(nul.status, 400, JSON.stringify(nul.body));
   assert.equal((await call('/v1/models')).body.active, h.MODEL_A);
 });
 

@@ -82,7 +82,7 @@ test('related by id: k results, itself excluded, best first, filters, bounds', a
   assert.equal(r.body.results.length, 7);
   assert.ok(!r.body.results.some((/** @type {any} */ x) => x.id === DOC), 'the document itself is excluded');
   for (let i = 1; i < 7; i++) assert.ok(r.body.results[i - 1].score >= r.body.results[i].score);
-  for (const x of r.body.results) assert.deepEqual(Object.keys(x).sort(), ['id', 'published_at', 'score', 'title', 'url']);
+  for (const x of r.body.results) assert.deepEqual(Object.keys(x).sort(), ['category', 'id', 'published_at', 'score', 'title', 'url']);
   const again = await call(`/v1/collections/articles/documents/${DOC}/related?k=7`);
   assert.deepEqual(again.body, r.body, 'a cached answer is the same answer');
 
