@@ -74,6 +74,9 @@ test('index: every good document stored once; empty and bad lines reported; batc
   assert.ok(!related.some((r) => r.id === doc.id));
   assert.ok(related[0].score <= 1 + 1e-6 && related[0].score >= related[4].score);
   store.close();
+  // The corpus is recorded, so that a refused activation can name the command that indexes it into another model.
+  const indexed = JSON.parse(fs.readFileSync(path.join(process.env.SCDV_MODELS_DIR ?? '', 'small', 'indexed.json'), 'utf8'));
+  assert.equal(indexed.articles.corpus, path.resolve(corpus));
 
   const again = await runIndex({ corpus, model: 'small', collection: 'articles', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
   assert.equal(again.reusedShards, again.shards, 'a re-run skips finished shards');
