@@ -11,6 +11,7 @@ export const command = {
     'after options that take a value. Load it from your shell start-up file.',
   arguments: [['[shell]', 'the shell (default: bash)', SHELLS]],
   examples: [
+    'scdv completion bash',
     'echo \'eval "$(scdv completion bash)"\' >> ~/.bashrc',
     'echo \'eval "$(scdv completion zsh)"\' >> ~/.zshrc',
   ],

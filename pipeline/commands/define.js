@@ -77,7 +77,7 @@ export function defineCommand(cmd, spec) {
   for (const [name, help, choices] of spec.arguments ?? []) cmd.argument(name, choices ? `${help} (one of ${choices.join(', ')})` : help);
   for (const o of spec.options ?? []) cmd.addOption(toOption(o));
   for (const [name, sub] of Object.entries(spec.subcommands ?? {})) defineCommand(cmd.command(name).summary(sub.summary), sub);
-  cmd.addHelpText('after', `\nExample${spec.examples.length > 1 ? 's' : ''}:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+  cmd.addHelpText('after', `\nExample${spec.examples.length > 1 ? 's' : ''}:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}`);
   const run = spec.run;
   if (run) cmd.action(async (/** @type {any[]} */ ...args) => { const c = args[args.length - 1]; await run(flagValues(c), c.args); });
   return cmd;
