@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ScdvError } from './errors.js';
 import { COMMANDS } from './commands/registry.js';
+import { defineCommand } from './commands/define.js';
 
 const VERSION = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -32,7 +33,6 @@ async function buildProgram(argv) {
     .configureOutput({ outputError: (str, write) => write(usageMessage(str)) })
     .addHelpText('after', FOOTER);
   const wanted = argv[0] === 'help' ? argv[1] : argv[0];
-  const { defineCommand } = await import('./commands/define.js');
   for (const [name, entry] of Object.entries(COMMANDS)) {
     const cmd = program.command(name).summary(entry.summary);
     if (name === wanted) defineCommand(cmd, (await entry.load()).command);
