@@ -180,6 +180,20 @@ export const DEFAULT_CONFIG = Object.freeze({
 
 /** @typedef {typeof DEFAULT_CONFIG} Config */
 
+/** Defaults of `scdv` flags that are not config keys (shown by each command's --help). */
+export const CLI_DEFAULTS = Object.freeze({
+  /** scdv train --name */
+  modelName: 'default',
+  /** --collection of scdv index, precompute, explain, inspect doc */
+  collection: 'articles',
+  /** scdv eval --label-field: the corpus field holding each document's label */
+  labelField: 'category',
+  /** scdv inspect clusters --sort */
+  clusterSort: 'cluster',
+  /** scdv inspect clusters --words: top words shown per cluster (all of them with --cluster) */
+  clusterWords: 8,
+});
+
 /**
  * @typedef {object} Range
  * @property {number} min

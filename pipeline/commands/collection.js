@@ -1,25 +1,39 @@
 // scdv collection list|delete: the collections of a model's store. Deleting is safe while servers and
 // workers have the collection open (see pipeline/store/README.md "Deleting a collection").
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
 import { errors } from '../errors.js';
 import { configFromFlags } from './common.js';
+import { CONFIG_OPTION, opt } from './define.js';
 
 const USAGE = 'scdv collection list [--model NAME] [--json] | scdv collection delete NAME [--model NAME]';
+const MODEL_OPTION = opt('--model <name>', "the model whose store is meant (default: the model the server serves)");
 
-/** @param {string[]} argv */
-export async function run(argv) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { model: { type: 'string' }, config: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n  list     the collections of the model's store, with their document counts\n` +
-      '  delete   delete a collection: its documents, its files and its entry in models/NAME/indexed.json\n' +
-      '  --model  the model whose store is meant (default: the model the server serves)\n');
-    return;
-  }
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: "The collections of a model's store. Deleting is safe while servers and workers have the collection open.",
+  subcommands: {
+    list: {
+      summary: "the collections of the model's store, with their document counts",
+      options: [MODEL_OPTION, opt('--json', 'as JSON: {"model", "collections": [{"name", "count", "width"}]}'), CONFIG_OPTION],
+      examples: ['scdv collection list --model news'],
+      run: (values, positionals) => run(values, ['list', ...positionals]),
+    },
+    delete: {
+      summary: 'delete a collection: its documents, its files and its entry in models/NAME/indexed.json',
+      arguments: [['[name]', 'the collection']],
+      options: [MODEL_OPTION, CONFIG_OPTION],
+      examples: ['scdv collection delete ads --model news'],
+      run: (values, positionals) => run(values, ['delete', ...positionals]),
+    },
+  },
+  examples: ['scdv collection list', 'scdv collection delete ads --model news'],
+};
+
+/**
+ * @param {Record<string, any>} values
+ * @param {string[]} positionals action, then the collection's name
+ */
+async function run(values, positionals) {
   const [action, name, ...extra] = positionals;
   if (action !== 'list' && action !== 'delete') throw errors.USAGE(`${USAGE}; got "${action ?? ''}"`);
   if (action === 'delete' && !name) throw errors.USAGE(`scdv collection delete needs the collection's name (${USAGE})`);

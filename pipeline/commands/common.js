@@ -1,4 +1,5 @@
-// Helpers shared by subcommands: config from flags, integer flags, Redis for the run.
+// Helpers shared by subcommands: config from flags, integer flags, Redis for the run. (Flags are declared in
+// each command's spec and parsed by commander: define.js; a negative value, `--dims -5`, reaches the flag's check.)
 import { TRAIN_RANGES, describeRange, inRange, loadConfig } from '../config.js';
 import { errors } from '../errors.js';
 import { connectOrStartRedis } from '../queue/redis.js';
@@ -38,26 +39,6 @@ export function intFlag(value, flag, range = { min: 0, integer: true }) {
  * @param {keyof typeof TRAIN_RANGES} key e.g. 'word2vec.vector_size'
  */
 export const trainFlag = (value, flag, key) => intFlag(value, flag, TRAIN_RANGES[key]);
-
-/**
- * `--dims -5` → `--dims=-5`: node's parseArgs takes a value starting with a dash for an option of its own and
- * fails with a parser message, while `--dims=-5` reaches the flag's own check. Both spellings now do.
- * @param {string[]} args
- */
-export function joinNegativeValues(args) {
-  /** @type {string[]} */
-  const out = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === '--') return [...out, ...args.slice(i)]; // the rest are positionals
-    if (/^--[a-z][a-z0-9-]*$/i.test(a) && i + 1 < args.length && /^-(\d|\.\d)/.test(args[i + 1])) {
-      out.push(`${a}=${args[++i]}`);
-    } else {
-      out.push(a);
-    }
-  }
-  return out;
-}
 
 /**
  * Run `fn` with Redis (REDIS_URL, or a private server stopped afterwards, also on Ctrl-C).

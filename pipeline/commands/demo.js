@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { dataDir, REPO_ROOT, SAMPLE_CORPUS } from '../paths.js';
-import { parseArgs } from 'node:util';
 import { configFromFlags } from './common.js';
+import { CONFIG_OPTION } from './define.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { runTokenize } from '../stages/tokenize.js';
@@ -34,9 +34,17 @@ const SAMPLE_ADS = path.join(REPO_ROOT, 'tests', 'fixtures', 'ads', 'sample.json
 export const DEMO_API_KEY = 'demo-key';
 const EXAMPLE = 'きゃりーぱみゅぱみゅが新宿駅で東京スカイツリーを見た。ＡＭＡＺＯＮの送料無料キャンペーンは期間中のみ！';
 
-/** @param {string[]} argv `--config FILE` only (the demo runs on embedded defaults otherwise) */
-export async function run(argv) {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } } });
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: 'The whole product on the bundled livedoor sample: tokenise, train a model if there is none, index ' +
+    'the articles and a few ads, precompute ad matches, then serve the REST API until Ctrl-C (what `npm start` runs).',
+  options: [CONFIG_OPTION],
+  examples: ['scdv demo', 'scdv demo --config my-settings.json'],
+  run,
+};
+
+/** @param {Record<string, any>} values `--config FILE` only (the demo runs on embedded defaults otherwise) */
+async function run(values) {
   const config = configFromFlags(values);
   const tokenizer = await createTokenizer(config.tokenizer);
   const d = tokenizer.describe();

@@ -1,26 +1,51 @@
 // scdv eval: relevance of a model's document vectors against TF-IDF and more_like_this (pipeline/eval/).
-import { parseArgs } from 'node:util';
+import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
-import { runEval } from '../eval/run.js';
+import { EVAL_DEFAULTS, runEval } from '../eval/run.js';
 import fs from 'node:fs';
 import { loadModel } from '../model/load.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
+import { CONFIG_OPTION, opt } from './define.js';
 
-/** @param {string[]} argv */
-export async function run(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      model: { type: 'string' }, corpus: { type: 'string' }, 'label-field': { type: 'string', default: 'category' },
-      collection: { type: 'string' }, k: { type: 'string' }, folds: { type: 'string' }, 'search-mode': { type: 'string' },
-      json: { type: 'boolean', default: false }, config: { type: 'string' },
-      damping: { type: 'string' }, 'keep-fraction': { type: 'string' }, 'keep-count': { type: 'string' }, alpha: { type: 'string' },
-      'max-terms': { type: 'string' }, 'no-baselines': { type: 'boolean', default: false },
-      classify: { type: 'boolean', default: false }, train: { type: 'string' }, test: { type: 'string' },
-      sweep: { type: 'boolean', default: false }, grid: { type: 'string' }, out: { type: 'string' },
-      lang: { type: 'string' },
-    },
-  });
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: 'Relevance of a model\'s document vectors: P@1, P@10, MAP@10 of same-label neighbours vs TF-IDF and ' +
+    'more_like_this (into models/NAME/eval.json); or, with --classify, LinearSVC accuracy on the vectors vs on ' +
+    'TF-IDF; or, with --sweep, train and evaluate a grid of settings (docs/relevance.md).',
+  options: [
+    opt('--model <name>', 'the model (required, except with --sweep)'),
+    opt('--corpus <file>', 'labelled corpus: JSON Lines with --label-field on every line'),
+    opt('--label-field <field>', "the corpus field holding each document's label", { default: CLI_DEFAULTS.labelField }),
+    opt('--collection <name>', 'search this indexed collection instead of embedding the corpus afresh'),
+    opt('--k <k>', `neighbours per query, 1-1000 (default: ${EVAL_DEFAULTS.k})`),
+    opt('--folds <n>', `folds of the k-NN accuracy; 0 or 1: none (default: ${EVAL_DEFAULTS.folds})`),
+    opt('--search-mode <mode>', 'store search', { config: 'server.searchMode', choices: ['fast', 'exact'] }),
+    opt('--damping <d>', 'term repetition damping', { config: 'embed.damping', choices: ['binary', 'log', 'raw', 'saturate'] }),
+    opt('--keep-fraction <f>', 'fraction of a vector\'s weight kept', { config: 'embed.keepFraction' }),
+    opt('--keep-count <n>', 'non-zeros kept per document (null: --keep-fraction of the width)', { config: 'embed.keepCount' }),
+    opt('--alpha <a>', 'hybrid layout: weight of the SCDV block (1: pure SCDV)', { config: 'embed.hybrid.alpha' }),
+    opt('--max-terms <n>', 'hybrid layout: heaviest words kept in the TF-IDF block (null: all)', { config: 'embed.hybrid.maxTerms' }),
+    opt('--no-baselines', 'skip TF-IDF and more_like_this'),
+    opt('--lang <lang>', 'check that the model was trained for this language; with --sweep, train for it', { config: 'tokenizer.lang', choices: ['ja', 'en'] }),
+    opt('--json', 'the figures as JSON on the last line of stdout (the table goes to stderr)'),
+    opt('--classify', 'LinearSVC test accuracy on the vectors vs on TF-IDF (needs --train and --test)'),
+    opt('--train <file>', 'with --classify: the labelled training corpus'),
+    opt('--test <file>', 'with --classify: the labelled test corpus'),
+    opt('--sweep', 'train and evaluate a grid of settings on --corpus'),
+    opt('--grid <file>', 'with --sweep: the grid as JSON (default: the grid of docs/relevance.md)'),
+    opt('--out <file>', 'with --sweep: where the Markdown table goes'),
+    CONFIG_OPTION,
+  ],
+  examples: [
+    'scdv eval --model news --corpus labelled.jsonl --label-field category',
+    'scdv eval --classify --model news --train train.jsonl --test test.jsonl',
+    'scdv eval --sweep --corpus labelled.jsonl --out table.md',
+  ],
+  run,
+};
+
+/** @param {Record<string, any>} values */
+async function run(values) {
   if (values.lang !== undefined && values.lang !== 'ja' && values.lang !== 'en') throw errors.USAGE(`--lang must be ja or en, got "${values.lang}"`);
   // Documents are tokenised as the model was trained (its manifest); --lang for a sweep's training, or as a check.
   const config = configFromFlags(values, { embed: embedOverrides(values), ...(values.lang ? { tokenizer: { lang: values.lang } } : {}) });

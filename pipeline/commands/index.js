@@ -1,18 +1,30 @@
 // scdv index: embed a corpus with a model into a store collection.
-import { parseArgs } from 'node:util';
+import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
 import { runIndex } from '../stages/index.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
+import { CONFIG_OPTION, opt } from './define.js';
 
-/** @param {string[]} argv */
-export async function run(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      corpus: { type: 'string' }, model: { type: 'string' }, collection: { type: 'string', default: 'articles' },
-      workers: { type: 'string' }, 'allow-many-workers': { type: 'boolean', default: false }, 'batch-size': { type: 'string' }, 'shard-size': { type: 'string' }, config: { type: 'string' },
-    },
-  });
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: "Embed a corpus with a model into a collection of the model's store (.scdv/store/MODEL/), " +
+    'through the Bull queue; re-running with the same corpus reuses finished shards.',
+  options: [
+    opt('--model <name>', 'the model (models/NAME/) (required)'),
+    opt('--corpus <file>', 'the corpus: JSON Lines, one {"id", "body", …} per line (required)'),
+    opt('--collection <name>', 'the collection to write into', { default: CLI_DEFAULTS.collection }),
+    opt('--workers <n>', 'local worker processes (at most 2 per core, with a warning; 0: rely on scdv worker index)', { config: 'index.workers' }),
+    opt('--allow-many-workers', 'lift the 2-per-core cap of --workers'),
+    opt('--batch-size <b>', 'documents per store write (one fsynced batch)', { config: 'index.writeBatchSize' }),
+    opt('--shard-size <m>', 'corpus lines per queue job', { config: 'index.shardSize' }),
+    CONFIG_OPTION,
+  ],
+  examples: ['scdv index --model news --corpus corpus.jsonl', 'scdv index --model news --corpus ads.jsonl --collection ads --batch-size 500'],
+  run,
+};
+
+/** @param {Record<string, any>} values */
+async function run(values) {
   if (!values.corpus || !values.model) throw errors.USAGE('scdv index needs --model NAME and --corpus FILE');
   const workers = intFlag(values.workers, '--workers');
   const writeBatchSize = intFlag(values['batch-size'], '--batch-size', { min: 1 });

@@ -1,5 +1,5 @@
 // scdv inspect clusters | doc: what the GMM learned, and what carries one document's vector.
-import { parseArgs } from 'node:util';
+import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
 import { loadModel } from '../model/load.js';
 import { loadAnalysis } from '../inspect/analysis.js';
@@ -8,27 +8,50 @@ import { openInspectContext } from '../inspect/context.js';
 import { resolveDocuments, inspectDocument } from '../inspect/document.js';
 import { formatInspectDocument } from '../inspect/format.js';
 import { configFromFlags, intFlag } from './common.js';
+import { CONFIG_OPTION, opt } from './define.js';
 
 const log = (/** @type {string} */ m) => process.stderr.write(`${m}\n`);
 
-/** @param {string[]} argv */
-export async function run(argv) {
-  const [sub, ...rest] = argv;
-  if (sub === 'clusters') return clusters(rest);
-  if (sub === 'doc') return doc(rest);
-  throw errors.USAGE(`scdv inspect needs "clusters" or "doc" (got ${sub ?? 'nothing'}); see scdv --help`);
-}
-
-/** @param {string[]} argv */
-async function clusters(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      model: { type: 'string' }, json: { type: 'boolean', default: false }, sort: { type: 'string', default: 'cluster' },
-      cluster: { type: 'string' }, corpus: { type: 'string' }, refresh: { type: 'boolean', default: false },
-      words: { type: 'string' }, flagged: { type: 'boolean', default: false },
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: 'What the GMM learned (clusters), and what carries one document\'s vector (doc).',
+  subcommands: {
+    clusters: {
+      summary: 'the clusters: size, top words by P(k|w)·idf, NPMI coherence, flags',
+      options: [
+        opt('--model <name>', 'the model (required)'),
+        opt('--sort <by>', 'row order', { default: CLI_DEFAULTS.clusterSort, choices: ['cluster', 'coherence', 'size'] }),
+        opt('--cluster <k>', 'only this cluster (with all its top words)'),
+        opt('--flagged', 'only flagged clusters'),
+        opt('--words <n>', `top words shown per cluster (default: ${CLI_DEFAULTS.clusterWords}; all of them with --cluster)`),
+        opt('--corpus <file>', "corpus for the coherence figures (default: the model's training corpus)"),
+        opt('--refresh', 'recompute models/NAME/analysis.json'),
+        opt('--json', 'as JSON'),
+      ],
+      examples: ['scdv inspect clusters --model news --sort coherence --flagged'],
+      run: clusters,
     },
-  });
+    doc: {
+      summary: "the topics and words that carry one document's vector",
+      options: [
+        opt('--model <name>', 'the model (required)'),
+        opt('--id <id>', 'a document of --collection'),
+        opt('--collection <name>', 'the collection holding --id', { default: CLI_DEFAULTS.collection }),
+        opt('--text <text>', 'a text instead of --id'),
+        opt('--corpus <file>', "the corpus holding the document's text (for the words)"),
+        opt('--top <n>', 'topics and words listed'),
+        opt('--json', 'as JSON'),
+        CONFIG_OPTION,
+      ],
+      examples: ['scdv inspect doc --model news --id sports-1 --corpus corpus.jsonl', 'scdv inspect doc --model news --text "スマホの新機種"'],
+      run: doc,
+    },
+  },
+  examples: ['scdv inspect clusters --model news', 'scdv inspect doc --model news --id sports-1 --corpus corpus.jsonl'],
+};
+
+/** @param {Record<string, any>} values */
+async function clusters(values) {
   if (!values.model) throw errors.USAGE('scdv inspect clusters needs --model NAME');
   if (!['cluster', 'coherence', 'size'].includes(values.sort ?? '')) throw errors.USAGE(`--sort must be cluster, coherence or size, got "${values.sort}"`);
   const model = loadModel(values.model);
@@ -47,20 +70,12 @@ async function clusters(argv) {
       corpus: analysis.corpus, coherence: analysis.coherence, gmm: analysis.gmm, thresholds: FLAG_THRESHOLDS, clusters: rows,
     }, null, 2) + '\n');
   } else {
-    process.stdout.write(formatClusters(analysis, rows, { modelName: model.name, words: intFlag(values.words, '--words') ?? (k !== undefined ? analysis.top : 8) }));
+    process.stdout.write(formatClusters(analysis, rows, { modelName: model.name, words: intFlag(values.words, '--words') ?? (k !== undefined ? analysis.top : CLI_DEFAULTS.clusterWords) }));
   }
 }
 
-/** @param {string[]} argv */
-async function doc(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      model: { type: 'string' }, collection: { type: 'string', default: 'articles' }, id: { type: 'string' },
-      text: { type: 'string' }, corpus: { type: 'string' }, json: { type: 'boolean', default: false },
-      top: { type: 'string' }, config: { type: 'string' },
-    },
-  });
+/** @param {Record<string, any>} values */
+async function doc(values) {
   if (!values.model) throw errors.USAGE('scdv inspect doc needs --model NAME');
   if (values.id === undefined && values.text === undefined) throw errors.USAGE('scdv inspect doc needs --id ID (with --collection C) or --text "…"');
   const config = configFromFlags(values);

@@ -1,20 +1,31 @@
 // scdv precompute: the top-k documents of --target for every document of --collection, stored in Redis
 // (keys in pipeline/match/ and README "Precomputed matches") for the match route and for ad servers.
-import { parseArgs } from 'node:util';
+import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { ProgressBar } from '../progress.js';
 import { configFromFlags, intFlag } from './common.js';
+import { CONFIG_OPTION, opt } from './define.js';
 
-/** @param {string[]} argv */
-export async function run(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      collection: { type: 'string', default: 'articles' }, target: { type: 'string' }, k: { type: 'string' },
-      model: { type: 'string' }, ttl: { type: 'string' }, config: { type: 'string' }, quiet: { type: 'boolean' },
-    },
-  });
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: 'The top-k documents of --target for every document of --collection, into Redis (REDIS_URL) for ' +
+    'the match route and ad servers (README "Precomputed matches").',
+  options: [
+    opt('--target <collection>', 'the collection whose documents are matched, e.g. ads (required)'),
+    opt('--collection <name>', 'the collection whose every document gets its matches', { default: CLI_DEFAULTS.collection }),
+    opt('--k <k>', 'matches kept per document', { config: 'server.defaultK' }),
+    opt('--ttl <seconds>', 'lifetime of the entries in Redis', { config: 'server.precompute.ttlSeconds' }),
+    opt('--model <name>', 'the model (default: the one the server serves)'),
+    opt('--quiet', 'no progress bar'),
+    CONFIG_OPTION,
+  ],
+  examples: ['REDIS_URL=redis://127.0.0.1:6379 scdv precompute --collection articles --target ads --k 10'],
+  run,
+};
+
+/** @param {Record<string, any>} values */
+async function run(values) {
   if (!values.target) throw errors.USAGE('scdv precompute needs --target COLLECTION (e.g. ads) and --k K; --collection defaults to articles');
   const ttlSeconds = intFlag(values.ttl, '--ttl');
   const config = configFromFlags(values, ttlSeconds ? { server: { precompute: { ttlSeconds } } } : undefined);

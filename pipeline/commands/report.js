@@ -1,15 +1,23 @@
 // scdv report --model NAME: (re)write models/NAME/report.html, e.g. after `scdv eval`.
-import { parseArgs } from 'node:util';
 import { errors } from '../errors.js';
 import { loadModel } from '../model/load.js';
 import { writeReport } from '../report/index.js';
+import { opt } from './define.js';
 
-/** @param {string[]} argv */
-export async function run(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    options: { model: { type: 'string' }, corpus: { type: 'string' }, refresh: { type: 'boolean', default: false } },
-  });
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: 'Write models/NAME/report.html: the word map, the clusters and their coherence, the latest scdv eval.',
+  options: [
+    opt('--model <name>', 'the model (required)'),
+    opt('--corpus <file>', "corpus for the coherence figures (default: the model's training corpus)"),
+    opt('--refresh', 'recompute models/NAME/analysis.json first'),
+  ],
+  examples: ['scdv report --model news'],
+  run,
+};
+
+/** @param {Record<string, any>} values */
+async function run(values) {
   if (!values.model) throw errors.USAGE('scdv report needs --model NAME');
   const model = loadModel(values.model);
   model.wordTopics.close();

@@ -1,20 +1,30 @@
 // scdv tokenize: a corpus through the queue, or one text for a quick look.
-import { parseArgs } from 'node:util';
 import { errors } from '../errors.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { runTokenize } from '../stages/tokenize.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
+import { CONFIG_OPTION, opt } from './define.js';
 
-/** @param {string[]} argv */
-export async function run(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      corpus: { type: 'string' }, out: { type: 'string' }, workers: { type: 'string' }, 'allow-many-workers': { type: 'boolean', default: false },
-      'shard-size': { type: 'string' }, config: { type: 'string' }, text: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: 'Tokenise a corpus through the Bull queue into DIR/tokens.tsv (with rejected and warned lines ' +
+    'reported), or one text (--text) for a quick look at what the tokenizer keeps.',
+  options: [
+    opt('--corpus <file>', 'the corpus: JSON Lines, one {"id", "body", …} per line'),
+    opt('--out <dir>', 'output folder (tokens.tsv, rejected.jsonl, warnings.jsonl)'),
+    opt('--text <text>', 'tokenise this text instead of a corpus'),
+    opt('--json', 'with --text: tokens with their part of speech, as JSON'),
+    opt('--workers <n>', 'local worker processes (at most 2 per core, with a warning; 0: rely on scdv worker tokenize)', { config: 'tokenize.workers' }),
+    opt('--allow-many-workers', 'lift the 2-per-core cap of --workers'),
+    opt('--shard-size <m>', 'corpus lines per queue job', { config: 'tokenize.shardSize' }),
+    CONFIG_OPTION,
+  ],
+  examples: ['scdv tokenize --text "きゃりーぱみゅぱみゅが東京スカイツリーを見た"', 'scdv tokenize --corpus corpus.jsonl --out out/tokens --workers 2'],
+  run,
+};
+
+/** @param {Record<string, any>} values */
+async function run(values) {
   const shardSize = intFlag(values['shard-size'], '--shard-size', { min: 1 });
   const workers = intFlag(values.workers, '--workers');
   const config = configFromFlags(values, {

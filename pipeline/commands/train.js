@@ -1,21 +1,36 @@
 // scdv train: a corpus in, a model folder out (models/<name>/).
-import { parseArgs } from 'node:util';
+import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
 import { runTrain } from '../stages/train.js';
 import { formatSeconds } from '../progress.js';
 import { configFromFlags, intFlag, trainFlag, withRedis } from './common.js';
+import { CONFIG_OPTION, opt } from './define.js';
 
-/** @param {string[]} argv */
-export async function run(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      corpus: { type: 'string' }, name: { type: 'string', default: 'default' }, config: { type: 'string' },
-      force: { type: 'boolean', default: false }, workers: { type: 'string' }, 'allow-many-workers': { type: 'boolean', default: false },
-      clusters: { type: 'string' }, dims: { type: 'string' }, epochs: { type: 'string' }, 'min-count': { type: 'string' },
-      covariance: { type: 'string' }, seed: { type: 'string' }, lang: { type: 'string' },
-    },
-  });
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: 'Train a model on a corpus: tokenise, word2vec and IDF, a Gaussian mixture over the word vectors, the ' +
+    'word-topic vectors; into models/NAME/. One run per model name at a time; parameters are checked before any work.',
+  options: [
+    opt('--corpus <file>', 'the corpus: JSON Lines, one {"id", "body", …} per line (required)'),
+    opt('--name <name>', 'the model name: models/NAME/', { default: CLI_DEFAULTS.modelName }),
+    opt('--force', 'replace an existing model of that name'),
+    opt('--clusters <k>', 'GMM clusters (topics)', { config: 'train.gmm.n_components' }),
+    opt('--dims <d>', 'word vector dimensions', { config: 'train.word2vec.vector_size' }),
+    opt('--epochs <e>', 'word2vec epochs', { config: 'train.word2vec.epochs' }),
+    opt('--min-count <m>', 'words seen fewer times are dropped', { config: 'train.word2vec.min_count' }),
+    opt('--covariance <type>', 'GMM covariance', { config: 'train.gmm.covariance_type', choices: ['tied', 'diag', 'full'] }),
+    opt('--seed <s>', 'seed of word2vec and the GMM', { config: 'train.word2vec.seed' }),
+    opt('--lang <lang>', 'ja, or en for English text (a regex tokeniser, lower case, an English stop list)', { config: 'tokenizer.lang', choices: ['ja', 'en'] }),
+    opt('--workers <n>', 'local tokenise worker processes (at most 2 per core, with a warning)', { config: 'tokenize.workers' }),
+    opt('--allow-many-workers', 'lift the 2-per-core cap of --workers'),
+    CONFIG_OPTION,
+  ],
+  examples: ['scdv train --corpus corpus.jsonl --name news --clusters 60', 'scdv train --corpus corpus.jsonl --name news --config small.json --force'],
+  run,
+};
+
+/** @param {Record<string, any>} values */
+async function run(values) {
   if (!values.corpus) throw errors.USAGE('scdv train needs --corpus FILE');
   const w2v = /** @type {Record<string, number>} */ ({});
   const gmm = /** @type {Record<string, number|string>} */ ({});

@@ -1,15 +1,28 @@
 // scdv worker <stage>: run queue workers alone, so that more machines can join the same Redis.
-import { parseArgs } from 'node:util';
 import { errors } from '../errors.js';
 import { redactUrl } from '../queue/redis.js';
 import { configFromFlags, intFlag } from './common.js';
+import { CONFIG_OPTION, opt } from './define.js';
 
-/** @param {string[]} argv */
-export async function run(argv) {
-  const { values, positionals } = parseArgs({
-    args: argv, allowPositionals: true,
-    options: { concurrency: { type: 'string' }, config: { type: 'string' }, 'config-json': { type: 'string' } },
-  });
+/** @type {import('./define.js').CommandSpec} */
+export const command = {
+  description: 'Queue workers of one stage alone, so that more machines join the Redis (REDIS_URL, required) of a ' +
+    'running scdv tokenize, train, index, serve or precompute.',
+  arguments: [['[stage]', 'the queue whose jobs to run', ['tokenize', 'train', 'index', 'precompute']]],
+  options: [
+    opt('--concurrency <n>', 'jobs at a time (tokenize and index: 1; precompute: config server.precompute.concurrency)'),
+    CONFIG_OPTION,
+    opt('--config-json <json>', 'the whole config as JSON (from the process that starts local workers)', { hidden: true }),
+  ],
+  examples: ['REDIS_URL=redis://10.0.0.5:6379 scdv worker index --concurrency 2'],
+  run,
+};
+
+/**
+ * @param {Record<string, any>} values
+ * @param {string[]} positionals
+ */
+async function run(values, positionals) {
   const stage = positionals[0];
   if (stage !== 'tokenize' && stage !== 'train' && stage !== 'index' && stage !== 'precompute') {
     throw errors.USAGE(`scdv worker needs a stage: tokenize, train, index or precompute (got ${stage ?? 'nothing'})`);

@@ -74,6 +74,9 @@ export const EVAL_FORMAT = 'scdv-eval/1';
  * @property {(m: string) => void} [log]
  */
 
+/** Neighbours per query (P@k, MAP@k) and folds of the k-NN classifier, unless the caller sets them. */
+export const EVAL_DEFAULTS = Object.freeze({ k: 10, folds: 5 });
+
 /**
  * @param {EvalOptions} opts
  * @returns {Promise<Record<string, any>>} the eval.json object
@@ -81,8 +84,8 @@ export const EVAL_FORMAT = 'scdv-eval/1';
 export async function runEval(opts) {
   const t0 = Date.now();
   const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
-  const k = opts.k ?? 10;
-  const folds = opts.folds ?? 5;
+  const k = opts.k ?? EVAL_DEFAULTS.k;
+  const folds = opts.folds ?? EVAL_DEFAULTS.folds;
   const mode = opts.searchMode ?? opts.config.server?.searchMode ?? 'fast';
   const corpus = await readLabelledCorpus(opts.corpus, opts.labelField, { maxDocumentBytes: opts.config.corpus.maxDocumentBytes });
   const labels = corpus.docs.map((d) => d.label);
