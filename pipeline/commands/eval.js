@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import { runEval } from '../eval/run.js';
 import fs from 'node:fs';
 import { loadModel } from '../model/load.js';
+import { refreshReport } from '../report/index.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
 
 /** @param {string[]} argv */
@@ -64,6 +65,7 @@ export async function run(argv) {
     searchMode: /** @type {'fast'|'exact'|undefined} */ (mode), baselines: !values['no-baselines'],
   });
   out.write(formatEval(r));
+  await refreshReport(values.model, (m) => process.stderr.write(`${m}\n`));
   if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt })}\n`);
 }
 
