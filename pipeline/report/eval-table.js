@@ -81,7 +81,7 @@ export function renderEval(ev) {
   const about = [r.date && `evaluated ${esc(r.date)}`, r.corpus?.documents && `${fmt(r.corpus.documents)} documents`,
     r.label_field && `label <code>${esc(r.label_field)}</code>`].filter(Boolean);
   if (about.length) parts.push(`<p>${about.join(' · ')}</p>`);
-  const head = `<tr><th>method</th>${columns.map(([, name, title]) => `<th title="${esc(title)}">${esc(name)}</th>`).join('')}</tr>`;
+  const head = `<tr><th>method</th>${columns.map(([, name, title]) => `<th class="num" title="${esc(title)}">${esc(name)}</th>`).join('')}</tr>`;
   const body = rows.map((row) => `<tr><td>${esc(row.label)}</td>${columns.map(([key, , , format]) => {
     const v = row.values[key];
     return `<td class="num">${typeof v === 'number' ? esc(format(v)) : '–'}</td>`;

@@ -44,7 +44,10 @@ export function compareWithBaselines(result) {
 }
 
 /** @param {number} x a fraction -> signed percentage points */
-const points = (x) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(100 * x).toFixed(1)}`;
+const points = (x) => {
+  const shown = Math.abs(100 * x).toFixed(1);
+  return `${shown === '0.0' ? '±' : x > 0 ? '+' : '−'}${shown}`;
+};
 
 /**
  * @param {Comparison[]} comparisons
@@ -80,8 +83,8 @@ export function renderVerdict(result, modelLabel) {
   const queries = result.scdv?.queries;
   return `<div class="verdict" id="verdict"><h3>Is this model good?</h3><p class="headline">${headline(comparisons)}</p>` +
     `<table class="verdict-table"><thead><tr><th>${esc(modelLabel)} (P@10 ${(100 * result.scdv.p_at_10).toFixed(1)} %) against</th>` +
-    '<th>its P@10</th><th>difference (points)</th>' +
-    `<th>${pct} % interval</th><th>verdict</th></tr></thead><tbody>${rows}</tbody></table>` +
+    '<th class="num">its P@10</th><th class="num">difference (points)</th>' +
+    `<th class="num">${pct} % interval</th><th>verdict</th></tr></thead><tbody>${rows}</tbody></table>` +
     `<p class="note">P@10: the share of each document's 10 nearest documents that carry its label, averaged over ` +
     `${typeof queries === 'number' ? queries.toLocaleString('en-US') : 'the'} queries. The interval comes from a paired bootstrap ` +
     `over queries (${VERDICT_BOOTSTRAP.resamples.toLocaleString('en-US')} resamples): <b>better</b> or <b>worse</b> when it ` +
