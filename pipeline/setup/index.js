@@ -24,7 +24,8 @@ if (process.env.SCDV_SKIP_SETUP === '1') {
   let skipped = /** @type {string[]} */ ([]);
   for (const [name, step] of /** @type {[string, (log: (m: string) => void) => string[] | void][]} */ (steps)) {
     try {
-      skipped = step(log) || skipped;
+      const left = step(log);
+      if (Array.isArray(left)) skipped = left;
     } catch (err) {
       const e = /** @type {Error} */ (err);
       const hint = skipped.length
