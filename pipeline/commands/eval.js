@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import { EVAL_DEFAULTS, runEval } from '../eval/run.js';
 import fs from 'node:fs';
 import { loadModel } from '../model/load.js';
+import { refreshReport } from '../report/index.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
@@ -89,6 +90,7 @@ async function run(values) {
     searchMode: /** @type {'fast'|'exact'|undefined} */ (mode), baselines: !values['no-baselines'],
   });
   out.write(formatEval(r));
+  await refreshReport(values.model, (m) => process.stderr.write(`${m}\n`));
   if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt })}\n`);
 }
 

@@ -12,6 +12,7 @@
  * @property {number} p_at_1
  * @property {number} p_at_10
  * @property {number} map_at_10
+ * @property {number[]} hits_at_10 per scored query, in row order: relevant neighbours among the first 10 (P@10 × 10)
  */
 
 /**
@@ -54,6 +55,8 @@ export function rankingMetrics(labels, neighbours) {
   let p1 = 0;
   let p10 = 0;
   let ap10 = 0;
+  /** @type {number[]} */
+  const hits10 = [];
   for (let q = 0; q < labels.length; q++) {
     const R = /** @type {number} */ (perLabel.get(labels[q])) - 1;
     if (R <= 0) continue;
@@ -63,10 +66,12 @@ export function rankingMetrics(labels, neighbours) {
     });
     n++;
     p1 += precisionAt(rel, 1);
-    p10 += precisionAt(rel, 10);
+    const p = precisionAt(rel, 10);
+    p10 += p;
+    hits10.push(Math.round(p * 10));
     ap10 += averagePrecisionAt(rel, 10, R);
   }
-  return { queries: n, p_at_1: n ? p1 / n : 0, p_at_10: n ? p10 / n : 0, map_at_10: n ? ap10 / n : 0 };
+  return { queries: n, p_at_1: n ? p1 / n : 0, p_at_10: n ? p10 / n : 0, map_at_10: n ? ap10 / n : 0, hits_at_10: hits10 };
 }
 
 /**
@@ -79,4 +84,48 @@ export function latencySummary(ms) {
   const q = (/** @type {number} */ f) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
   const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   return { mean_ms: s.reduce((a, b) => a + b, 0) / s.length, median_ms: median, p95_ms: q(0.95) };
+}
+
+/**
+ * Paired bootstrap over queries: the difference of the means of `a` and `b` (figures of two methods on the same
+ * queries, in the same order) with a percentile confidence interval. Queries are resampled with replacement, the
+ * same draw for both methods; the generator is seeded so a report shows the same interval every time it is written.
+ * @param {ArrayLike<number>} a
+ * @param {ArrayLike<number>} b
+ * @param {{resamples?: number, confidence?: number, seed?: number}} [opts] 2000 resamples, 95 %
+ * @returns {{diff: number, low: number, high: number, resamples: number, confidence: number}}
+ */
+export function pairedBootstrap(a, b, opts = {}) {
+  if (a.length !== b.length) throw new Error(`paired bootstrap of ${a.length} and ${b.length} figures: they must pair up query by query`);
+  const n = a.length;
+  if (n === 0) throw new Error('paired bootstrap of no queries');
+  const resamples = opts.resamples ?? 2000;
+  const confidence = opts.confidence ?? 0.95;
+  const d = Float64Array.from({ length: n }, (_, i) => a[i] - b[i]);
+  const diff = d.reduce((x, y) => x + y, 0) / n;
+  const random = mulberry32(opts.seed ?? 1);
+  const means = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += d[Math.floor(random() * n)];
+    means[r] = sum / n;
+  }
+  means.sort();
+  const tail = (1 - confidence) / 2;
+  const at = (/** @type {number} */ q) => means[Math.min(resamples - 1, Math.max(0, Math.floor(q * resamples)))];
+  return { diff, low: at(tail), high: at(1 - tail), resamples, confidence };
+}
+
+/**
+ * A small seeded generator of uniform numbers in [0, 1) (mulberry32).
+ * @param {number} seed
+ */
+function mulberry32(seed) {
+  let t = seed >>> 0;
+  return () => {
+    t = (t + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(t ^ (t >>> 15), 1 | t);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
 }

@@ -53,8 +53,12 @@ export const EVAL_FORMAT = 'scdv-eval/1';
  *                  "embed": {...config.embed}, "layout": {kind, width, scdvWidth, lexicalWidth},
  *                  "train": {...model hyperparameters}, "tokenizer": {dictionary, stopwordFamilies}},
  *     "load_average": [1, 5, 15 min] at the end of the run, "seconds": total,
- *     "scdv": MethodResult, "tfidf": MethodResult, "mlt": MethodResult
+ *     "scdv": MethodResult, "tfidf": MethodResult, "mlt": MethodResult,
+ *     "per_query": {"hits_at_10": {"scdv": [int], "tfidf": [int], "mlt": [int]}}
  *   }
+ * per_query.hits_at_10: for every scored query (corpus order, the same queries for every method), its relevant
+ * neighbours among the first 10 (P@10 × 10); the report's verdict resamples them (a bootstrap over queries).
+ * Written one array per line to keep the file small.
  * The last line `scdv eval --json` prints is {"scdv", "tfidf", "mlt"} of the same object.
  * @typedef {object} EvalFile
  */
@@ -95,13 +99,16 @@ export async function runEval(opts) {
   const scdv = await scdvNeighbours(embedder, corpus.docs, tokens, { k, mode, collection: opts.collection ?? null, log });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-'));
   try {
+    /** @type {Record<string, number[]>} */
+    const hitsAt10 = {};
+    const keep = (/** @type {string} */ method) => (/** @type {number[]} */ hits) => { hitsAt10[method] = hits; };
     /** @type {Record<string, any>} */
-    const result = { scdv: methodResult(labels, scdv.neighbours, scdv.latencies) };
+    const result = { scdv: methodResult(labels, scdv.neighbours, scdv.latencies, keep('scdv')) };
     Object.assign(result.scdv, { mean_nnz: scdv.meanNnz, width: embedder.width, no_vector: scdv.noVector });
     if (opts.baselines !== false) {
       const b = await baselines(work, tokens, labels, scdv.vectors, embedder.width, { k, folds, log });
-      result.tfidf = methodResult(labels, b.tfidf.neighbours, b.tfidf.latency_ms);
-      result.mlt = { ...methodResult(labels, b.mlt.neighbours, b.mlt.latency_ms), queries_without_terms: b.mlt.queries_without_terms };
+      result.tfidf = methodResult(labels, b.tfidf.neighbours, b.tfidf.latency_ms, keep('tfidf'));
+      result.mlt = { ...methodResult(labels, b.mlt.neighbours, b.mlt.latency_ms, keep('mlt')), queries_without_terms: b.mlt.queries_without_terms };
       if (b.classify_skipped) result.classify_skipped = b.classify_skipped;
       if (b.classify) {
         Object.assign(result.scdv, accuracyOf(b.classify.scdv));
@@ -124,13 +131,22 @@ export async function runEval(opts) {
       load_average: os.loadavg().map((x) => Math.round(x * 100) / 100),
       seconds: (Date.now() - t0) / 1000,
       ...result,
+      per_query: { hits_at_10: hitsAt10 },
     };
-    if (opts.write !== false) writeFileAtomic(path.join(modelsDir(), opts.model, 'eval.json'), JSON.stringify(out, null, 2) + '\n');
+    if (opts.write !== false) writeFileAtomic(path.join(modelsDir(), opts.model, 'eval.json'), evalFileText(out));
     return out;
   } finally {
     embedder.model.wordTopics.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * eval.json's text: indented, but each array of integers (the per-query figures) on one line.
+ * @param {Record<string, any>} out
+ */
+export function evalFileText(out) {
+  return JSON.stringify(out, null, 2).replace(/\[\s*\n([\s\d,-]+?)\n\s*\]/g, (_, inner) => `[${inner.trim().split(/\s*,\s*/).join(',')}]`) + '\n';
 }
 
 /**
@@ -142,9 +158,11 @@ const accuracyOf = (c) => (c ? { accuracy: c.accuracy, accuracy_std: c.accuracy_
  * @param {string[]} labels
  * @param {ArrayLike<number>[]} neighbours
  * @param {number[]} latencies
+ * @param {(hitsAt10: number[]) => void} [onHits] receives the per-query figures (eval.json's per_query)
  */
-export function methodResult(labels, neighbours, latencies) {
+export function methodResult(labels, neighbours, latencies, onHits) {
   const m = rankingMetrics(labels, neighbours);
+  onHits?.(m.hits_at_10);
   const l = latencySummary(latencies);
   return {
     p_at_1: m.p_at_1, p_at_10: m.p_at_10, map_at_10: m.map_at_10, queries: m.queries,

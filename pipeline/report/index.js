@@ -1,7 +1,8 @@
-// `models/<name>/report.html`: written at the end of `scdv train` and by `scdv report`.
+// `models/<name>/report.html`: written at the end of `scdv train` and `scdv eval`, and by `scdv report`.
 import path from 'node:path';
 import { writeFileAtomic } from '../fsutil.js';
 import { loadAnalysis } from '../inspect/analysis.js';
+import { loadModel } from '../model/load.js';
 import { readEval } from './eval-table.js';
 import { renderReport } from './render.js';
 
@@ -18,4 +19,24 @@ export async function writeReport(model, opts = {}) {
   const file = path.join(model.dir, REPORT_FILE);
   writeFileAtomic(file, html);
   return file;
+}
+
+/**
+ * Rewrite a model's report after a new evaluation (scdv eval), so it never says "no evaluation yet" over an
+ * eval.json. A failure only warns, as in scdv train: the evaluation itself succeeded and is stored.
+ * @param {string} name model name
+ * @param {(msg: string) => void} log
+ * @returns {Promise<string | null>} the report's path, or null when it could not be written
+ */
+export async function refreshReport(name, log) {
+  try {
+    const model = loadModel(name);
+    model.wordTopics.close();
+    const file = await writeReport(model, { log });
+    log(`eval: report ${file}`);
+    return file;
+  } catch (err) {
+    log(`eval: warning: report.html not refreshed: ${/** @type {Error} */ (err).message} (run scdv report --model ${name})`);
+    return null;
+  }
 }

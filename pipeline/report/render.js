@@ -21,6 +21,10 @@ th{background:#f0f2f5}td.num{text-align:right}.facts td:first-child{color:#555}
 .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}
 .warn{color:#9b1c1c}.empty{color:#555;font-style:italic}code{background:#eef0f3;padding:0 3px;border-radius:3px}
 .clusters td:nth-child(6){max-width:560px}
+#eval table{width:100%;table-layout:fixed}#eval th,#eval td{overflow-wrap:anywhere}#eval .settings th:first-child{width:10em}#eval th.num{text-align:right}
+#eval .note{font-size:12px;color:#555}.verdict{border-left:4px solid #1d2d44;padding:2px 0 2px 12px;margin-bottom:14px}
+.verdict h3{margin:0 0 4px;font-size:15px}.verdict .headline{font-size:15px;margin:0 0 8px}
+.word{font-weight:700}.word.better{color:#146c2e}.word.worse{color:#9b1c1c}.word.tied{color:#6b5900}
 `;
 
 /**

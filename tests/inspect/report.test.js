@@ -1,6 +1,7 @@
 // End to end on small real models trained from the bundled sample (tests/server/helpers.js): training writes
 // analysis.json and report.html; the report renders in headless Chromium with every chart drawn; the eval
-// table follows eval.json; `scdv inspect` and `scdv explain` decompose stored documents exactly.
+// table and its verdict follow eval.json and fit their card; `scdv eval` refreshes the report; `scdv inspect` and
+// `scdv explain` decompose stored documents exactly.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -34,14 +35,37 @@ function cli(args) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+// Per-query hits among the first 10 (eval.json's per_query): SCDV 2 above TF-IDF on every query (better),
+// more_like_this 1 above or below SCDV in turn (tied).
+const TFIDF_HITS = Array.from({ length: 100 }, (_, i) => (i * 7) % 9);
+const SCDV_HITS = TFIDF_HITS.map((h) => h + 1 + (h % 2));
+const MLT_HITS = SCDV_HITS.map((h, i) => h + (i % 2 ? 1 : -1));
+const p10 = (/** @type {number[]} */ hits) => hits.reduce((a, b) => a + b, 0) / hits.length / 10;
 const EVAL = {
-  scdv: { p_at_1: 0.61, p_at_10: 0.482, map_at_10: 0.4123, mean_ms: 1.23, median_ms: 0.98 },
-  tfidf: { p_at_1: 0.55, p_at_10: 0.43, map_at_10: 0.37, mean_ms: 0.51, median_ms: 0.47 },
-  mlt: { p_at_1: 0.5, p_at_10: 0.41, map_at_10: 0.35 },
+  scdv: { p_at_1: 0.61, p_at_10: p10(SCDV_HITS), map_at_10: 0.4123, median_latency_ms: 0.98, queries: 100 },
+  tfidf: { p_at_1: 0.55, p_at_10: p10(TFIDF_HITS), map_at_10: 0.37, median_latency_ms: 0.47 },
+  mlt: { p_at_1: 0.5, p_at_10: p10(MLT_HITS), map_at_10: 0.35 },
   classifier: { accuracy: 0.87 },
-  settings: { split: 'dev', k: 10, note: '<img src=x onerror="document.title=\'pwned\'">' },
+  corpus: { path: '/some/where/a-rather-long-corpus-file-name.jsonl', documents: 100, labels: { a: 50, b: 50 } },
+  settings: { split: 'dev', k: 10, embed: { keepFraction: 0.02, damping: 'none', hybrid: { alpha: 0.2, maxTerms: null }, note: 'x'.repeat(400) },
+    layout: { kind: 'hybrid' }, note: '<img src=x onerror="document.title=\'pwned\'">' },
+  per_query: { hits_at_10: { scdv: SCDV_HITS, tfidf: TFIDF_HITS, mlt: MLT_HITS } },
   date: '2026-11-21T12:00:00Z',
 };
+
+/**
+ * Every table of #eval against the card it sits in (details opened), at the page's current width.
+ * @param {import('playwright-core').Page} page
+ */
+async function evalTablesFit(page) {
+  await page.$$eval('#eval details', (ds) => ds.forEach((d) => { /** @type {any} */ (d).open = true; }));
+  return page.$$eval('#eval table', (ts) => ts.map((t) => {
+    const card = /** @type {any} */ (t.closest('section'));
+    const style = /** @type {any} */ (globalThis).getComputedStyle(card);
+    const inner = card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return { className: t.className, scrollWidth: t.scrollWidth, inner, cardScroll: card.scrollWidth, cardClient: card.clientWidth };
+  }));
+}
 
 test('scdv train leaves analysis.json and report.html in the model folder', () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(modelDir(), 'manifest.json'), 'utf8'));
@@ -87,11 +111,29 @@ test('report.html renders offline in chromium: every chart drawn, eval table fro
     assert.match(await page.locator('#map circle >> nth=0').locator('title').textContent() ?? '', /— cluster \d+/);
     assert.equal(await page.locator('#clusters tbody tr').count(), 6);
     assert.equal(await page.locator('#timings svg rect').count(), 5, 'one bar per stage');
-    // the eval table: one row per method, one column per metric seen
+    // the eval table: one row per method (corpus and settings are not methods), human names, percentages
+    const heads = await page.locator('#eval table.eval thead th').allTextContents();
+    assert.deepEqual(heads, ['method', 'P@1', 'P@10', 'MAP@10', 'classifier accuracy', 'median search']);
     const evalRows = await page.locator('#eval table.eval tbody tr').allTextContents();
-    assert.equal(evalRows.length, 4);
-    assert.match(evalRows[0], /^scdv0\.61000\.48200\.41231\.230\.98/);
-    assert.match(evalRows[3], /^classifier–+.*0\.8700$/);
+    assert.equal(evalRows.length, 4, evalRows.join(' | '));
+    assert.equal(evalRows[0], `SCDV hybrid (α 0.2)61.0 %${(100 * EVAL.scdv.p_at_10).toFixed(1)} %41.2 %–0.98 ms`);
+    assert.match(evalRows[1], /^TF-IDF55\.0 %/);
+    assert.match(evalRows[2], /^more_like_this50\.0 %/);
+    assert.match(evalRows[3], /^classifier–+87\.0 %–$/);
+    // the verdict: SCDV better than TF-IDF, tied with more_like_this, in words
+    const verdict = await page.locator('#verdict tbody tr').allTextContents();
+    assert.equal(verdict.length, 2);
+    assert.match(verdict[0], /^TF-IDF.*%\+\d+\.\d.*better$/);
+    assert.match(verdict[1], /^more_like_this.*tied$/);
+    assert.match(await page.locator('#verdict .headline').textContent() ?? '', /^Not clearly: tied with more_like_this, better than TF-IDF on P@10/);
+    // every table fits its card, also in a narrow window
+    for (const width of [1280, 640]) {
+      await page.setViewportSize({ width, height: 900 });
+      const fits = await evalTablesFit(page);
+      assert.equal(fits.length, 3, 'verdict, eval and settings tables');
+      for (const f of fits) assert.ok(f.scrollWidth <= f.inner && f.cardScroll <= f.cardClient, `${width} px: ${JSON.stringify(f)}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
     assert.equal(await page.locator('#no-eval').count(), 0);
     assert.equal(await page.locator('img').count(), 0, 'text from eval.json is escaped, not markup');
     assert.notEqual(await page.title(), 'pwned');
@@ -101,6 +143,48 @@ test('report.html renders offline in chromium: every chart drawn, eval table fro
     await writeReport(model);
     await page.goto(`file://${file}`);
     assert.match(await page.locator('#eval').textContent() ?? '', /no evaluation yet — run scdv eval/);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('scdv eval refreshes report.html: the evaluation table and a verdict that agrees with its interval', async () => {
+  const file = path.join(modelDir(), 'report.html');
+  fs.rmSync(path.join(modelDir(), 'eval.json'), { force: true });
+  const model = loadModel(h.MODEL_A);
+  model.wordTopics.close();
+  await writeReport(model);
+  assert.match(fs.readFileSync(file, 'utf8'), /id="no-eval"/);
+
+  const r = spawnSync(process.execPath, [CLI, 'eval', '--model', h.MODEL_A, '--corpus', SAMPLE_CORPUS, '--folds', '0', '--config', configFile],
+    { encoding: 'utf8', env: process.env, timeout: 300_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /eval: report .*report\.html/);
+  const ev = JSON.parse(fs.readFileSync(path.join(modelDir(), 'eval.json'), 'utf8'));
+  for (const m of ['scdv', 'tfidf', 'mlt']) {
+    const hits = ev.per_query.hits_at_10[m];
+    assert.equal(hits.length, ev.scdv.queries, `${m}: one figure per scored query`);
+    assert.ok(Math.abs(hits.reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0) / 10 / hits.length - ev[m].p_at_10) < 1e-9);
+  }
+
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`file://${file}`);
+    assert.equal(await page.locator('#no-eval').count(), 0, 'the report was rewritten after the evaluation');
+    const rows = await page.locator('#eval table.eval tbody tr').allTextContents();
+    // --config sets the hybrid's α to 1: the pure SCDV layout
+    assert.deepEqual(rows.map((t) => t.replace(/\d.*$/, '')), ['SCDV', 'TF-IDF', 'more_like_this']);
+    assert.ok(rows.every((t) => / %/.test(t)), rows.join(' | '));
+    const cells = await page.$$eval('#verdict tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    assert.deepEqual(cells.map((c) => c[0]), ['TF-IDF', 'more_like_this']);
+    const num = (/** @type {string} */ s) => Number(s.replace('−', '-').replace('±', ''));
+    for (const [, , , interval, word] of cells) {
+      const [low, high] = interval.split(' to ').map(num);
+      assert.ok(low <= high, interval);
+      assert.equal(word, low > 0 ? 'better' : high < 0 ? 'worse' : 'tied', `${word} for the interval ${interval}`);
+    }
+    for (const f of await evalTablesFit(page)) assert.ok(f.scrollWidth <= f.inner, JSON.stringify(f));
   } finally {
     await browser.close();
   }
