@@ -66,7 +66,7 @@ export async function runIndex(opts) {
   const storeDir = storeDirFor(opts.model);
   // A collection holds vectors of one layout: adding documents embedded otherwise would make its scores meaningless.
   const diff = indexedLayoutDifference(opts.model, collection, layout);
-  if (diff && collectionCount(storeDir, collection) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
+  if (diff && (collectionNow(storeDir, collection)?.count ?? 0) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
   rejectUnreadableCorpus(corpus);
   /** @type {WorkerPool | null} */
   let pool = null;
@@ -80,7 +80,7 @@ export async function runIndex(opts) {
     prepareRunDir(outDir, runKey, log);
     // A finished shard counts only if its documents are in the collection as it is now: one written to a
     // collection since deleted (and maybe re-created) is done again. Shards that wrote nothing always count.
-    const created = collectionIdentity(storeDir, collection, layout.width);
+    const created = collectionNow(storeDir, collection, layout.width)?.createdAt ?? null;
     const pending = plan.shards.filter((s) => {
       const r = readShardResult(outDir, s.index, runKey);
       if (r && (r.documents === 0 || r.collectionCreated === created)) return false;
@@ -124,7 +124,7 @@ export async function runIndex(opts) {
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
     const warning = checkUsableRun({ corpus, lines: plan.lines, documents, empty, rejectedByCode, details: reportFile, config });
     // A run that wrote no document created no collection: there is no layout to record for it.
-    if (collectionIdentity(storeDir, collection, layout.width) !== null) recordIndexed(opts.model, collection, layout, plan.sha256, corpus);
+    if (collectionNow(storeDir, collection) !== null) recordIndexed(opts.model, collection, layout, plan.sha256, corpus);
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,
@@ -136,32 +136,20 @@ export async function runIndex(opts) {
 
 
 /**
- * Check the collection's width against the model before any worker starts (without creating it: a
- * collection is created by its first written document) and return its creation time, null when it does not
- * exist: tells a deleted and re-created collection from the one a finished shard was written to.
+ * The collection as the store has it now, null when it does not exist (nothing is created: a collection is
+ * created by its first written document). With `width`, a collection of another width is refused before any
+ * worker starts. Its createdAt tells a deleted and re-created collection from the one a finished shard wrote to.
  * @param {string} storeDir
  * @param {string} collection
- * @param {number} width
- * @returns {string | null}
+ * @param {number} [width]
+ * @returns {{width: number, createdAt: string, count: number} | null}
  */
-function collectionIdentity(storeDir, collection, width) {
+function collectionNow(storeDir, collection, width) {
   const store = openStore(storeDir);
   try {
-    return store.collection(collection, { width }).createdAt;
-  } finally {
-    void store.close();
-  }
-}
-
-/**
- * Documents in a collection (0 when it does not exist yet).
- * @param {string} storeDir
- * @param {string} collection
- */
-function collectionCount(storeDir, collection) {
-  const store = openStore(storeDir);
-  try {
-    return store.collectionInfo(collection)?.count ?? 0;
+    const info = store.collectionInfo(collection);
+    if (info && width !== undefined && info.width !== width) throw errors.STORE_WIDTH_MISMATCH(collection, String(info.width), String(width));
+    return info;
   } finally {
     void store.close();
   }

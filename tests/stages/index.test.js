@@ -191,3 +191,23 @@ test('indexing a file whose every line is rejected creates no collection and rec
   const indexed = JSON.parse(fs.readFileSync(path.join(process.env.SCDV_MODELS_DIR ?? '', 'small', 'indexed.json'), 'utf8'));
   assert.ok(!('rejected-all' in indexed));
 });
+
+test('a collection of another width is refused before any worker starts, and keeps its documents', async () => {
+  const store = openStore(storeDirFor('small'));
+  await store.collection('narrow', { width: 5 }).upsert([{ id: 'n1', vector: { indices: [1], values: [1] } }]);
+  await store.close();
+  const corpus = path.join(tmp, 'ten-narrow.jsonl');
+  fs.writeFileSync(corpus, lines.slice(0, 10).join('\n') + '\n');
+  let started = false;
+  await assert.rejects(runIndex({
+    corpus, model: 'small', collection: 'narrow', config: config(), redisUrl: redis.url, quiet: true, log: () => {},
+    onWorkersStarted: () => { started = true; },
+  }), (err) => /** @type {any} */ (err).code === 'SCDV_STORE_WIDTH_MISMATCH' && /collection "narrow" has width 5/.test(/** @type {Error} */ (err).message));
+  assert.equal(started, false, 'no worker started');
+  const after = openStore(storeDirFor('small'));
+  try {
+    assert.equal(after.collectionInfo('narrow')?.count, 1);
+  } finally {
+    await after.close();
+  }
+});
