@@ -176,6 +176,46 @@ export const DEFAULT_CONFIG = Object.freeze({
       concurrency: 2,
     },
   },
+  /** Reader events (POST /v1/events, pipeline/events/): an append-only log of impressions and clicks. */
+  events: {
+    /** Folder of the log's segment files (null: <data dir>/events). */
+    dir: /** @type {string|null} */ (null),
+    /**
+     * 'always': a batch is answered only once it is on disk (write + fdatasync, one per group of batches that
+     * arrive together: group commit). 'never': answered once written to the OS (survives a killed server, not
+     * a power cut). Measured in BENCHMARKS.md ("Reader events").
+     */
+    fsync: /** @type {'always'|'never'} */ ('always'),
+    /** A segment file is closed and a new one started past this size, bytes; retention removes whole segments. */
+    segmentBytes: 64 << 20,
+    /** Segments whose newest event is older than this are deleted (0: keep by age forever). */
+    maxAgeDays: 90,
+    /** The log's total size: the oldest segments are deleted past it, bytes (0: no limit). */
+    maxBytes: 4 * 1024 ** 3,
+    /** Largest events request body (JSON or NDJSON), bytes. */
+    bodyLimit: 4 << 20,
+    /** Events per request. */
+    maxBatch: 10_000,
+    /** Results per impression (the list a widget showed). */
+    maxItems: 100,
+    /** Bytes waiting to be written before new batches are refused with 503 (memory stays bounded). */
+    maxPendingBytes: 64 << 20,
+    /** `scdv report clicks`: width of a similarity band (scores 0.30-0.40 with 0.1). */
+    bandWidth: 0.1,
+    /** `scdv report clicks`: a cell (band, genre, arm) with fewer impressions is shown but never flagged. */
+    minImpressions: 100,
+  },
+  /**
+   * Arms: live comparison of methods. Each request goes to one arm, chosen by a hash of `user` (a hashed user id)
+   * or else the page id, so that one reader keeps one arm; weights are relative. Methods (pipeline/events/arms.js):
+   * 'hybrid' (the collection's own vectors), 'scdv' (the SCDV block alone) and 'lexical' (the TF-IDF block alone),
+   * the last two only on collections indexed with the hybrid layout.
+   */
+  experiments: {
+    /** Changing the salt reshuffles every reader between arms (start a new experiment). */
+    salt: 'scdv-1',
+    arms: /** @type {{name: string, method: 'hybrid'|'scdv'|'lexical', weight: number}[]} */ ([{ name: 'hybrid', method: 'hybrid', weight: 1 }]),
+  },
 });
 
 /** @typedef {typeof DEFAULT_CONFIG} Config */
@@ -356,6 +396,41 @@ function validate(cfg) {
   }
   validateTrain(cfg.train);
   validateServer(cfg.server);
+  validateEvents(cfg.events, cfg.experiments);
+}
+
+export const ARM_METHODS = /** @type {const} */ (['hybrid', 'scdv', 'lexical']);
+
+/**
+ * @param {Config['events']} e
+ * @param {Config['experiments']} x
+ */
+function validateEvents(e, x) {
+  for (const name of /** @type {const} */ (['segmentBytes', 'bodyLimit', 'maxBatch', 'maxItems', 'maxPendingBytes', 'minImpressions'])) {
+    if (!Number.isInteger(e[name]) || e[name] < 1) throw errors.CONFIG_INVALID(`events.${name} must be a positive integer, got ${e[name]}`);
+  }
+  for (const name of /** @type {const} */ (['maxAgeDays', 'maxBytes'])) {
+    if (!(typeof e[name] === 'number' && e[name] >= 0)) throw errors.CONFIG_INVALID(`events.${name} must be 0 (no limit) or more, got ${e[name]}`);
+  }
+  if (!['always', 'never'].includes(e.fsync)) throw errors.CONFIG_INVALID(`events.fsync must be always or never, got ${JSON.stringify(e.fsync)}`);
+  if (!(e.bandWidth > 0 && e.bandWidth <= 1)) throw errors.CONFIG_INVALID(`events.bandWidth must be in (0, 1], got ${e.bandWidth}`);
+  if (e.dir !== null && (typeof e.dir !== 'string' || e.dir === '')) throw errors.CONFIG_INVALID('events.dir must be a folder path or null');
+  if (typeof x.salt !== 'string') throw errors.CONFIG_INVALID(`experiments.salt must be a string, got ${JSON.stringify(x.salt)}`);
+  if (!Array.isArray(x.arms) || x.arms.length === 0 || x.arms.length > 20) throw errors.CONFIG_INVALID('experiments.arms must list 1 to 20 arms');
+  const seen = new Set();
+  x.arms.forEach((a, i) => {
+    const at = `experiments.arms[${i}]`;
+    if (a === null || typeof a !== 'object') throw errors.CONFIG_INVALID(`${at} must be an object {name, method, weight}`);
+    const unknown = Object.keys(a).filter((k) => !['name', 'method', 'weight'].includes(k));
+    if (unknown.length) throw errors.CONFIG_INVALID(`unknown key ${at}.${unknown[0]} (known: name, method, weight)`);
+    if (typeof a.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/.test(a.name)) {
+      throw errors.CONFIG_INVALID(`${at}.name must be 1-32 letters, digits, ".", "_" or "-", got ${JSON.stringify(a.name)}`);
+    }
+    if (seen.has(a.name)) throw errors.CONFIG_INVALID(`${at}.name "${a.name}" is used twice`);
+    seen.add(a.name);
+    if (!ARM_METHODS.includes(a.method)) throw errors.CONFIG_INVALID(`${at}.method must be one of ${ARM_METHODS.join(', ')}, got ${JSON.stringify(a.method)}`);
+    if (!(typeof a.weight === 'number' && Number.isFinite(a.weight) && a.weight > 0)) throw errors.CONFIG_INVALID(`${at}.weight must be a number above 0, got ${JSON.stringify(a.weight)}`);
+  });
 }
 
 /**

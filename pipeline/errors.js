@@ -108,4 +108,8 @@ export const errors = {
   EMBED_LAYOUT_MISMATCH: define('SCDV_EMBED_LAYOUT_MISMATCH', 409, 'model %s, collection "%s" was indexed with another vector layout (%s): index into a new collection, or use the settings it was indexed with'),
   EVAL_CORPUS_INVALID: define('SCDV_EVAL_CORPUS_INVALID', 400, 'eval corpus %s: %s'),
   EVAL_FAILED: define('SCDV_EVAL_FAILED', 500, 'eval step %s failed: %s'),
+  // Reader events (pipeline/events/, POST /v1/events, scdv report clicks).
+  EVENTS_BACKLOG: define('SCDV_EVENTS_BACKLOG', 503, 'the event log has %s bytes waiting to be written (limit events.maxPendingBytes %s): the batch was not taken, retry shortly'),
+  EVENT_LOG_FAILED: define('SCDV_EVENT_LOG_FAILED', 503, 'the event log could not store the batch (%s): nothing of it was acknowledged, retry'),
+  EVENT_LOG_CLOSED: define('SCDV_EVENT_LOG_CLOSED', 503, 'the event log at %s is closed (the server is shutting down)'),
 };

@@ -1,0 +1,200 @@
+// The reader-event log: append-only NDJSON segment files, one writer per process (each process its own segment,
+// so that lines of two processes never interleave). A batch is acknowledged once written, and with
+// events.fsync 'always' once fdatasync'ed: batches that arrive while a write is under way are written together
+// with the next one (group commit), so a disk sync is shared by every batch waiting for it.
+// Retention deletes whole segments, oldest first, by age and by the log's total size.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import readline from 'node:readline';
+import { errors } from '../errors.js';
+import { dataDir } from '../paths.js';
+
+const SEGMENT_RE = /^events-(\d{8}T\d{6}\d{3}Z)-(\d+)-([0-9a-f]{6})\.ndjson$/;
+
+/**
+ * @param {import('../config.js').Config['events']} e
+ * @returns {string} the log's folder
+ */
+export const eventsDir = (e) => e.dir ?? path.join(dataDir(), 'events');
+
+/** @param {Date} d */
+const stamp = (d) => d.toISOString().replace(/[-:.]/g, '');
+
+/**
+ * The segments of a log, oldest first (by their creation stamp, then name).
+ * @param {string} dir
+ * @returns {{file: string, name: string, size: number, mtimeMs: number}[]}
+ */
+export function listSegments(dir) {
+  let names;
+  try { names = fs.readdirSync(dir); } catch (err) {
+    if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') return [];
+    throw err;
+  }
+  return names.filter((n) => SEGMENT_RE.test(n)).sort().flatMap((name) => {
+    const file = path.join(dir, name);
+    try {
+      const st = fs.statSync(file);
+      return [{ file, name, size: st.size, mtimeMs: st.mtimeMs }];
+    } catch { return []; } // removed meanwhile by another process's retention
+  });
+}
+
+/**
+ * Delete segments past the retention limits, never `keep` (the segment being written).
+ * @param {string} dir
+ * @param {{maxAgeDays: number, maxBytes: number}} limits
+ * @param {string} [keep]
+ * @param {number} [now]
+ * @returns {string[]} deleted segment names
+ */
+export function applyRetention(dir, limits, keep, now = Date.now()) {
+  const segments = listSegments(dir);
+  let total = segments.reduce((n, s) => n + s.size, 0);
+  const deleted = [];
+  for (const s of segments) {
+    if (s.file === keep) continue;
+    const old = limits.maxAgeDays > 0 && now - s.mtimeMs > limits.maxAgeDays * 86_400_000;
+    const over = limits.maxBytes > 0 && total > limits.maxBytes;
+    if (!old && !over) continue;
+    try { fs.unlinkSync(s.file); } catch (err) { if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT') throw err; }
+    total -= s.size;
+    deleted.push(s.name);
+  }
+  return deleted;
+}
+
+export class EventLog {
+  /**
+   * @param {import('../config.js').Config['events']} options
+   */
+  constructor(options) {
+    this.options = options;
+    this.dir = eventsDir(options);
+    /** @type {string[]} lines waiting for the next write */
+    this.pending = [];
+    this.pendingBytes = 0;
+    /** @type {{resolve: () => void, reject: (e: Error) => void}[]} batches waiting for the next write */
+    this.waiters = [];
+    this.writing = false;
+    this.closed = false;
+    /** @type {fs.promises.FileHandle | null} */
+    this.handle = null;
+    this.segment = '';
+    this.segmentSize = 0;
+    /** Events written by this process. */
+    this.written = 0;
+  }
+
+  /**
+   * Append records (one JSON line each). Resolves once they are written (and synced with fsync 'always');
+   * rejects with nothing of the batch acknowledged.
+   * @param {object[]} records
+   */
+  append(records) {
+    if (this.closed) return Promise.reject(errors.EVENT_LOG_CLOSED(this.dir));
+    if (this.pendingBytes > this.options.maxPendingBytes) {
+      return Promise.reject(errors.EVENTS_BACKLOG(this.pendingBytes, this.options.maxPendingBytes));
+    }
+    const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+    this.pending.push(text);
+    this.pendingBytes += text.length;
+    const done = new Promise((resolve, reject) => { this.waiters.push({ resolve: () => resolve(undefined), reject }); });
+    if (!this.writing) this.flush();
+    return done;
+  }
+
+  async flush() {
+    this.writing = true;
+    while (this.pending.length) {
+      const text = this.pending.join('');
+      const waiters = this.waiters;
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.waiters = [];
+      try {
+        const fh = await this.open();
+        const buf = Buffer.from(text, 'utf8');
+        let off = 0;
+        while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
+        if (this.options.fsync === 'always') await fh.datasync();
+        this.segmentSize += buf.length;
+        this.written += (text.match(/\n/g) ?? []).length;
+        for (const w of waiters) w.resolve();
+        if (this.segmentSize >= this.options.segmentBytes) await this.rotate();
+      } catch (err) {
+        // A failed write may have left part of the batch in the file: start a new segment, so the next batch
+        // never follows a torn line (readers skip it and count it).
+        await this.rotate().catch(() => {});
+        const e = errors.EVENT_LOG_FAILED(/** @type {Error} */ (err).message).because(err);
+        for (const w of waiters) w.reject(e);
+      }
+    }
+    this.writing = false;
+  }
+
+  /** The segment being written, opened (and the folder created, retention applied) on first use. */
+  async open() {
+    if (this.handle) return this.handle;
+    fs.mkdirSync(this.dir, { recursive: true });
+    const name = `events-${stamp(new Date())}-${process.pid}-${crypto.randomBytes(3).toString('hex')}.ndjson`;
+    this.segment = path.join(this.dir, name);
+    this.handle = await fs.promises.open(this.segment, 'a');
+    this.segmentSize = 0;
+    applyRetention(this.dir, this.options, this.segment);
+    return this.handle;
+  }
+
+  async rotate() {
+    const fh = this.handle;
+    this.handle = null;
+    await fh?.close();
+  }
+
+  /** Write what is pending, then close. Later appends are refused. */
+  async close() {
+    this.closed = true;
+    while (this.writing || this.pending.length) {
+      if (!this.writing) this.flush();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await this.rotate();
+  }
+}
+
+/**
+ * @typedef {object} ReadSummary
+ * @property {number} lines event lines read
+ * @property {number} torn lines that are not whole JSON objects (a write cut by a crash or a full disk), skipped
+ * @property {number} segments
+ */
+
+/**
+ * Every event of a log, oldest segment first, as parsed objects.
+ * @param {string} dir
+ * @param {(event: Record<string, any>) => void} onEvent
+ * @returns {Promise<ReadSummary>}
+ */
+export async function readEvents(dir, onEvent) {
+  const summary = { lines: 0, torn: 0, segments: 0 };
+  for (const seg of listSegments(dir)) {
+    summary.segments++;
+    let stream;
+    try { stream = fs.createReadStream(seg.file); } catch { continue; }
+    const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
+    try {
+      for await (const line of rl) {
+        if (line === '') continue;
+        let ev;
+        try { ev = JSON.parse(line); } catch { summary.torn++; continue; }
+        if (ev === null || typeof ev !== 'object' || Array.isArray(ev)) { summary.torn++; continue; }
+        summary.lines++;
+        onEvent(ev);
+      }
+    } catch (err) {
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT') throw err;
+    }
+  }
+  return summary;
+}
