@@ -17,6 +17,8 @@ import matchRoutes from './routes/match.js';
 import modelRoutes from './routes/models.js';
 import jobRoutes from './routes/jobs.js';
 import adminRoutes from './routes/admin.js';
+import eventRoutes from './routes/events.js';
+import { EventLog } from '../pipeline/events/log.js';
 
 /**
  * What routes need, built once per process by start.js (or by a test).
@@ -28,6 +30,7 @@ import adminRoutes from './routes/admin.js';
  * @property {{shuttingDown: boolean}} status
  * @property {import('fastify').FastifyBaseLogger} [log] the app's logger, once built
  * @property {import('./cache.js').ResultCache} relatedCache related-by-id replies, per collection version
+ * @property {EventLog} [events] the reader-event log of this process (made by buildApp when absent, closed with the app)
  */
 
 /**
@@ -63,7 +66,8 @@ function fastifyOptions(config, logger) {
     // Document ids are up to 512 characters, percent-encoded in the path.
     routerOptions: { maxParamLength: 8192 },
     // verbose: errors carry their schema, so that a failed anyOf/oneOf can say what each branch wanted.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, verbose: true } },
+    // discriminator: a oneOf that names its branch by a property (events' type) checks that branch alone.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, verbose: true, discriminator: true } },
     schemaController: { compilersFactory: { buildValidator: exactBodies } },
     return503OnClosing: true,
     // Errors raised before routing (a malformed percent-encoding, a parameter over maxParamLength) and by
@@ -229,6 +233,10 @@ export async function buildApp(ctx, opts = {}) {
   matchRoutes(app, ctx);
   modelRoutes(app, ctx);
   jobRoutes(app, ctx);
+  const events = ctx.events ?? new EventLog(config.events);
+  ctx.events = events;
+  app.addHook('onClose', async () => { await events.close(); });
+  eventRoutes(app, ctx);
   await app.register(async (scope) => adminRoutes(scope, ctx));
   installMethodNotAllowed(app, routeMethods, { cors: s.corsOrigins.length > 0 });
   return app;

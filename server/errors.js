@@ -42,6 +42,10 @@ function describeValidation(v, context) {
   let field = context + String(v.instancePath ?? '').replace(/\//g, '.');
   if (v.keyword === 'required') field += `.${v.params.missingProperty}`;
   if (v.keyword === 'additionalProperties') return { field: `${field}.${v.params.additionalProperty}`, reason: 'is not a known field' };
+  if (v.keyword === 'discriminator') {
+    const tags = (v.parentSchema?.oneOf ?? []).map((/** @type {any} */ b) => b?.properties?.[v.params.tag]?.const).filter(Boolean);
+    return { field: `${field}.${v.params.tag}`, reason: tags.length ? `must be one of ${tags.join(', ')}` : String(v.message) };
+  }
   return { field, reason: String(v.message ?? 'is invalid') };
 }
 

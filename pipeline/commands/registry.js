@@ -17,7 +17,8 @@ export const COMMANDS = {
   demo: { summary: 'the whole product on the bundled sample corpus (what `npm start` runs)', load: () => import('./demo.js') },
   inspect: { summary: "what a model learned: its clusters, or what carries one document's vector", load: () => import('./inspect.js') },
   explain: { summary: 'why two documents are related (shared topics and words)', load: () => import('./explain.js') },
-  report: { summary: 'write models/NAME/report.html', load: () => import('./report.js') },
+  report: { summary: 'write models/NAME/report.html; report clicks: CTR from reader events', load: () => import('./report.js') },
+  'simulate-readers': { summary: 'synthetic readers: views, impressions and clicks against a running server', load: () => import('./simulate-readers.js') },
   eval: { summary: 'relevance of a model vs TF-IDF and more_like_this; classification; parameter sweeps', load: () => import('./eval.js') },
   completion: { summary: 'print a shell completion script (bash or zsh)', load: () => import('./completion.js') },
 };

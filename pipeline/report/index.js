@@ -5,17 +5,28 @@ import { loadAnalysis } from '../inspect/analysis.js';
 import { loadModel } from '../model/load.js';
 import { readEval } from './eval-table.js';
 import { renderReport } from './render.js';
+import { renderClicks } from './clicks.js';
+import { clickReport } from '../events/clicks.js';
+import { eventsDir } from '../events/log.js';
+import { DEFAULT_CONFIG } from '../config.js';
 
 export const REPORT_FILE = 'report.html';
 
 /**
  * @param {import('../inspect/analysis.js').ModelRef} model
- * @param {import('../inspect/analysis.js').AnalysisOptions} [opts] where coherence's corpus comes from; refresh
+ * @param {import('../inspect/analysis.js').AnalysisOptions & {events?: import('../config.js').Config['events']}} [opts] where
+ *   coherence's corpus comes from; refresh; the event log (config events, default the built-in one)
  * @returns {Promise<string>} the report's path
  */
 export async function writeReport(model, opts = {}) {
   const analysis = await loadAnalysis(model, opts);
-  const html = renderReport({ name: model.name, manifest: model.manifest, analysis, evaluation: readEval(model.dir) });
+  const events = opts.events ?? DEFAULT_CONFIG.events;
+  // Reader clicks of this model, when the event log has any (scdv report clicks has the whole log).
+  const clicks = await clickReport(eventsDir(events), { bandWidth: events.bandWidth, minImpressions: events.minImpressions, model: model.name });
+  const html = renderReport({
+    name: model.name, manifest: model.manifest, analysis, evaluation: readEval(model.dir),
+    clicks: clicks.totals.impressions > 0 ? renderClicks(clicks) : undefined,
+  });
   const file = path.join(model.dir, REPORT_FILE);
   writeFileAtomic(file, html);
   return file;

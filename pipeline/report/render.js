@@ -6,7 +6,7 @@ import { judgeClusters, FLAG_THRESHOLDS } from '../inspect/clusters.js';
 
 const STAGES = ['tokenize', 'word2vec', 'idf', 'gmm', 'topics'];
 
-const CSS = `
+export const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI","Noto Sans CJK JP","Hiragino Sans",sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2d44;color:#fff;padding:18px 28px}header h1{margin:0 0 4px;font-size:22px}header p{margin:0;opacity:.85}
 main{padding:8px 28px 40px;max-width:1200px}
@@ -33,9 +33,10 @@ th{background:#f0f2f5}td.num{text-align:right}.facts td:first-child{color:#555}
  * @param {Record<string, any>} input.manifest
  * @param {Record<string, any>} input.analysis see workers/scdv/analysis.py
  * @param {{result: Record<string, any> | null, error: string | null}} input.evaluation
+ * @param {string} [input.clicks] the reader-clicks sections (pipeline/report/clicks.js), when the event log has impressions of the model
  * @param {string} [input.generatedAt]
  */
-export function renderReport({ name, manifest: m, analysis: a, evaluation, generatedAt }) {
+export function renderReport({ name, manifest: m, analysis: a, evaluation, clicks, generatedAt }) {
   const judged = judgeClusters(a);
   const sections = [
     overview(m, a),
@@ -45,6 +46,7 @@ export function renderReport({ name, manifest: m, analysis: a, evaluation, gener
     wordMap(a),
     clusterTable(a, judged),
     `<section id="eval"><h2>Evaluation</h2>${renderEval(evaluation)}</section>`,
+    ...(clicks ? [clicks] : []),
   ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(`SCDV model ${name} — training report`)}</title>

@@ -147,3 +147,38 @@ export function scatter(points, opts) {
     `<text x="${pad.l + 4}" y="${pad.t + 14}" class="lbl">${esc(opts.yLabel)}</text>`;
   return svg(w, h, opts.title, frame + dots + labels);
 }
+
+/**
+ * Proportions with their intervals: per x category, one dot and whisker per series (e.g. CTR per similarity band,
+ * one series per arm). Hover: the figure, its interval and its count.
+ * @param {string[]} xs categories along the x axis, in order
+ * @param {{name: string, color: string, points: {x: string, value: number, low: number, high: number, n: number}[]}[]} series
+ * @param {{title: string, xLabel: string, yLabel: string, width?: number, height?: number}} opts
+ */
+export function intervalChart(xs, series, opts) {
+  const w = opts.width ?? Math.max(440, 90 + xs.length * (24 + 14 * series.length));
+  const h = opts.height ?? 260;
+  const pad = { l: 62, r: 14, t: 14, b: 46 };
+  const iw = w - pad.l - pad.r;
+  const ih = h - pad.t - pad.b;
+  const hi = Math.max(1e-6, ...series.flatMap((s) => s.points.map((p) => p.high)));
+  const slot = iw / Math.max(1, xs.length);
+  const y = (/** @type {number} */ v) => pad.t + ih - (ih * v) / hi;
+  const marks = series.map((s, si) => s.points.map((p) => {
+    const i = xs.indexOf(p.x);
+    if (i < 0) return '';
+    const cx = pad.l + slot * i + (slot * (si + 1)) / (series.length + 1);
+    const label = `${s.name}, ${opts.xLabel} ${p.x}: ${(100 * p.value).toFixed(2)} % (95 % interval ${(100 * p.low).toFixed(2)}–${(100 * p.high).toFixed(2)} %, ${p.n.toLocaleString('en-US')} impressions)`;
+    return `<g><title>${esc(label)}</title><line x1="${r1(cx)}" y1="${r1(y(p.low))}" x2="${r1(cx)}" y2="${r1(y(p.high))}" stroke="${s.color}" stroke-width="2"/>` +
+      `<circle cx="${r1(cx)}" cy="${r1(y(p.value))}" r="3.5" fill="${s.color}"/></g>`;
+  }).join('')).join('');
+  const ticks = xs.map((x, i) => `<text x="${r1(pad.l + slot * (i + 0.5))}" y="${h - pad.b + 15}" text-anchor="middle" class="tick">${esc(x)}</text>`).join('');
+  const legend = series.map((s, si) => `<text x="${pad.l + 8 + si * 120}" y="${pad.t + 10}" class="lbl" fill="${s.color}">● ${esc(s.name)}</text>`).join('');
+  const axes = `<line x1="${pad.l}" y1="${pad.t + ih}" x2="${w - pad.r}" y2="${pad.t + ih}" class="axis"/>` +
+    `<line x1="${pad.l}" y1="${pad.t}" x2="${pad.l}" y2="${pad.t + ih}" class="axis"/>` +
+    `<text x="${pad.l - 6}" y="${pad.t + 10}" text-anchor="end" class="tick">${esc((100 * hi).toFixed(1))} %</text>` +
+    `<text x="${pad.l - 6}" y="${pad.t + ih}" text-anchor="end" class="tick">0 %</text>` +
+    `<text x="${(pad.l + w - pad.r) / 2}" y="${h - 6}" text-anchor="middle" class="lbl">${esc(opts.xLabel)}</text>` +
+    `<text x="14" y="${pad.t + ih / 2}" text-anchor="middle" class="lbl" transform="rotate(-90 14 ${pad.t + ih / 2})">${esc(opts.yLabel)}</text>`;
+  return svg(w, h, opts.title, axes + ticks + marks + legend);
+}

@@ -5,6 +5,7 @@ import { errorResponses } from '../errors.js';
 import { lookupMatch, resultItem } from '../../pipeline/match/index.js';
 import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
 import { embedRequestText } from '../search.js';
+import { armFields, armParams, serveArm } from '../arms.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -19,10 +20,10 @@ export default function matchRoutes(app, ctx) {
     200: {
       type: 'object',
       properties: {
-        model: { type: 'string' }, source: { type: 'string' }, collection: { type: 'string' }, for: { type: 'string' },
+        ...armFields, model: { type: 'string' }, source: { type: 'string' }, collection: { type: 'string' }, for: { type: 'string' },
         served_from: { type: 'string', enum: ['precomputed', 'live'] }, computed_at: { type: 'string' }, results: resultsSchema,
       },
-      required: ['model', 'collection', 'served_from', 'results'],
+      required: ['request_id', 'arm', 'model', 'collection', 'served_from', 'results'],
     },
     ...errorResponses,
   };
@@ -37,16 +38,18 @@ export default function matchRoutes(app, ctx) {
         required: ['collection', 'for'],
         properties: {
           collection: collectionName, source: { ...collectionName, default: 'articles' }, for: documentId, k: kSchema(s), min_score: minScore,
+          ...armParams,
         },
       },
       response,
     },
   }, async (request, reply) => {
-    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number}} */ (request.query);
+    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number, user?: string}} */ (request.query);
     const min = q.min_score ?? -Infinity;
     const sm = models.acquire();
     try {
-      if (ctx.hub) {
+      const arm = serveArm(ctx, sm, q.user ?? q.for);
+      if (ctx.hub && arm.asIndexed) {
         const { entry, reason } = await lookupMatch(ctx.hub.redis, config.queue.prefix, { model: sm.name, source: q.source, target: q.collection, id: q.for, k: q.k });
         if (entry) {
           metrics.precomputed.inc({ served_from: 'precomputed' });
@@ -57,8 +60,8 @@ export default function matchRoutes(app, ctx) {
             ? entry.results
             : JSON.stringify((/** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results))).filter((r) => r.score >= min).slice(0, q.k));
           return reply.type('application/json; charset=utf-8').send(
-            `{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
-            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},"results":${results}}`,
+            arm.splice(`{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
+            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},"results":${results}}`),
           );
         }
         metrics.precomputed.inc({ served_from: reason === 'redis-down' ? 'live-redis-down' : 'live' });
@@ -69,10 +72,10 @@ export default function matchRoutes(app, ctx) {
       const doc = sm.collection(q.source).get(q.for);
       if (!doc) throw errors.DOCUMENT_NOT_FOUND(q.for, q.source);
       const end = metrics.searchDuration.startTimer({ kind: 'match' });
-      const hits = await target.searchAsync(doc.vector, { k: q.k, mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) });
+      const hits = await arm.search(target, doc.vector, { k: q.k, mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) });
       end();
       return {
-        model: sm.name, source: q.source, collection: q.collection, for: q.for, served_from: 'live',
+        request_id: arm.request_id, arm: arm.arm, model: sm.name, source: q.source, collection: q.collection, for: q.for, served_from: 'live',
         results: hits.filter((h) => h.score >= min).map(resultItem),
       };
     } finally {
@@ -88,21 +91,22 @@ export default function matchRoutes(app, ctx) {
         type: 'object',
         additionalProperties: false,
         required: ['collection', 'text'],
-        properties: { collection: collectionName, title: titleSchema, text: textSchema, k: kSchema(s), min_score: minScore },
+        properties: { collection: collectionName, title: titleSchema, text: textSchema, k: kSchema(s), min_score: minScore, ...armParams, page_id: documentId },
       },
       response,
     },
   }, async (request) => {
-    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number}} */ (request.body);
+    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number, user?: string, page_id?: string}} */ (request.body);
     const min = b.min_score ?? -Infinity;
     const sm = models.acquire();
     try {
       const target = sm.collection(b.collection);
       const v = await embedRequestText(sm, b, metrics);
+      const arm = serveArm(ctx, sm, b.user ?? b.page_id);
       const end = metrics.searchDuration.startTimer({ kind: 'match-text' });
-      const hits = await target.searchAsync({ indices: v.indices, values: v.values }, { k: b.k, mode });
+      const hits = await arm.search(target, { indices: v.indices, values: v.values }, { k: b.k, mode });
       end();
-      return { model: sm.name, collection: b.collection, served_from: 'live', results: hits.filter((h) => h.score >= min).map(resultItem) };
+      return { request_id: arm.request_id, arm: arm.arm, model: sm.name, collection: b.collection, served_from: 'live', results: hits.filter((h) => h.score >= min).map(resultItem) };
     } finally {
       models.release(sm);
     }

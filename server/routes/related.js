@@ -5,6 +5,7 @@ import { resultItem } from '../../pipeline/match/index.js';
 import { errorResponses } from '../errors.js';
 import { collectionName, dateSchema, documentId, fromSchema, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
 import { embedRequestText, filtersSchema, searchWindow, storeFilters } from '../search.js';
+import { armFields, armParams, serveArm } from '../arms.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -17,8 +18,8 @@ export default function relatedRoutes(app, ctx) {
   const cache = ctx.relatedCache;
   const relatedSchema = {
     type: 'object',
-    properties: { model: { type: 'string' }, collection: { type: 'string' }, id: { type: 'string' }, results: resultsSchema },
-    required: ['model', 'collection', 'id', 'results'],
+    properties: { ...armFields, model: { type: 'string' }, collection: { type: 'string' }, id: { type: 'string' }, results: resultsSchema },
+    required: ['request_id', 'arm', 'model', 'collection', 'id', 'results'],
   };
   const listFilter = (/** @type {string} */ d) => ({ type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: d });
 
@@ -38,6 +39,7 @@ export default function relatedRoutes(app, ctx) {
           site: listFilter('only these sites (repeat the parameter for several)'),
           exclude_site: listFilter('not these sites'),
           category: listFilter('only these categories'),
+          ...armParams,
         },
       },
       response: { 200: relatedSchema, ...errorResponses },
@@ -51,17 +53,19 @@ export default function relatedRoutes(app, ctx) {
     try {
       const coll = sm.collection(collection);
       const cid = `${sm.name}\0${collection}`;
-      // The serialised reply is what is cached: a hit costs a map lookup and a socket write.
-      const { value: payload, hit } = await cache.get(`${cid}\0${id}\0${JSON.stringify(q)}`, cache.version(cid, coll), async () => {
+      const { user, ...params } = q;
+      const arm = serveArm(ctx, sm, user ?? id);
+      // The serialised reply is what is cached (per arm, not per user): a hit costs a map lookup and a socket write.
+      const { value: payload, hit } = await cache.get(`${cid}\0${id}\0${arm.method}\0${JSON.stringify(params)}`, cache.version(cid, coll), async () => {
         const doc = coll.get(id);
         if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
         const end = metrics.searchDuration.startTimer({ kind: 'related' });
-        const hits = await coll.searchAsync(doc.vector, { k: want, mode, ...filters, excludeIds: [id] });
+        const hits = await arm.search(coll, doc.vector, { k: want, mode, ...filters, excludeIds: [id] });
         end();
         return JSON.stringify({ model: sm.name, collection, id, results: hits.slice(q.from).map(resultItem) });
       });
       metrics.relatedCache.inc({ result: hit ? 'hit' : 'miss' });
-      return reply.type('application/json; charset=utf-8').send(payload);
+      return reply.type('application/json; charset=utf-8').send(arm.splice(payload));
     } finally {
       models.release(sm);
     }
@@ -76,33 +80,34 @@ export default function relatedRoutes(app, ctx) {
         type: 'object',
         additionalProperties: false,
         required: ['text'],
-        properties: { title: titleSchema, text: textSchema, k: kSchema(s), from: fromSchema(s), filters: filtersSchema },
+        properties: { title: titleSchema, text: textSchema, k: kSchema(s), from: fromSchema(s), filters: filtersSchema, ...armParams, page_id: documentId },
       },
       response: {
         200: {
           type: 'object',
           properties: {
-            model: { type: 'string' }, collection: { type: 'string' }, known_words: { type: 'integer' }, unknown_words: { type: 'integer' },
+            ...armFields, model: { type: 'string' }, collection: { type: 'string' }, known_words: { type: 'integer' }, unknown_words: { type: 'integer' },
             results: resultsSchema,
           },
-          required: ['model', 'collection', 'results'],
+          required: ['request_id', 'arm', 'model', 'collection', 'results'],
         },
         ...errorResponses,
       },
     },
   }, async (request) => {
     const { collection } = /** @type {{collection: string}} */ (request.params);
-    const b = /** @type {{title?: string, text: string, k: number, from: number, filters?: import('../search.js').Filters}} */ (request.body);
+    const b = /** @type {{title?: string, text: string, k: number, from: number, filters?: import('../search.js').Filters, user?: string, page_id?: string}} */ (request.body);
     const filters = storeFilters(b.filters, 'body.filters');
     const want = searchWindow(b.from, b.k, s.maxK, 'body');
     const sm = models.acquire();
     try {
       const coll = sm.collection(collection);
       const v = await embedRequestText(sm, b, metrics);
+      const arm = serveArm(ctx, sm, b.user ?? b.page_id);
       const end = metrics.searchDuration.startTimer({ kind: 'related-text' });
-      const hits = await coll.searchAsync({ indices: v.indices, values: v.values }, { k: want, mode, ...filters });
+      const hits = await arm.search(coll, { indices: v.indices, values: v.values }, { k: want, mode, ...filters });
       end();
-      return { model: sm.name, collection, known_words: v.knownWords, unknown_words: v.unknownWords, results: hits.slice(b.from).map(resultItem) };
+      return { request_id: arm.request_id, arm: arm.arm, model: sm.name, collection, known_words: v.knownWords, unknown_words: v.unknownWords, results: hits.slice(b.from).map(resultItem) };
     } finally {
       models.release(sm);
     }

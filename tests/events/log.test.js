@@ -49,6 +49,7 @@ test('a torn last line is skipped and counted; the next writer starts a new segm
   const log2 = new EventLog({ ...DEFAULT_CONFIG.events, dir });
   await log2.append([{ type: 'click', id: 'c', page_id: 'p', clicked_id: 'x' }]);
   await log2.close();
+  /** @type {string[]} */
   const ids = [];
   const summary = await readEvents(dir, (ev) => { ids.push(ev.id); });
   assert.deepEqual(ids.sort(), ['a', 'c']);

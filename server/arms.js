@@ -1,0 +1,49 @@
+// What every related/match answer carries for reader events: a request id and the arm that answered
+// (pipeline/events/arms.js decides the arm and its query); the routes call serveArm once and search through it.
+import { USER_SCHEMA } from '../pipeline/events/schema.js';
+import { chooseArm, methodQuery, newRequestId } from '../pipeline/events/arms.js';
+
+/** The request parameter that picks the arm (query string or body). */
+export const armParams = { user: USER_SCHEMA };
+
+/** The answer's fields (response schemas). */
+export const armFields = {
+  request_id: { type: 'string', description: 'names this answer in impression and click events (POST /v1/events)' },
+  arm: { type: 'string', description: 'the arm (method) that answered: config experiments.arms' },
+};
+
+/**
+ * @typedef {object} ServedArm
+ * @property {string} request_id
+ * @property {string} arm
+ * @property {string} method
+ * @property {boolean} asIndexed the arm searches with the vectors as indexed (precomputed matches serve it)
+ * @property {(coll: import('./models.js').Collection, v: import('../pipeline/events/arms.js').SparseVector, opts: Record<string, any>) => ReturnType<import("./models.js").Collection["searchAsync"]>} search
+ *   the collection searched with the arm's query (no results when the method's block of the query is empty)
+ * @property {(json: string) => string} splice the fields put first into a serialised answer object
+ */
+
+/**
+ * @param {import('./app.js').AppContext} ctx
+ * @param {import('./models.js').ServingModel} sm
+ * @param {string | undefined} unit the hashed user id, else the page id; undefined: a random split per request
+ * @returns {ServedArm}
+ */
+export function serveArm(ctx, sm, unit) {
+  const requestId = newRequestId();
+  const layout = sm.embedder.layout;
+  const arm = chooseArm(ctx.config.experiments, unit ?? requestId, layout);
+  const head = `"request_id":${JSON.stringify(requestId)},"arm":${JSON.stringify(arm.name)}`;
+  return {
+    request_id: requestId,
+    arm: arm.name,
+    method: arm.method,
+    asIndexed: arm.method === 'hybrid' || layout.kind !== 'hybrid',
+    async search(coll, v, opts) {
+      const q = methodQuery(arm.method, v, layout);
+      if (q.indices.length === 0) return [];
+      return coll.searchAsync(q, opts);
+    },
+    splice: (json) => (json === '{}' ? `{${head}}` : `{${head},${json.slice(1)}`),
+  };
+}

@@ -1,0 +1,101 @@
+// Reader events: impressions (the list a widget showed) and clicks, in batches of JSON ({"events": [...]}) or
+// NDJSON (one event per line). A batch is answered once it is in the event log (pipeline/events/log.js): an
+// acknowledged event is never lost, a refused batch is stored not at all.
+import { errors } from '../../pipeline/errors.js';
+import { eventSchemas } from '../../pipeline/events/schema.js';
+import { errorResponses, toScdvError } from '../errors.js';
+
+const NDJSON_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json-lines'];
+
+/**
+ * One event per non-empty line; a line that is not a JSON object is a 400 naming its number.
+ * @param {string} text
+ */
+export function parseNdjson(text) {
+  const events = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === '') continue;
+    let ev;
+    try { ev = JSON.parse(line); } catch (err) {
+      const e = errors.REQUEST_INVALID(`line ${i + 1} is not valid JSON (${/** @type {Error} */ (err).message})`);
+      e.details = { field: 'body', line: i + 1, reason: 'is not valid JSON' };
+      throw e;
+    }
+    events.push(ev);
+    // Where each event came from, for the error of a line the schema refuses.
+    lineOf.set(ev, i + 1);
+  }
+  return { events };
+}
+/** @type {WeakMap<object, number>} */
+const lineOf = new WeakMap();
+
+/**
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('../app.js').AppContext} ctx
+ */
+export default function eventRoutes(app, ctx) {
+  const e = ctx.config.events;
+  const schemas = eventSchemas(e);
+  app.register(async (scope) => {
+    scope.addContentTypeParser(NDJSON_TYPES, { parseAs: 'string', bodyLimit: e.bodyLimit }, (_req, body, done) => {
+      try { done(null, parseNdjson(/** @type {string} */ (body))); } catch (err) { done(/** @type {Error} */ (err)); }
+    });
+    scope.post('/v1/events', {
+      bodyLimit: e.bodyLimit,
+      attachValidation: true,
+      schema: {
+        tags: ['events'],
+        summary: 'Store a batch of reader events (impressions, clicks): answered once they are durable',
+        description: 'JSON {"events": [...]} or NDJSON (one event per line). Needs a key when server.openReads is false. '
+          + 'An impression names the request_id of the related/match answer it showed.',
+        body: {
+          content: {
+            'application/json': { schema: schemas.batch },
+            'application/x-ndjson': { schema: schemas.batch },
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { accepted: { type: 'integer' }, impressions: { type: 'integer' }, clicks: { type: 'integer' } },
+            required: ['accepted', 'impressions', 'clicks'],
+          },
+          ...errorResponses,
+        },
+      },
+    }, async (request) => {
+      const body = /** @type {{events: Record<string, any>[]}} */ (request.body);
+      if (request.validationError) throw withLine(request.validationError, body, e.bodyLimit, request.id);
+      const receivedAt = new Date().toISOString();
+      let impressions = 0;
+      const records = body.events.map((ev) => {
+        if (ev.type === 'impression') impressions++;
+        return { ...ev, received_at: receivedAt };
+      });
+      await /** @type {import('../../pipeline/events/log.js').EventLog} */ (ctx.events).append(records);
+      return { accepted: records.length, impressions, clicks: records.length - impressions };
+    });
+  });
+}
+
+/**
+ * A schema failure of an NDJSON body names the line (events.3 is the event on line N).
+ * @param {any} err
+ * @param {{events?: unknown[]} | undefined} body
+ * @param {number} bodyLimit
+ * @param {string} requestId
+ */
+function withLine(err, body, bodyLimit, requestId) {
+  const e = toScdvError(err, { bodyLimit }, requestId);
+  const m = /^body\.events\.(\d+)/.exec(String(/** @type {any} */ (e.details)?.field ?? ''));
+  const ev = m && Array.isArray(body?.events) ? body.events[Number(m[1])] : undefined;
+  const line = ev && typeof ev === 'object' ? lineOf.get(ev) : undefined;
+  if (line !== undefined) {
+    e.message = `${e.message} (line ${line})`;
+    e.details = { ...e.details, line };
+  }
+  return e;
+}

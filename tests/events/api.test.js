@@ -1,0 +1,174 @@
+// POST /v1/events, the request id and arm of every related/match answer, and the arms' split and methods,
+// against a real server (tiny models trained on the bundled sample, the real store, a private Redis).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const h = await import('../server/helpers.js');
+const { startServer } = await import('../../server/start.js');
+const { readEvents } = await import('../../pipeline/events/log.js');
+const { loadConfig } = await import('../../pipeline/config.js');
+const { openStore } = await import('../../pipeline/store/index.js');
+const { storeDirFor } = await import('../../pipeline/paths.js');
+const { keyDigest } = await import('../../pipeline/api-keys.js');
+
+/** @type {string} */
+let redisUrl;
+const DOC = 'sports-watch-4597641';
+const KEY = { authorization: `Bearer ${h.API_KEY}` };
+/** @type {(() => Promise<void>)[]} */
+const closers = [];
+
+before(async () => { ({ redis: { url: redisUrl } } = await h.setup()); });
+after(async () => {
+  for (const c of closers) await c();
+  await h.teardown();
+});
+
+/**
+ * A server with its own event log and the given config changes.
+ * @param {{server?: Record<string, any>, experiments?: any, embed?: any, model?: string}} [o]
+ */
+async function serve(o = {}) {
+  const base = h.testConfig(o.server ?? {});
+  const dir = fs.mkdtempSync(path.join(h.tmp, 'events-'));
+  const config = { ...base, events: { ...base.events, dir }, ...(o.experiments ? { experiments: o.experiments } : {}), ...(o.embed ? { embed: o.embed } : {}) };
+  const srv = await startServer({ config, model: o.model ?? h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+  closers.push(() => srv.close());
+  const call = async (/** @type {import('light-my-request').InjectOptions | string} */ opts) => {
+    const res = await srv.app.inject(opts);
+    return { status: res.statusCode, body: res.headers['content-type']?.toString().includes('json') ? res.json() : res.body };
+  };
+  return { srv, dir, call };
+}
+
+/** @param {string} dir */
+async function stored(dir) {
+  /** @type {Record<string, any>[]} */
+  const out = [];
+  await readEvents(dir, (ev) => { out.push(ev); });
+  return out;
+}
+
+const impression = (/** @type {string} */ rid) => ({
+  type: 'impression', request_id: rid, page_id: DOC, collection: 'articles', arm: 'hybrid', category: 'sports-watch',
+  items: [{ id: 'a1', position: 1, score: 0.5 }, { id: 'a2', position: 2, score: 0.31 }],
+});
+
+test('every related and match answer carries a request id and its arm', async () => {
+  const { call } = await serve();
+  const answers = [
+    await call(`/v1/collections/articles/documents/${DOC}/related?k=3`),
+    await call(`/v1/collections/articles/documents/${DOC}/related?k=3`), // the cached reply gets its own id
+    await call({ method: 'POST', url: '/v1/collections/articles/related', payload: { text: 'サッカー日本代表の試合と野球の選手', k: 3 } }),
+    await call(`/v1/match?collection=ads&for=${DOC}&k=2`),
+    await call({ method: 'POST', url: '/v1/match', payload: { collection: 'ads', text: 'スマートフォンの新機種', k: 2 } }),
+  ];
+  for (const a of answers) {
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    assert.match(a.body.request_id, /^[A-Za-z0-9_-]{22}$/);
+    assert.equal(a.body.arm, 'hybrid');
+    assert.ok(a.body.results.length > 0);
+  }
+  assert.equal(new Set(answers.map((a) => a.body.request_id)).size, answers.length, 'one id per answer');
+  assert.deepEqual(answers[0].body.results, answers[1].body.results);
+});
+
+test('POST /v1/events stores JSON and NDJSON batches before answering; bad lines are named', async () => {
+  const { call, dir } = await serve();
+  const ok = await call({ method: 'POST', url: '/v1/events', payload: { events: [impression('r1'), { type: 'click', request_id: 'r1', clicked_id: 'a2', position: 2 }] } });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  assert.deepEqual(ok.body, { accepted: 2, impressions: 1, clicks: 1 });
+  const nd = [JSON.stringify(impression('r2')), '', JSON.stringify({ type: 'click', page_id: DOC, clicked_id: 'a1' })].join('\n');
+  const ok2 = await call({ method: 'POST', url: '/v1/events', headers: { 'content-type': 'application/x-ndjson' }, payload: nd });
+  assert.deepEqual(ok2.body, { accepted: 2, impressions: 1, clicks: 1 });
+  const events = await stored(dir);
+  assert.deepEqual(events.map((e) => e.request_id ?? e.page_id), ['r1', 'r1', 'r2', DOC]);
+  assert.ok(events.every((e) => typeof e.received_at === 'string'));
+
+  const badJson = await call({ method: 'POST', url: '/v1/events', headers: { 'content-type': 'application/x-ndjson' }, payload: `${JSON.stringify(impression('r3'))}\n{"type":"click",\n` });
+  assert.equal(badJson.status, 400);
+  assert.equal(badJson.body.details.line, 2);
+  assert.match(badJson.body.message, /line 2 is not valid JSON/);
+  const badField = await call({
+    method: 'POST', url: '/v1/events', headers: { 'content-type': 'application/x-ndjson' },
+    payload: [impression('r4'), impression('r5'), { ...impression('r6'), items: [{ id: 'a1', position: 0, score: 0.5 }] }].map((e) => JSON.stringify(e)).join('\n'),
+  });
+  assert.equal(badField.status, 400, JSON.stringify(badField.body));
+  assert.equal(badField.body.details.line, 3);
+  assert.match(badField.body.message, /events\.2/);
+  const noRef = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ type: 'click', clicked_id: 'a1' }] } });
+  assert.equal(noRef.status, 400);
+  assert.match(noRef.body.message, /request_id|page_id/);
+  const unknownType = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ type: 'view', page_id: DOC }] } });
+  assert.equal(unknownType.status, 400);
+  assert.equal(unknownType.body.message, 'invalid request: body.events.0.type must be one of impression, click');
+  const rawUser = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ ...impression('r7'), user: 'someone@example.com' }] } });
+  assert.equal(rawUser.status, 400, 'an e-mail address is not a hashed id');
+  assert.equal((await stored(dir)).length, 4, 'refused batches store nothing');
+});
+
+test('with openReads off, events need a key', async () => {
+  const { call } = await serve({ server: { openReads: false } });
+  const payload = { events: [impression('k1')] };
+  assert.equal((await call({ method: 'POST', url: '/v1/events', payload })).status, 401);
+  assert.equal((await call({ method: 'POST', url: '/v1/events', payload, headers: { authorization: 'Bearer wrong-key-000000' } })).status, 403);
+  assert.equal((await call({ method: 'POST', url: '/v1/events', payload, headers: KEY })).status, 200);
+});
+
+test('arms: a reader keeps one arm; the split follows the weights', async () => {
+  const arms = [{ name: 'hybrid', method: 'hybrid', weight: 3 }, { name: 'scdv', method: 'scdv', weight: 1 }];
+  const { call } = await serve({ experiments: { salt: 't1', arms } });
+  /** @type {Record<string, number>} */
+  const counts = { hybrid: 0, scdv: 0 };
+  for (let u = 0; u < 200; u++) {
+    const user = `user-hash-${u.toString().padStart(4, '0')}`;
+    const a = await call(`/v1/collections/articles/documents/${DOC}/related?k=2&user=${user}`);
+    const b = await call(`/v1/match?collection=ads&for=${DOC}&k=2&user=${user}`);
+    assert.equal(a.body.arm, b.body.arm, 'the same reader, the same arm');
+    counts[a.body.arm]++;
+  }
+  assert.ok(counts.scdv > 25 && counts.scdv < 75, `1 in 4 expected: ${JSON.stringify(counts)}`);
+  // No user: the page id decides.
+  const pages = await Promise.all([1, 2, 3].map(() => call(`/v1/collections/articles/documents/${DOC}/related?k=2`)));
+  assert.equal(new Set(pages.map((p) => p.body.arm)).size, 1);
+});
+
+test('arms on a hybrid collection: the lexical arm ranks by the TF-IDF cosine alone', async () => {
+  const embed = { ...h.testConfig().embed, hybrid: { alpha: 0.2, maxTerms: null }, keepCount: null, keepFraction: 1 };
+  const cfg = loadConfig({ overrides: { ...h.trainOverrides(1), embed } });
+  const docs = h.sampleDocs().slice(0, 120);
+  await h.indexDocs(h.MODEL_B, 'hybrid-news', docs, cfg);
+  const { call, srv } = await serve({
+    model: h.MODEL_B, embed, server: { searchMode: 'exact' },
+    experiments: { salt: 'x', arms: [{ name: 'lex', method: 'lexical', weight: 1 }] },
+  });
+  const id = docs[0].id;
+  const res = await call(`/v1/collections/hybrid-news/documents/${id}/related?k=5`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.arm, 'lex');
+  // Brute force over the stored vectors: the lexical blocks' dot product / (1 − α).
+  const sm = srv.ctx.models.acquire();
+  const scdvWidth = sm.embedder.layout.scdvWidth;
+  srv.ctx.models.release(sm);
+  const store = openStore(storeDirFor(h.MODEL_B));
+  const coll = store.collection('hybrid-news');
+  const lex = (/** @type {any} */ v) => {
+    /** @type {Map<number, number>} */
+    const m = new Map();
+    v.indices.forEach((/** @type {number} */ i, /** @type {number} */ n) => { if (i >= scdvWidth) m.set(i, v.values[n]); });
+    return m;
+  };
+  const q = lex(/** @type {any} */ (coll.get(id)).vector);
+  const scored = docs.filter((d) => d.id !== id && coll.get(d.id)).map((d) => {
+    let s = 0;
+    for (const [i, v] of lex(/** @type {any} */ (coll.get(d.id)).vector)) s += v * (q.get(i) ?? 0);
+    return { id: d.id, score: s / 0.8 };
+  }).sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+  await store.close();
+  assert.deepEqual(res.body.results.map((/** @type {any} */ r) => r.id), scored.slice(0, 5).map((r) => r.id));
+  for (let i = 0; i < 5; i++) assert.ok(Math.abs(res.body.results[i].score - scored[i].score) < 1e-4);
+  const hybrid = await (await serve({ model: h.MODEL_B, embed, server: { searchMode: 'exact' } })).call(`/v1/collections/hybrid-news/documents/${id}/related?k=5`);
+  assert.notDeepEqual(hybrid.body.results.map((/** @type {any} */ r) => r.score), res.body.results.map((/** @type {any} */ r) => r.score));
+});
