@@ -19,7 +19,6 @@ export const command = {
     opt('--model <name>', 'the model (required)'),
     opt('--corpus <file>', "corpus for the coherence figures (default: the model's training corpus)"),
     opt('--refresh', 'recompute models/NAME/analysis.json first'),
-    CONFIG_OPTION,
   ],
   examples: ['scdv report --model news', 'scdv report clicks --since 2026-11-01 --json'],
   run,
@@ -45,10 +44,11 @@ export const command = {
 /** @param {Record<string, any>} values */
 async function run(values) {
   if (!values.model) throw errors.USAGE('scdv report needs --model NAME (or: scdv report clicks)');
-  const config = configFromFlags(values);
   const model = loadModel(values.model);
   model.wordTopics.close();
-  const file = await writeReport(model, { corpus: values.corpus, refresh: values.refresh, events: config.events, log: (m) => process.stderr.write(`${m}\n`) });
+  // The reader-clicks section reads the built-in event log folder (a --config here would shadow the one of
+  // `report clicks`, commander reading a parent's options after the subcommand too).
+  const file = await writeReport(model, { corpus: values.corpus, refresh: values.refresh, log: (m) => process.stderr.write(`${m}\n`) });
   process.stdout.write(`${file}\n`);
 }
 

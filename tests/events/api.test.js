@@ -172,3 +172,29 @@ test('arms on a hybrid collection: the lexical arm ranks by the TF-IDF cosine al
   const hybrid = await (await serve({ model: h.MODEL_B, embed, server: { searchMode: 'exact' } })).call(`/v1/collections/hybrid-news/documents/${id}/related?k=5`);
   assert.notDeepEqual(hybrid.body.results.map((/** @type {any} */ r) => r.score), res.body.results.map((/** @type {any} */ r) => r.score));
 });
+
+test('simulated readers: the report recovers a known CTR difference between two arms within its intervals', async () => {
+  const { clickReport, differenceInterval } = await import('../../pipeline/events/clicks.js');
+  const { simulateReaders } = await import('../../pipeline/events/simulate.js');
+  // Both methods give the same lists on this pure SCDV collection: the arms differ only by the readers' known effect.
+  const arms = [{ name: 'hybrid', method: 'hybrid', weight: 1 }, { name: 'scdv', method: 'scdv', weight: 1 }];
+  const { srv, dir } = await serve({ experiments: { salt: 'sim', arms } });
+  const pages = h.sampleDocs().map((d) => ({ id: d.id, category: d.category }));
+  const sim = await simulateReaders({ url: srv.url, collection: 'articles', pages, views: 3000, k: 5, seed: 7, armEffect: { scdv: 0.5 } });
+  assert.equal(Object.keys(sim.truth).sort().join(), 'hybrid,scdv');
+  const r = await clickReport(dir, { bandWidth: 0.1, minImpressions: 100 });
+  assert.equal(r.totals.impressions, sim.impressions);
+  assert.equal(r.totals.clicks, sim.clicks);
+  const cellOf = (/** @type {string} */ arm) => /** @type {import('../../pipeline/events/clicks.js').Cell} */ (r.arms.find((c) => c.key === arm));
+  for (const arm of ['hybrid', 'scdv']) {
+    const c = cellOf(arm);
+    assert.equal(c.impressions, sim.truth[arm].shown);
+    assert.ok(c.low <= sim.truth[arm].expectedCtr && sim.truth[arm].expectedCtr <= c.high,
+      `arm ${arm}: true CTR ${sim.truth[arm].expectedCtr} outside ${c.low}-${c.high}`);
+  }
+  const trueDiff = sim.truth.hybrid.expectedCtr - sim.truth.scdv.expectedCtr;
+  const d = differenceInterval(cellOf('hybrid'), cellOf('scdv'));
+  assert.ok(d.low <= trueDiff && trueDiff <= d.high, `true difference ${trueDiff} outside ${d.low}-${d.high}`);
+  assert.ok(d.low > 0, 'the halved arm is significantly worse');
+  assert.ok(r.losses.length > 0 && r.losses.every((l) => l.arm === 'scdv'), JSON.stringify(r.losses.map((l) => [l.value, l.arm])));
+});
