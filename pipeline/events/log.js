@@ -93,11 +93,19 @@ export class EventLog {
    * @param {object[]} records
    */
   append(records) {
+    return this.appendLines(records.map((r) => JSON.stringify(r)));
+  }
+
+  /**
+   * Append lines that are JSON objects already (no newline inside), e.g. the NDJSON lines of a request.
+   * @param {string[]} lines
+   */
+  appendLines(lines) {
     if (this.closed) return Promise.reject(errors.EVENT_LOG_CLOSED(this.dir));
     if (this.pendingBytes > this.options.maxPendingBytes) {
       return Promise.reject(errors.EVENTS_BACKLOG(this.pendingBytes, this.options.maxPendingBytes));
     }
-    const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const text = `${lines.join('\n')}\n`;
     this.pending.push(text);
     this.pendingBytes += text.length;
     const done = new Promise((resolve, reject) => { this.waiters.push({ resolve: () => resolve(undefined), reject }); });

@@ -24,13 +24,13 @@ export function parseNdjson(text) {
       throw e;
     }
     events.push(ev);
-    // Where each event came from, for the error of a line the schema refuses.
-    lineOf.set(ev, i + 1);
+    // Where each event came from, for the error of a line the schema refuses; its text, stored as sent.
+    if (ev !== null && typeof ev === 'object') sourceOf.set(ev, { line: i + 1, text: line });
   }
   return { events };
 }
-/** @type {WeakMap<object, number>} */
-const lineOf = new WeakMap();
+/** @type {WeakMap<object, {line: number, text: string}>} */
+const sourceOf = new WeakMap();
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -69,14 +69,17 @@ export default function eventRoutes(app, ctx) {
     }, async (request) => {
       const body = /** @type {{events: Record<string, any>[]}} */ (request.body);
       if (request.validationError) throw withLine(request.validationError, body, e.bodyLimit, request.id);
-      const receivedAt = new Date().toISOString();
+      const stamp = `,"received_at":"${new Date().toISOString()}"}`;
       let impressions = 0;
-      const records = body.events.map((ev) => {
+      // The stored line is the event as validated plus received_at: an NDJSON line is kept as sent (the schema
+      // allows no other field, and it is a JSON object, so it ends with "}"), not serialised again.
+      const lines = body.events.map((ev) => {
         if (ev.type === 'impression') impressions++;
-        return { ...ev, received_at: receivedAt };
+        const text = sourceOf.get(ev)?.text ?? JSON.stringify(ev);
+        return text.slice(0, text.lastIndexOf('}')) + stamp;
       });
-      await /** @type {import('../../pipeline/events/log.js').EventLog} */ (ctx.events).append(records);
-      return { accepted: records.length, impressions, clicks: records.length - impressions };
+      await /** @type {import('../../pipeline/events/log.js').EventLog} */ (ctx.events).appendLines(lines);
+      return { accepted: lines.length, impressions, clicks: lines.length - impressions };
     });
   });
 }
@@ -92,7 +95,7 @@ function withLine(err, body, bodyLimit, requestId) {
   const e = toScdvError(err, { bodyLimit }, requestId);
   const m = /^body\.events\.(\d+)/.exec(String(/** @type {any} */ (e.details)?.field ?? ''));
   const ev = m && Array.isArray(body?.events) ? body.events[Number(m[1])] : undefined;
-  const line = ev && typeof ev === 'object' ? lineOf.get(ev) : undefined;
+  const line = ev && typeof ev === 'object' ? sourceOf.get(ev)?.line : undefined;
   if (line !== undefined) {
     e.message = `${e.message} (line ${line})`;
     e.details = { ...e.details, line };

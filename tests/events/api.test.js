@@ -197,4 +197,16 @@ test('simulated readers: the report recovers a known CTR difference between two 
   assert.ok(d.low <= trueDiff && trueDiff <= d.high, `true difference ${trueDiff} outside ${d.low}-${d.high}`);
   assert.ok(d.low > 0, 'the halved arm is significantly worse');
   assert.ok(r.losses.length > 0 && r.losses.every((l) => l.arm === 'scdv'), JSON.stringify(r.losses.map((l) => [l.value, l.arm])));
+
+  // report.html gets a reader-clicks section for the model's impressions, and none without events.
+  const { loadModel } = await import('../../pipeline/model/load.js');
+  const { writeReport } = await import('../../pipeline/report/index.js');
+  const { DEFAULT_CONFIG } = await import('../../pipeline/config.js');
+  const model = loadModel(h.MODEL_A);
+  model.wordTopics.close();
+  const page = fs.readFileSync(await writeReport(model, { events: { ...DEFAULT_CONFIG.events, dir } }), 'utf8');
+  assert.match(page, /<section id="clicks-overview">/);
+  assert.match(page, /<span class="flag">scdv<\/span>/);
+  const none = fs.readFileSync(await writeReport(model, { events: { ...DEFAULT_CONFIG.events, dir: path.join(dir, 'empty') } }), 'utf8');
+  assert.ok(!none.includes('clicks-overview'));
 });
