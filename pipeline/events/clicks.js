@@ -123,7 +123,8 @@ export async function clickReport(dir, opts) {
   let events = 0;
   const summary = await readEvents(dir, (ev) => {
     const t = timeOf(ev);
-    if (!(t >= since && t <= until)) return;
+    // An event without a time (written by hand: the server always adds received_at) counts only without a range.
+    if (Number.isNaN(t) ? Boolean(opts.since || opts.until) : !(t >= since && t <= until)) return;
     events++;
     if (ev.type === 'impression' && Array.isArray(ev.items)) { if (!opts.model || ev.model === opts.model) impressions.push(ev); }
     else if (ev.type === 'click' && typeof ev.clicked_id === 'string') clicks.push(ev);

@@ -158,7 +158,7 @@ export function scatter(points, opts) {
 export function intervalChart(xs, series, opts) {
   const w = opts.width ?? Math.max(440, 90 + xs.length * (24 + 14 * series.length));
   const h = opts.height ?? 260;
-  const pad = { l: 62, r: 14, t: 14, b: 46 };
+  const pad = { l: 62, r: 14, t: 30, b: 46 };
   const iw = w - pad.l - pad.r;
   const ih = h - pad.t - pad.b;
   const hi = Math.max(1e-6, ...series.flatMap((s) => s.points.map((p) => p.high)));
@@ -173,7 +173,8 @@ export function intervalChart(xs, series, opts) {
       `<circle cx="${r1(cx)}" cy="${r1(y(p.value))}" r="3.5" fill="${s.color}"/></g>`;
   }).join('')).join('');
   const ticks = xs.map((x, i) => `<text x="${r1(pad.l + slot * (i + 0.5))}" y="${h - pad.b + 15}" text-anchor="middle" class="tick">${esc(x)}</text>`).join('');
-  const legend = series.map((s, si) => `<text x="${pad.l + 8 + si * 120}" y="${pad.t + 10}" class="lbl" fill="${s.color}">● ${esc(s.name)}</text>`).join('');
+  // Above the plot, so that no point hides it; the swatch's inline style wins over the label class's fill.
+  const legend = series.map((s, si) => `<text x="${pad.l + 8 + si * 120}" y="14" class="lbl"><tspan style="fill:${s.color}">●</tspan> ${esc(s.name)}</text>`).join('');
   const axes = `<line x1="${pad.l}" y1="${pad.t + ih}" x2="${w - pad.r}" y2="${pad.t + ih}" class="axis"/>` +
     `<line x1="${pad.l}" y1="${pad.t}" x2="${pad.l}" y2="${pad.t + ih}" class="axis"/>` +
     `<text x="${pad.l - 6}" y="${pad.t + 10}" text-anchor="end" class="tick">${esc((100 * hi).toFixed(1))} %</text>` +
