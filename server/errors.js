@@ -117,7 +117,8 @@ export function errorBody(e) {
 export function installErrorHandlers(app, limits) {
   app.addSchema(errorSchema);
   app.setErrorHandler((err, request, reply) => {
-    const e = toScdvError(err, limits, request.id);
+    // A route with its own body limit (events, bulk) names that one in its 413.
+    const e = toScdvError(err, { bodyLimit: request.routeOptions?.bodyLimit ?? limits.bodyLimit }, request.id);
     if (e.status >= 500 && e.code === 'SCDV_INTERNAL') request.log.error({ err }, 'unexpected error');
     else if (e.status >= 500) request.log.warn({ code: e.code }, e.message);
     reply.code(e.status).send(errorBody(e));

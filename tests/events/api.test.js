@@ -106,6 +106,9 @@ test('POST /v1/events stores JSON and NDJSON batches before answering; bad lines
   assert.equal(unknownType.body.message, 'invalid request: body.events.0.type must be one of impression, click');
   const rawUser = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ ...impression('r7'), user: 'someone@example.com' }] } });
   assert.equal(rawUser.status, 400, 'an e-mail address is not a hashed id');
+  const big = await call({ method: 'POST', url: '/v1/events', headers: { 'content-type': 'application/x-ndjson' }, payload: 'x'.repeat((4 << 20) + 10) });
+  assert.equal(big.status, 413);
+  assert.equal(big.body.message, `request body over the limit of ${4 << 20} bytes`, 'the route\'s own limit (events.bodyLimit)');
   assert.equal((await stored(dir)).length, 4, 'refused batches store nothing');
 });
 
