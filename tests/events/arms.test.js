@@ -26,11 +26,11 @@ test('methods: the SCDV block over alpha, the lexical block over 1 - alpha, hybr
   const v = { indices: Uint32Array.from([1, 4, 11, 13]), values: Float32Array.from([0.5, 0.25, 0.5, 0.25]) };
   assert.equal(methodQuery('hybrid', v, hybrid), v);
   const s = methodQuery('scdv', v, hybrid);
-  assert.deepEqual([...s.indices], [1, 4]);
-  assert.deepEqual([...s.values], [2, 1]);
+  assert.deepEqual(Array.from(s.indices), [1, 4]);
+  assert.deepEqual(Array.from(s.values), [2, 1]);
   const l = methodQuery('lexical', v, hybrid);
-  assert.deepEqual([...l.indices], [11, 13]);
-  assert.deepEqual([...l.values].map((x) => Math.round(x * 1e6) / 1e6), [0.666667, 0.333333]);
+  assert.deepEqual(Array.from(l.indices), [11, 13]);
+  assert.deepEqual(Array.from(l.values).map((x) => Math.round(x * 1e6) / 1e6), [0.666667, 0.333333]);
   assert.equal(methodQuery('scdv', v, pure), v);
 });
 
