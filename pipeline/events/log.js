@@ -10,6 +10,8 @@ import readline from 'node:readline';
 import { errors } from '../errors.js';
 import { dataDir } from '../paths.js';
 
+/** A writer that never fills a segment still applies retention this often. */
+const RETENTION_EVERY_MS = 3_600_000;
 const SEGMENT_RE = /^events-(\d{8}T\d{6}\d{3}Z)-(\d+)-([0-9a-f]{6})\.ndjson$/;
 
 /**
@@ -85,6 +87,8 @@ export class EventLog {
     this.segmentSize = 0;
     /** Events written by this process. */
     this.written = 0;
+    /** When retention last ran (at each new segment, and at least hourly while writing). */
+    this.retainedAt = 0;
   }
 
   /**
@@ -122,7 +126,13 @@ export class EventLog {
       this.pendingBytes = 0;
       this.waiters = [];
       try {
-        const fh = await this.open();
+        let fh = await this.open();
+        // Another process's retention (server.workers > 1) may have deleted this segment: never acknowledge
+        // lines written to a file no longer in the folder (one fstat per group commit).
+        if ((await fh.stat()).nlink === 0) {
+          await this.rotate();
+          fh = await this.open();
+        }
         const buf = Buffer.from(text, 'utf8');
         let off = 0;
         while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
@@ -131,6 +141,7 @@ export class EventLog {
         this.written += (text.match(/\n/g) ?? []).length;
         for (const w of waiters) w.resolve();
         if (this.segmentSize >= this.options.segmentBytes) await this.rotate();
+        else if (Date.now() - this.retainedAt > RETENTION_EVERY_MS) this.retain();
       } catch (err) {
         // A failed write may have left part of the batch in the file: start a new segment, so the next batch
         // never follows a torn line (readers skip it and count it).
@@ -150,8 +161,13 @@ export class EventLog {
     this.segment = path.join(this.dir, name);
     this.handle = await fs.promises.open(this.segment, 'a');
     this.segmentSize = 0;
-    applyRetention(this.dir, this.options, this.segment);
+    this.retain();
     return this.handle;
+  }
+
+  retain() {
+    this.retainedAt = Date.now();
+    applyRetention(this.dir, this.options, this.segment);
   }
 
   async rotate() {

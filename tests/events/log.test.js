@@ -58,6 +58,20 @@ test('a torn last line is skipped and counted; the next writer starts a new segm
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('a segment deleted under the writer (another process\'s retention) is replaced before the next write', async () => {
+  const dir = tmp();
+  const log = new EventLog({ ...DEFAULT_CONFIG.events, dir });
+  await log.append([{ type: 'click', id: 'a', page_id: 'p', clicked_id: 'x' }]);
+  fs.unlinkSync(listSegments(dir)[0].file);
+  await log.append([{ type: 'click', id: 'b', page_id: 'p', clicked_id: 'x' }]);
+  await log.close();
+  /** @type {string[]} */
+  const ids = [];
+  await readEvents(dir, (ev) => { ids.push(ev.id); });
+  assert.deepEqual(ids, ['b'], 'the acknowledged event after the deletion is in the folder');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('retention deletes the oldest segments past maxBytes and maxAgeDays, never the one being written', async () => {
   const dir = tmp();
   const log = new EventLog({ ...DEFAULT_CONFIG.events, dir, segmentBytes: 1000, maxBytes: 0, maxAgeDays: 0 });
