@@ -33,6 +33,7 @@ export function serveArm(ctx, sm, unit) {
   const requestId = newRequestId();
   const layout = sm.embedder.layout;
   const arm = chooseArm(ctx.config.experiments, unit ?? requestId, layout);
+  ctx.metrics.armAnswers.inc({ arm: arm.name });
   const head = `"request_id":${JSON.stringify(requestId)},"arm":${JSON.stringify(arm.name)}`;
   return {
     request_id: requestId,

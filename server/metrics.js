@@ -44,6 +44,18 @@ export class Metrics {
       labelNames: ['result'],
       registers: [this.registry],
     });
+    this.events = new client.Counter({
+      name: 'scdv_events_total',
+      help: 'Reader events stored (POST /v1/events), by type: impression or click.',
+      labelNames: ['type'],
+      registers: [this.registry],
+    });
+    this.armAnswers = new client.Counter({
+      name: 'scdv_arm_answers_total',
+      help: 'Related and match answers by the arm that answered (config experiments.arms).',
+      labelNames: ['arm'],
+      registers: [this.registry],
+    });
     // Sources of the gauges that mirror shared state, set by the app; read at every scrape (also when the
     // cluster primary collects this worker's registry).
     /** @type {() => Promise<{model: string, collection: string, count: number}[]>} */

@@ -79,6 +79,8 @@ export default function eventRoutes(app, ctx) {
         return text.slice(0, text.lastIndexOf('}')) + stamp;
       });
       await /** @type {import('../../pipeline/events/log.js').EventLog} */ (ctx.events).appendLines(lines);
+      ctx.metrics.events.inc({ type: 'impression' }, impressions);
+      ctx.metrics.events.inc({ type: 'click' }, lines.length - impressions);
       return { accepted: lines.length, impressions, clicks: lines.length - impressions };
     });
   });

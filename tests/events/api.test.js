@@ -110,6 +110,9 @@ test('POST /v1/events stores JSON and NDJSON batches before answering; bad lines
   assert.equal(big.status, 413);
   assert.equal(big.body.message, `request body over the limit of ${4 << 20} bytes`, 'the route\'s own limit (events.bodyLimit)');
   assert.equal((await stored(dir)).length, 4, 'refused batches store nothing');
+  const metrics = String((await call('/metrics')).body);
+  assert.match(metrics, /^scdv_events_total\{type="impression"\} 2$/m);
+  assert.match(metrics, /^scdv_events_total\{type="click"\} 2$/m);
 });
 
 test('with openReads off, events need a key', async () => {
@@ -132,6 +135,8 @@ test('arms: a reader keeps one arm; the split follows the weights', async () => 
     assert.equal(a.body.arm, b.body.arm, 'the same reader, the same arm');
     counts[a.body.arm]++;
   }
+  const metrics = String((await call('/metrics')).body);
+  assert.match(metrics, new RegExp(`^scdv_arm_answers_total\\{arm="scdv"\\} ${2 * counts.scdv}$`, 'm'));
   assert.ok(counts.scdv > 25 && counts.scdv < 75, `1 in 4 expected: ${JSON.stringify(counts)}`);
   // No user: the page id decides.
   const pages = await Promise.all([1, 2, 3].map(() => call(`/v1/collections/articles/documents/${DOC}/related?k=2`)));
