@@ -3,7 +3,7 @@
 // acknowledged event is never lost, a refused batch is stored not at all.
 import { errors } from '../../pipeline/errors.js';
 import { eventSchemas } from '../../pipeline/events/schema.js';
-import { errorResponses, toScdvError } from '../errors.js';
+import { errorResponses, invalid, toScdvError } from '../errors.js';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json-lines'];
 
@@ -69,6 +69,8 @@ export default function eventRoutes(app, ctx) {
     }, async (request) => {
       const body = /** @type {{events: Record<string, any>[]}} */ (request.body);
       if (request.validationError) throw withLine(request.validationError, body, e.bodyLimit, request.id);
+      // No body at all (no content type: Fastify picks no schema to validate with).
+      if (!body || !Array.isArray(body.events)) throw invalid('body', 'is required: {"events": [...]} as JSON, or one event per line as NDJSON');
       const stamp = `,"received_at":"${new Date().toISOString()}"}`;
       let impressions = 0;
       // The stored line is the event as validated plus received_at: an NDJSON line is kept as sent (the schema

@@ -101,6 +101,9 @@ test('POST /v1/events stores JSON and NDJSON batches before answering; bad lines
   const noRef = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ type: 'click', clicked_id: 'a1' }] } });
   assert.equal(noRef.status, 400);
   assert.match(noRef.body.message, /request_id|page_id/);
+  const noBody = await call({ method: 'POST', url: '/v1/events' });
+  assert.equal(noBody.status, 400, JSON.stringify(noBody.body));
+  assert.match(noBody.body.message, /body is required/);
   const unknownType = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ type: 'view', page_id: DOC }] } });
   assert.equal(unknownType.status, 400);
   assert.equal(unknownType.body.message, 'invalid request: body.events.0.type must be one of impression, click');
