@@ -211,6 +211,31 @@ export function forgetIndexed(model, collection) {
 }
 
 /**
+ * Where the layouts of a model's collections are recorded: the one place that decides it by backend. The native
+ * store keeps them in models/<name>/indexed.json (this module's file); a shared backend keeps them itself
+ * (OpenSearch: each index's `_meta`), so that every host serving the model sees the same record.
+ * @param {import('../store/index.js').StoreBackend} store the model's store
+ * @returns {{read: () => Promise<Record<string, any>>, record: (collection: string, entry: Record<string, any> | null) => Promise<void>}}
+ */
+export function layoutRecords(store) {
+  const { readLayouts, recordLayout } = store;
+  if (store.backend !== 'native' && readLayouts && recordLayout) {
+    return { read: () => readLayouts.call(store), record: (collection, entry) => recordLayout.call(store, collection, entry) };
+  }
+  const model = store.model;
+  return {
+    read: async () => readIndexed(model),
+    record: async (collection, entry) => {
+      const all = readIndexed(model);
+      if (entry === null && !(collection in all)) return;
+      if (entry === null) delete all[collection];
+      else all[collection] = /** @type {any} */ (entry);
+      writeFileAtomic(path.join(modelDirOf(model), INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
+    },
+  };
+}
+
+/**
  * Deletes a collection of a model: from its store (see Store.dropCollection; SCDV_COLLECTION_NOT_FOUND when
  * absent) and from the model's record of indexed layouts.
  * @param {import('../store/index.js').StoreBackend} store the model's store (openModelStore(model, config))

@@ -51,6 +51,10 @@
  * @property {(name: string) => Promise<void>} dropCollection
  * @property {() => MaybePromise<BackendHealth>} health
  * @property {() => Promise<void>} close
+ * @property {() => Promise<Record<string, LayoutEntry>>} [readLayouts] the layouts recorded in the backend (a shared
+ *   backend keeps them, so every host sees them); absent on the native store, whose record is the model folder's
+ *   indexed.json (pipeline/serving: layoutRecords() is the one switch)
+ * @property {(collection: string, entry: LayoutEntry | null) => Promise<void>} [recordLayout] null forgets
  */
 
 export {};
