@@ -67,7 +67,7 @@ export function contractTests(makeBackend) {
       assert.deepEqual([...(x?.vector.indices ?? [])], [4, 11]);
       assert.deepEqual([...(x?.vector.values ?? [])], [Math.fround(0.6), Math.fround(-0.8)]);
       assert.ok(x?.vector.values instanceof Float32Array && x.vector.indices instanceof Uint32Array);
-      assert.equal((await c.get(7))?.id, '7');
+      assert.equal((await c.get(/** @type {any} */ (7)))?.id, '7');
       assert.equal(await c.exists('y'), true);
       assert.equal(await c.exists('nope'), false);
       const v1 = await c.version();
