@@ -12,7 +12,7 @@ import { loadAnalysis } from './analysis.js';
 export async function openInspectContext(modelName, config, opts) {
   // Texts are embedded with the settings the collection was indexed with (when recorded), as the server does,
   // so that a recomputed vector compares with the stored one.
-  const embed = collectionEmbedConfig(modelName, opts.collection, config.embed);
+  const embed = await collectionEmbedConfig(modelName, opts.collection, config);
   const embedder = await createEmbedder(modelName, embed === config.embed ? config : { ...config, embed });
   let analysis = null;
   try {
@@ -22,7 +22,7 @@ export async function openInspectContext(modelName, config, opts) {
     opts.log?.(`warning: no cluster labels: ${/** @type {Error} */ (err).message}`);
   }
   return {
-    embedder, embedCfg: embed, collection: opts.collection, corpus: opts.corpus, analysis,
+    embedder, embedCfg: embed, collection: opts.collection, corpus: opts.corpus, analysis, store: config.store,
     close: () => embedder.model.wordTopics.close(),
   };
 }

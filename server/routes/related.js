@@ -51,13 +51,13 @@ export default function relatedRoutes(app, ctx) {
     const want = searchWindow(q.from, q.k, s.maxK, 'querystring');
     const sm = models.acquire();
     try {
-      const coll = sm.collection(collection);
+      const coll = await sm.collection(collection);
       const cid = `${sm.name}\0${collection}`;
       const { user, ...params } = q;
       const arm = serveArm(ctx, sm, user ?? id);
       // The serialised reply is what is cached (per arm, not per user): a hit costs a map lookup and a socket write.
-      const { value: payload, hit } = await cache.get(`${cid}\0${id}\0${arm.method}\0${JSON.stringify(params)}`, cache.version(cid, coll), async () => {
-        const doc = coll.get(id);
+      const { value: payload, hit } = await cache.get(`${cid}\0${id}\0${arm.method}\0${JSON.stringify(params)}`, await cache.version(cid, coll), async () => {
+        const doc = await coll.get(id);
         if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
         const end = metrics.searchDuration.startTimer({ kind: 'related' });
         const hits = await arm.search(coll, doc.vector, { k: want, mode, ...filters, excludeIds: [id] });
@@ -101,7 +101,7 @@ export default function relatedRoutes(app, ctx) {
     const want = searchWindow(b.from, b.k, s.maxK, 'body');
     const sm = models.acquire();
     try {
-      const coll = sm.collection(collection);
+      const coll = await sm.collection(collection);
       const v = await embedRequestText(sm, b, metrics);
       const arm = serveArm(ctx, sm, b.user ?? b.page_id);
       const end = metrics.searchDuration.startTimer({ kind: 'related-text' });
@@ -149,7 +149,7 @@ export default function relatedRoutes(app, ctx) {
       const vectorOf = async (/** @type {Ref} */ r) => {
         if (r.id !== undefined) {
           const c = r.collection ?? b.collection;
-          const doc = sm.collection(c).get(r.id);
+          const doc = await (await sm.collection(c)).get(r.id);
           if (!doc) throw errors.DOCUMENT_NOT_FOUND(r.id, c);
           return doc.vector;
         }
