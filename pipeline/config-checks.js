@@ -1,0 +1,71 @@
+// Checks of the config sections for the store backend, reader events and experiments (split from config.js,
+// which keeps the defaults and the other checks).
+import { errors } from './errors.js';
+
+/** @typedef {import('./config.js').Config} Config */
+
+/** @param {Config['store']} s */
+export function validateStore(s) {
+  if (!['native', 'opensearch'].includes(s.backend)) throw errors.CONFIG_INVALID(`store.backend must be native or opensearch, got ${JSON.stringify(s.backend)}`);
+  const o = s.opensearch;
+  if (!o.nodes.length) throw errors.CONFIG_INVALID('store.opensearch.nodes must name at least one node URL');
+  o.nodes.forEach((n, i) => {
+    if (typeof n !== 'string' || !/^https?:\/\/[^/\s]+\/?$/.test(n)) {
+      throw errors.CONFIG_INVALID(`store.opensearch.nodes[${i}] must be a URL such as http://127.0.0.1:9200, got ${JSON.stringify(n)}`);
+    }
+  });
+  // Index names are lower case, and the prefix must not be mistaken for a collection's index (no "--").
+  if (!/^[a-z0-9][a-z0-9_.-]{0,40}$/.test(o.indexPrefix) || o.indexPrefix.includes('--')) {
+    throw errors.CONFIG_INVALID(`store.opensearch.indexPrefix must be 1-41 characters a-z, 0-9, "_", "." or "-" (no "--"), starting with a letter or digit, got ${JSON.stringify(o.indexPrefix)}`);
+  }
+  for (const [name, v, min] of /** @type {const} */ ([
+    ['store.opensearch.shards', o.shards, 1], ['store.opensearch.replicas', o.replicas, 0],
+    ['store.opensearch.requestTimeoutMs', o.requestTimeoutMs, 1], ['store.opensearch.maxRetries', o.maxRetries, 0],
+    ['store.opensearch.bulkDocs', o.bulkDocs, 1], ['store.opensearch.versionPollMs', o.versionPollMs, 0],
+    ['store.opensearch.maxQueryTerms', o.maxQueryTerms, 1], ['store.opensearch.candidates.min', o.candidates.min, 1],
+    ['store.opensearch.candidates.perShard', o.candidates.perShard, 0], ['store.opensearch.candidates.max', o.candidates.max, 1],
+  ])) {
+    if (!Number.isInteger(v) || v < min) throw errors.CONFIG_INVALID(`${name} must be a whole number of at least ${min}, got ${JSON.stringify(v)}`);
+  }
+  if (!(o.candidates.perK >= 1)) throw errors.CONFIG_INVALID(`store.opensearch.candidates.perK must be a number of at least 1, got ${JSON.stringify(o.candidates.perK)}`);
+  if (o.candidates.max > 10_000 || o.candidates.max < o.candidates.min) {
+    throw errors.CONFIG_INVALID(`store.opensearch.candidates.max must be from candidates.min (${o.candidates.min}) to 10000 (OpenSearch's max_result_window), got ${o.candidates.max}`);
+  }
+  if (o.username !== null && o.password === null) {
+    throw errors.CONFIG_INVALID('store.opensearch.username is set without a password (set SCDV_OPENSEARCH_PASSWORD)');
+  }
+}
+
+export const ARM_METHODS = /** @type {const} */ (['hybrid', 'scdv', 'lexical']);
+
+/**
+ * @param {Config['events']} e
+ * @param {Config['experiments']} x
+ */
+export function validateEvents(e, x) {
+  for (const name of /** @type {const} */ (['segmentBytes', 'bodyLimit', 'maxBatch', 'maxItems', 'maxPendingBytes', 'minImpressions'])) {
+    if (!Number.isInteger(e[name]) || e[name] < 1) throw errors.CONFIG_INVALID(`events.${name} must be a positive integer, got ${e[name]}`);
+  }
+  for (const name of /** @type {const} */ (['maxAgeDays', 'maxBytes'])) {
+    if (!(typeof e[name] === 'number' && e[name] >= 0)) throw errors.CONFIG_INVALID(`events.${name} must be 0 (no limit) or more, got ${e[name]}`);
+  }
+  if (!['always', 'never'].includes(e.fsync)) throw errors.CONFIG_INVALID(`events.fsync must be always or never, got ${JSON.stringify(e.fsync)}`);
+  if (!(e.bandWidth > 0 && e.bandWidth <= 1)) throw errors.CONFIG_INVALID(`events.bandWidth must be in (0, 1], got ${e.bandWidth}`);
+  if (e.dir !== null && (typeof e.dir !== 'string' || e.dir === '')) throw errors.CONFIG_INVALID('events.dir must be a folder path or null');
+  if (typeof x.salt !== 'string') throw errors.CONFIG_INVALID(`experiments.salt must be a string, got ${JSON.stringify(x.salt)}`);
+  if (!Array.isArray(x.arms) || x.arms.length === 0 || x.arms.length > 20) throw errors.CONFIG_INVALID('experiments.arms must list 1 to 20 arms');
+  const seen = new Set();
+  x.arms.forEach((a, i) => {
+    const at = `experiments.arms[${i}]`;
+    if (a === null || typeof a !== 'object') throw errors.CONFIG_INVALID(`${at} must be an object {name, method, weight}`);
+    const unknown = Object.keys(a).filter((k) => !['name', 'method', 'weight'].includes(k));
+    if (unknown.length) throw errors.CONFIG_INVALID(`unknown key ${at}.${unknown[0]} (known: name, method, weight)`);
+    if (typeof a.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/.test(a.name)) {
+      throw errors.CONFIG_INVALID(`${at}.name must be 1-32 letters, digits, ".", "_" or "-", got ${JSON.stringify(a.name)}`);
+    }
+    if (seen.has(a.name)) throw errors.CONFIG_INVALID(`${at}.name "${a.name}" is used twice`);
+    seen.add(a.name);
+    if (!ARM_METHODS.includes(a.method)) throw errors.CONFIG_INVALID(`${at}.method must be one of ${ARM_METHODS.join(', ')}, got ${JSON.stringify(a.method)}`);
+    if (!(typeof a.weight === 'number' && Number.isFinite(a.weight) && a.weight > 0)) throw errors.CONFIG_INVALID(`${at}.weight must be a number above 0, got ${JSON.stringify(a.weight)}`);
+  });
+}
