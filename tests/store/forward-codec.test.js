@@ -161,3 +161,31 @@ test('unit vectors: scores equal the dot product of the stored values, stay with
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a damaged forward index is reported as SCDV_STORE_CORRUPT by get and search, never read out of bounds', async () => {
+  // Header: off[] (u64 per section) starts at byte 104; FWDIDX is section 15 (segment.h).
+  for (const [what, bytes] of /** @type {const} */ ([['index past the width', [0x7f, 0, 0]], ['varint running off the end', [0, 0, 0x80]], ['varint longer than its document', [0x81, 0x80, 0x80]]])) {
+    const dir = tempDir('fwd-damaged');
+    let store = openStore(dir, NO_BG);
+    try {
+      const c = store.collection('c', { width: 5 });
+      await c.upsert([{ id: 'a', vector: { indices: [1, 2, 3], values: [0.5, -0.25, 1] } }]);
+      await c.flush();
+      await store.close();
+      const seg = /** @type {string} */ (fs.readdirSync(`${dir}/c`).find((f) => f.endsWith('.seg')));
+      const b = fs.readFileSync(`${dir}/c/${seg}`);
+      const at = Number(b.readBigUInt64LE(104 + 15 * 8));
+      assert.deepEqual([...b.subarray(at, at + 3)], [1, 0, 0], 'gaps of indices 1, 2, 3');
+      b.set(bytes, at);
+      fs.writeFileSync(`${dir}/c/${seg}`, b);
+      store = openStore(dir, NO_BG);
+      const r = store.collection('c');
+      const corrupt = (/** @type {any} */ err) => { assert.equal(err.code, 'SCDV_STORE_CORRUPT', `${what}: ${err.message}`); return true; };
+      assert.throws(() => r.get('a'), corrupt);
+      assert.throws(() => r.search({ indices: [1], values: [1] }, { k: 1 }), corrupt);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});

@@ -104,20 +104,18 @@ inline double dotDense(const I* ix, const float* v, uint64_t n, const float* qd)
   return (a0 + a1) + (a2 + a3);
 }
 
-/** A thread's buffers for one decoded document (grown to the longest seen). */
+/** A thread's buffer for one decoded document's values (grown to the longest seen). */
 struct FwdBuffers {
-  std::vector<uint32_t> idx;
   std::vector<float> val;
 };
 inline thread_local FwdBuffers tlsFwd;
 
-/** Same bits as exactScore of the document's stored values given as a MemDoc (one dotDense over them all). */
+/** Same bits as exactScore of the document's stored values given as a MemDoc (dotDense's lanes and order). */
 inline double exactScore(const Segment& s, uint32_t d, const float* qd) {
   const uint32_t n = s.fwdCount(d);
   FwdBuffers& b = tlsFwd;
-  if (b.idx.size() < n) { b.idx.resize(n); b.val.resize(n); }
-  s.forward(d, b.idx.data(), b.val.data());
-  return dotDense(b.idx.data(), b.val.data(), n, qd);
+  if (b.val.size() < n) b.val.resize(n);
+  return s.dotForward(d, qd, b.val.data());
 }
 
 inline double exactScore(const MemDoc& m, const float* qd) { return dotDense(m.idx.data(), m.val.data(), m.idx.size(), qd); }

@@ -141,6 +141,11 @@ class Segment {
    * Throws CORRUPT when its bytes do not decode to n increasing indices below the width.
    */
   void forward(uint32_t d, uint32_t* idx, float* val) const;
+  /**
+   * The dot product of document d's stored values with the dense query qd, products summed in double in
+   * dotDense's lanes and order (search_internal.h): the same bits. buf: room for fwdCount(d) floats.
+   */
+  double dotForward(uint32_t d, const float* qd, float* buf) const;
   /** Starts loading document d's forward entries into the cache (for rescoring a few documents ahead). */
   void prefetchForward(uint32_t d) const;
 
