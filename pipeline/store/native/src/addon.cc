@@ -152,7 +152,7 @@ Napi::Value SegmentInfo(const Napi::CallbackInfo& info) {
   o.Set("nnz", double(s.nnz()));
   o.Set("bytes", double(s.fileBytes()));
   o.Set("postingsBytes", double(s.postingsBytes()));
-  o.Set("forwardBytes", double(s.h().len[S_FWDIDX] + s.h().len[S_FWDVAL] + s.h().len[S_FWDOFF]));
+  o.Set("forwardBytes", double(s.forwardBytes()));
   o.Set("lists", double(s.h().nlists));
   o.Set("blocks", double(s.h().nblocks));
   Napi::Array t = Napi::Array::New(env, s.h().ntiers);

@@ -369,7 +369,7 @@ class View : public Napi::ObjectWrap<View> {
       x.Set("nnz", double(s.nnz()));
       x.Set("bytes", double(s.fileBytes()));
       x.Set("postingsBytes", double(s.postingsBytes()));
-      x.Set("forwardBytes", double(s.h().len[S_FWDIDX] + s.h().len[S_FWDVAL] + s.h().len[S_FWDOFF]));
+      x.Set("forwardBytes", double(s.forwardBytes()));
       x.Set("lists", double(s.h().nlists));
       x.Set("blocks", double(s.h().nblocks));
       segs.Set(uint32_t(i), x);

@@ -116,6 +116,10 @@ class Segment {
   uint32_t width() const { return h_->width; }
   uint64_t nnz() const { return h_->nnz; }
   uint64_t fileBytes() const { return map_.size(); }
+  /** Bytes of the forward index (entry and byte offsets, index gaps, float16 values, scales). */
+  uint64_t forwardBytes() const {
+    return h_->len[S_FWDOFF] + h_->len[S_FWDIDXOFF] + h_->len[S_FWDIDX] + h_->len[S_FWDVAL] + h_->len[S_FWDSCALE];
+  }
   uint64_t postingsBytes() const { return h_->len[S_DIMLISTS] + h_->len[S_LISTS] + h_->len[S_BLOCKS] + h_->len[S_PDATA]; }
 
   std::string_view id(uint32_t d) const { return str(S_IDBLOB, idoff_[d], idoff_[d + 1]); }
