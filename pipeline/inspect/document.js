@@ -101,7 +101,8 @@ async function resolveOne(ctx, s, texts, opened) {
   return {
     id: s.id ?? null, meta: stored?.meta ?? null, vector: { indices: e.indices, values: e.values },
     vectorSource: /** @type {const} */ ('text'), tokens,
-    agreement: stored ? sparseDot(e, stored.vector) : null, knownWords: e.knownWords, unknownWords: e.unknownWords,
+    // A true cosine: the store keeps values as float16 (within 2^-11), so a stored vector's norm is not exactly 1.
+    agreement: stored ? sparseDot(e, stored.vector) / Math.sqrt(sparseDot(e, e) * sparseDot(stored.vector, stored.vector)) : null, knownWords: e.knownWords, unknownWords: e.unknownWords,
     scdvWidth: ctx.embedder.model.wordTopics.width,
     hybrid: ctx.embedder.layout.kind === 'hybrid',
   };

@@ -108,6 +108,9 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {(fd: number, mode: 'ex' | 'exnb' | 'sh' | 'shnb' | 'un') => boolean} flock
  * @property {(fd: number, mode: 'ex' | 'sh') => Promise<void>} flockAsync
  * @property {number} formatVersion
+ * @property {(codes: Uint16Array, dispatched: boolean) => Float32Array} halvesToFloats tests: float16 codes to
+ *   float32 by the run-time-chosen path (F16C when the CPU has it) or the scalar one
+ * @property {(on: boolean) => boolean} setSimd tests: use the SIMD paths (when the CPU has them) or not; returns the state
  */
 
 /** @type {Addon | undefined} */

@@ -156,6 +156,17 @@ def run_seismic(args):
         res = index.search(str(j), qcomp[j], qvals[j], k=k + 1, query_cut=args.query_cut, heap_factor=args.heap_factor)
         lat.append((time.perf_counter() - t) * 1000)
         ids.append([int(r[2]) for r in res if int(r[2]) != q][:k])
+    # The sweep: the same index at other query_cut / heap_factor settings (single queries, one thread).
+    sweep = []
+    for item in (args.sweep.split(",") if args.sweep else []):
+        qc, hf = item.split(":")
+        slat, sids = [], []
+        for j, q in enumerate(queries):
+            t = time.perf_counter()
+            res = index.search(str(j), qcomp[j], qvals[j], k=k + 1, query_cut=int(qc), heap_factor=float(hf))
+            slat.append((time.perf_counter() - t) * 1000)
+            sids.append([int(r[2]) for r in res if int(r[2]) != q][:k])
+        sweep.append({"query_cut": int(qc), "heap_factor": float(hf), "p50_ms": pct(slat, 0.5), "p99_ms": pct(slat, 0.99), "ids": sids})
     qps = {}
     qids = np.array([str(j) for j in range(len(queries))], dtype=sstr)
     for threads in (1, 2, 4):
@@ -172,6 +183,7 @@ def run_seismic(args):
         "mean_ms": float(np.mean(lat)),
         "qps": qps,
         "ids": ids,
+        "sweep": sweep,
     }
     json.dump(out, open(args.out, "w"))
 
@@ -244,6 +256,7 @@ def main():
         p.add_argument("--n-postings", type=int, default=0)
         p.add_argument("--query-cut", type=int, default=10)
         p.add_argument("--heap-factor", type=float, default=0.7)
+        p.add_argument("--sweep", default="", help="seismic: more query_cut:heap_factor settings, comma-separated")
     o = sub.add_parser("oracle")
     o.add_argument("--data", required=True)
     o.add_argument("--sample", type=int, default=30)

@@ -107,30 +107,32 @@ test('version() changes on every write, by this process or another, and not othe
   }
 });
 
-test('a segment of another format version is reported as SCDV_STORE_FORMAT_UNSUPPORTED, not as damage', async () => {
-  const dir = tempDir('format');
-  let store = openStore(dir, NO_BG);
-  const c = store.collection('c', { width: 5 });
-  await c.upsert([{ id: 'a', vector: vec([1], [1]) }]);
-  await c.flush();
-  const seg = /** @type {string} */ (fs.readdirSync(path.join(dir, 'c')).find((f) => f.endsWith('.seg')));
-  await store.close();
-  const file = path.join(dir, 'c', seg);
-  const b = fs.readFileSync(file);
-  assert.equal(b.toString('latin1', 0, 8), 'SCDVSEG1');
-  assert.equal(b.readUInt32LE(8), 1, 'the header says format version 1');
-  b.writeUInt32LE(2, 8); // what a future format would write (its header checksum and layout may differ too)
-  fs.writeFileSync(file, b);
-  store = openStore(dir, NO_BG);
-  try {
-    assert.throws(() => store.collection('c'), (/** @type {any} */ err) => {
-      assert.equal(err.code, 'SCDV_STORE_FORMAT_UNSUPPORTED');
-      assert.match(err.message, /has format 2; this version reads format 1/);
-      assert.ok(err.message.includes(seg), err.message);
-      return true;
-    });
-  } finally {
+for (const found of [1, 3]) {
+  test(`a segment of format version ${found} (${found === 1 ? 'f32 forward index' : 'a future one'}) is reported as SCDV_STORE_FORMAT_UNSUPPORTED, not as damage`, async () => {
+    const dir = tempDir('format');
+    let store = openStore(dir, NO_BG);
+    const c = store.collection('c', { width: 5 });
+    await c.upsert([{ id: 'a', vector: vec([1], [1]) }]);
+    await c.flush();
+    const seg = /** @type {string} */ (fs.readdirSync(path.join(dir, 'c')).find((f) => f.endsWith('.seg')));
     await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+    const file = path.join(dir, 'c', seg);
+    const b = fs.readFileSync(file);
+    assert.equal(b.toString('latin1', 0, 8), 'SCDVSEG1');
+    assert.equal(b.readUInt32LE(8), 2, 'the header says format version 2');
+    b.writeUInt32LE(found, 8); // what another format writes (its header checksum and layout differ too)
+    fs.writeFileSync(file, b);
+    store = openStore(dir, NO_BG);
+    try {
+      assert.throws(() => store.collection('c'), (/** @type {any} */ err) => {
+        assert.equal(err.code, 'SCDV_STORE_FORMAT_UNSUPPORTED');
+        assert.match(err.message, new RegExp(`has format ${found}; this version reads format 2`));
+        assert.ok(err.message.includes(seg), err.message);
+        return true;
+      });
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}

@@ -5,7 +5,7 @@
 //   node child.js watch <dir> <id>                          print "ready", then "seen <ms>" once <id> is searchable,
 //                                                           then "gone <ms>" once it is deleted
 import { openStore } from '../../pipeline/store/index.js';
-import { dot, randomVector, rng } from './helpers.js';
+import { dot, randomVector, rng, storedValues } from './helpers.js';
 
 export const WIDTH = 2000;
 /** Small thresholds so that flushes and merges happen during a short stream. */
@@ -56,7 +56,8 @@ async function main() {
         const hits = searches % 2 ? await col.searchAsync(q, { k: 10 }) : col.search(q, { k: 10, mode: searches % 3 ? 'fast' : 'exact' });
         if (searches % 2) asyncSearches++;
         for (const h of hits) {
-          const want = dot(q, vectorFor(h.id));
+          const v = vectorFor(h.id);
+          const want = dot(q, { indices: v.indices, values: storedValues(v.values) });
           if (Math.abs(want - h.score) > 1e-6) problems.push(`${h.id}: score ${h.score} != ${want}`);
         }
         for (let i = 1; i < hits.length; i++) if (hits[i].score > hits[i - 1].score) problems.push('not sorted');

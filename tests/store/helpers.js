@@ -73,11 +73,48 @@ export function dot(a, b) {
 }
 
 /**
+ * float16 rounding (to nearest, ties to even) of a number of magnitude below 65504, computed in doubles.
+ * @param {number} x
+ */
+function roundHalf(x) {
+  const a = Math.abs(x);
+  if (a === 0) return x;
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--;
+  if (2 ** (e + 1) <= a) e++;
+  const ulp = e < -14 ? 2 ** -24 : 2 ** (e - 10);
+  const q = a / ulp, f = Math.floor(q), r = q - f;
+  const n = r > 0.5 || (r === 0.5 && f % 2 === 1) ? f + 1 : f;
+  return Math.sign(x) * n * ulp;
+}
+
+/**
+ * The values as the store keeps them (segment format 2, pipeline/store/native/src/fwd_codec.h), computed
+ * independently: float16(v / scale) * scale, scale the smallest power of two >= the largest |v| (of the
+ * float32 values), at most 2^127; 1 when all are 0.
+ * @param {ArrayLike<number>} values
+ */
+export function storedValues(values) {
+  const f = Float32Array.from(values);
+  let mx = 0;
+  for (const v of f) mx = Math.max(mx, Math.abs(v));
+  let scale = 1;
+  if (mx > 0) {
+    let e = Math.ceil(Math.log2(mx));
+    while (2 ** e < mx) e++;
+    while (2 ** (e - 1) >= mx) e--;
+    scale = 2 ** Math.min(e, 127);
+  }
+  // Beyond 2^127 the scale is capped and codes are kept below 2 (so that stored values stay finite).
+  return Float32Array.from(f, (v) => Math.sign(v) * Math.min(Math.abs(roundHalf(v / scale)), 2 - 2 ** -10) * scale);
+}
+
+/**
  * @typedef {{id: string, vector: {indices: Uint32Array, values: Float32Array}, meta: Record<string, any>}} TestDoc
  */
 
 /**
- * Reference top-k with the store's filter semantics.
+ * Reference top-k with the store's filter semantics, scored with the values as stored (storedValues).
  * @param {Map<string, TestDoc>} docs live documents
  * @param {{indices: Uint32Array, values: Float32Array}} q
  * @param {{k?: number, since?: string|number, until?: string|number, sites?: string[], excludeSites?: string[], categories?: string[], excludeIds?: string[]}} o
@@ -99,7 +136,7 @@ export function bruteForce(docs, q, o) {
     if (o.excludeSites && m.site !== undefined && o.excludeSites.includes(m.site)) continue;
     if (o.categories && !o.categories.includes(m.category)) continue;
     if (o.excludeIds && o.excludeIds.includes(d.id)) continue;
-    out.push({ id: d.id, score: dot(q, d.vector) });
+    out.push({ id: d.id, score: dot(q, { indices: d.vector.indices, values: storedValues(d.vector.values) }) });
   }
   out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return out.slice(0, o.k ?? 10);

@@ -10,6 +10,7 @@
         "src/addon.cc",
         "src/addon_js.cc",
         "src/addon_view.cc",
+        "src/fwd_codec.cc",
         "src/segment.cc",
         "src/search.cc",
         "src/search_decode.cc",

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "addon_js.h"
+#include "fwd_codec.h"
 #include "search.h"
 #include "segment.h"
 #include "util.h"
@@ -151,7 +152,7 @@ Napi::Value SegmentInfo(const Napi::CallbackInfo& info) {
   o.Set("nnz", double(s.nnz()));
   o.Set("bytes", double(s.fileBytes()));
   o.Set("postingsBytes", double(s.postingsBytes()));
-  o.Set("forwardBytes", double(s.h().len[S_FWDIDX] + s.h().len[S_FWDVAL] + s.h().len[S_FWDOFF]));
+  o.Set("forwardBytes", double(s.forwardBytes()));
   o.Set("lists", double(s.h().nlists));
   o.Set("blocks", double(s.h().nblocks));
   Napi::Array t = Napi::Array::New(env, s.h().ntiers);
@@ -211,6 +212,18 @@ Napi::Value FlockAsync(const Napi::CallbackInfo& info) {
   return p;
 }
 
+/** Tests: halvesToFloats(Uint16Array, dispatched) -> Float32Array by the run-time choice (true) or the scalar path. */
+Napi::Value HalvesToFloats(const Napi::CallbackInfo& info) {
+  Napi::Uint16Array h = info[0].As<Napi::Uint16Array>();
+  Napi::Float32Array out = Napi::Float32Array::New(info.Env(), h.ElementLength());
+  if (info[1].ToBoolean()) halvesToFloats(h.Data(), out.Data(), h.ElementLength());
+  else halvesToFloatsScalar(h.Data(), out.Data(), h.ElementLength());
+  return out;
+}
+
+/** Tests: setSimd(on) -> whether SIMD paths are now used (never on a CPU without them). */
+Napi::Value SetSimd(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), setSimd(info[0].ToBoolean())); }
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("View", defineView(env));
   exports.Set("buildSegment", Napi::Function::New(env, Guarded<BuildSegmentSync>));
@@ -222,6 +235,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("flock", Napi::Function::New(env, Guarded<Flock>));
   exports.Set("flockAsync", Napi::Function::New(env, Guarded<FlockAsync>));
   exports.Set("formatVersion", Napi::Number::New(env, kSegVersion));
+  exports.Set("halvesToFloats", Napi::Function::New(env, Guarded<HalvesToFloats>));
+  exports.Set("setSimd", Napi::Function::New(env, Guarded<SetSimd>));
   return exports;
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "addon_js.h"
+#include "fwd_codec.h"
 #include "search.h"
 #include "segment.h"
 #include "util.h"
@@ -115,6 +116,9 @@ class View : public Napi::ObjectWrap<View> {
         d->time = PackedDocs::time(p.times[i]);
         d->idx.assign(p.indices.begin() + p.offsets[i], p.indices.begin() + p.offsets[i + 1]);
         d->val.assign(p.values.begin() + p.offsets[i], p.values.begin() + p.offsets[i + 1]);
+        // Held as the values a segment will store (fwd_codec.h): a document scores the same before and after a flush.
+        const float scale = docScale(d->val.data(), d->val.size());
+        for (float& v : d->val) v = storedValue(v, scale);
         for (uint32_t x : d->idx) if (x >= width_) throw StoreError("document " + d->id + ": index out of range");
         mem->deleted.erase(d->id);
         auto it = mem->pos.find(d->id);
@@ -238,8 +242,11 @@ class View : public Napi::ObjectWrap<View> {
       int64_t d = sv->seg->lookup(id);
       if (d < 0 || sv->isDeleted(static_cast<uint32_t>(d))) continue;
       const Segment& s = *sv->seg;
-      uint64_t b = s.fwdBegin(uint32_t(d)), e = s.fwdEnd(uint32_t(d));
-      return make(s.meta(uint32_t(d)), e - b, [&](size_t j) { return s.fwdIdx(b + j); }, s.fwdVal() + b);
+      const uint32_t n = s.fwdCount(uint32_t(d));
+      std::vector<uint32_t> idx(n);
+      std::vector<float> val(n);
+      s.forward(uint32_t(d), idx.data(), val.data());
+      return make(s.meta(uint32_t(d)), n, [&](size_t j) { return idx[j]; }, val.data());
     }
     return env.Null();
   }
@@ -362,7 +369,7 @@ class View : public Napi::ObjectWrap<View> {
       x.Set("nnz", double(s.nnz()));
       x.Set("bytes", double(s.fileBytes()));
       x.Set("postingsBytes", double(s.postingsBytes()));
-      x.Set("forwardBytes", double(s.h().len[S_FWDIDX] + s.h().len[S_FWDVAL] + s.h().len[S_FWDOFF]));
+      x.Set("forwardBytes", double(s.forwardBytes()));
       x.Set("lists", double(s.h().nlists));
       x.Set("blocks", double(s.h().nblocks));
       segs.Set(uint32_t(i), x);

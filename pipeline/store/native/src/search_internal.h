@@ -104,10 +104,18 @@ inline double dotDense(const I* ix, const float* v, uint64_t n, const float* qd)
   return (a0 + a1) + (a2 + a3);
 }
 
+/** A thread's buffer for one decoded document's values (grown to the longest seen). */
+struct FwdBuffers {
+  std::vector<float> val;
+};
+inline thread_local FwdBuffers tlsFwd;
+
+/** Same bits as exactScore of the document's stored values given as a MemDoc (dotDense's lanes and order). */
 inline double exactScore(const Segment& s, uint32_t d, const float* qd) {
-  const uint64_t b = s.fwdBegin(d), e = s.fwdEnd(d);
-  if (const uint16_t* ix = s.idx16()) return dotDense(ix + b, s.fwdVal() + b, e - b, qd);
-  return dotDense(s.idx32() + b, s.fwdVal() + b, e - b, qd);
+  const uint32_t n = s.fwdCount(d);
+  FwdBuffers& b = tlsFwd;
+  if (b.val.size() < n) b.val.resize(n);
+  return s.dotForward(d, qd, b.val.data());
 }
 
 inline double exactScore(const MemDoc& m, const float* qd) { return dotDense(m.idx.data(), m.val.data(), m.idx.size(), qd); }
@@ -117,11 +125,6 @@ struct Scored { double exact; uint32_t d; };
 using Clock = std::chrono::steady_clock;
 inline double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-inline void prefetchRange(const void* p, size_t bytes) {
-  const char* c = static_cast<const char*>(p);
-  for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o);
-}
-
 /**
  * Exact scores of many documents of a segment. Their forward-index entries are scattered over a large
  * mapping, so the documents are taken in local order and the entries of the ones a few steps ahead are
@@ -129,17 +132,11 @@ inline void prefetchRange(const void* p, size_t bytes) {
  */
 inline void rescoreRange(const Segment& s, Scored* docs, size_t n, const float* qd) {
   std::sort(docs, docs + n, [](const Scored& a, const Scored& b) { return a.d < b.d; });
-  const size_t ib = s.h().idxBytes;
   constexpr size_t kOff = 8, kData = 4;
   for (size_t i = 0; i < std::min(n, kOff); i++) __builtin_prefetch(&s.fwdOffsets()[docs[i].d]);
   for (size_t i = 0; i < n; i++) {
     if (i + kOff < n) __builtin_prefetch(&s.fwdOffsets()[docs[i + kOff].d]);
-    if (i + kData < n) {
-      const uint32_t d = docs[i + kData].d;
-      const uint64_t b = s.fwdBegin(d), e = s.fwdEnd(d);
-      prefetchRange(reinterpret_cast<const char*>(s.idx16() ? static_cast<const void*>(s.idx16()) : static_cast<const void*>(s.idx32())) + b * ib, (e - b) * ib);
-      prefetchRange(s.fwdVal() + b, (e - b) * 4);
-    }
+    if (i + kData < n) s.prefetchForward(docs[i + kData].d);
     docs[i].exact = exactScore(s, docs[i].d, qd);
   }
 }

@@ -1,5 +1,7 @@
 #include "segment.h"
 
+#include "fwd_codec.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -52,8 +54,9 @@ Segment::Segment(const std::string& path) : map_(path) {
   need(S_CAT_COUNT, 4 * (uint64_t(h_->ncats) + 1));
   need(S_METAOFF, 8 * (n + 1));
   need(S_FWDOFF, 8 * (n + 1));
-  need(S_FWDIDX, uint64_t(h_->idxBytes) * nnz);
-  need(S_FWDVAL, 4 * nnz);
+  need(S_FWDIDXOFF, 8 * (n + 1));
+  need(S_FWDVAL, 2 * nnz);
+  need(S_FWDSCALE, 4 * n);
   need(S_DIMLISTS, 4 * (uint64_t(h_->width) + 1));
   need(S_LISTS, sizeof(ListInfo) * uint64_t(h_->nlists));
   need(S_BLOCKS, sizeof(BlockInfo) * h_->nblocks);
@@ -64,15 +67,20 @@ Segment::Segment(const std::string& path) : map_(path) {
   cat_ = sec<uint32_t>(S_CAT);
   metaoff_ = sec<uint64_t>(S_METAOFF);
   fwdoff_ = sec<uint64_t>(S_FWDOFF);
-  if (h_->idxBytes == 2) idx16_ = sec<uint16_t>(S_FWDIDX); else idx32_ = sec<uint32_t>(S_FWDIDX);
-  fwdval_ = sec<float>(S_FWDVAL);
+  fwdidxoff_ = sec<uint64_t>(S_FWDIDXOFF);
+  fwdidx_ = sec<uint8_t>(S_FWDIDX);
+  fwdval_ = sec<uint16_t>(S_FWDVAL);
+  fwdscale_ = sec<float>(S_FWDSCALE);
   dimlists_ = sec<uint32_t>(S_DIMLISTS);
   lists_ = sec<ListInfo>(S_LISTS);
   blocks_ = sec<BlockInfo>(S_BLOCKS);
   pdata_ = sec<uint8_t>(S_PDATA);
-  if (idoff_[n] != h_->len[S_IDBLOB] || metaoff_[n] != h_->len[S_METABLOB] || fwdoff_[n] != nnz) throw bad("offset tables");
+  if (idoff_[n] != h_->len[S_IDBLOB] || metaoff_[n] != h_->len[S_METABLOB] || fwdoff_[n] != nnz ||
+      fwdidxoff_[n] != h_->len[S_FWDIDX]) throw bad("offset tables");
   for (uint64_t d = 0; d < n; d++) {
-    if (idoff_[d] > idoff_[d + 1] || metaoff_[d] > metaoff_[d + 1] || fwdoff_[d] > fwdoff_[d + 1]) throw bad("offset tables");
+    if (idoff_[d] > idoff_[d + 1] || metaoff_[d] > metaoff_[d + 1] || fwdoff_[d] > fwdoff_[d + 1] ||
+        fwdidxoff_[d + 1] - fwdidxoff_[d] < fwdoff_[d + 1] - fwdoff_[d] || fwdidxoff_[d + 1] - fwdidxoff_[d] > 5 * (fwdoff_[d + 1] - fwdoff_[d])) throw bad("offset tables");
+    if (!(fwdscale_[d] > 0) || !std::isfinite(fwdscale_[d])) throw bad("forward scales");
     if (idsort_[d] >= n || site_[d] > h_->nsites || cat_[d] > h_->ncats) throw bad("doc table");
   }
   const uint64_t* so = sec<uint64_t>(S_SITEDICT_OFF);
@@ -278,27 +286,46 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
     for (const auto& d : docs) { o += d.nnz; w.write(&o, 8); }
   }
   end(S_FWDOFF);
+  // Each document's scale, then its index gaps (varints, with their byte offsets), float16 values and scales.
+  std::vector<float> scales(n);
+  for (uint32_t dl = 0; dl < n; dl++) scales[dl] = docScale(docs[dl].val, docs[dl].nnz);
+  std::vector<uint64_t> idxOff(size_t(n) + 1, 0);
   begin(S_FWDIDX);
   {
     std::vector<uint8_t> tmp;
-    for (const auto& d : docs) {
-      if (idxBytes == d.idxBytes) {
-        w.write(d.idx, size_t(d.nnz) * idxBytes);
-      } else {
-        tmp.resize(size_t(d.nnz) * idxBytes);
-        for (uint32_t j = 0; j < d.nnz; j++) {
-          uint32_t ix = docIdx(d, j);
-          if (idxBytes == 2) { uint16_t v = static_cast<uint16_t>(ix); std::memcpy(&tmp[2 * j], &v, 2); }
-          else std::memcpy(&tmp[4 * size_t(j)], &ix, 4);
-        }
-        w.write(tmp.data(), tmp.size());
+    for (uint32_t dl = 0; dl < n; dl++) {
+      const auto& d = docs[dl];
+      tmp.resize(size_t(d.nnz) * 5);
+      uint8_t* p = tmp.data();
+      uint32_t prev = 0;
+      for (uint32_t j = 0; j < d.nnz; j++) {
+        const uint32_t ix = docIdx(d, j);
+        p = putVarint(p, j == 0 ? ix : ix - prev - 1);
+        prev = ix;
       }
+      w.write(tmp.data(), size_t(p - tmp.data()));
+      idxOff[dl + 1] = idxOff[dl] + uint64_t(p - tmp.data());
     }
   }
   end(S_FWDIDX);
+  begin(S_FWDIDXOFF);
+  w.write(idxOff.data(), 8 * idxOff.size());
+  end(S_FWDIDXOFF);
+  std::vector<uint64_t>().swap(idxOff);
   begin(S_FWDVAL);
-  for (const auto& d : docs) w.write(d.val, 4 * size_t(d.nnz));
+  {
+    std::vector<uint16_t> tmp;
+    for (uint32_t dl = 0; dl < n; dl++) {
+      const auto& d = docs[dl];
+      tmp.resize(d.nnz);
+      for (uint32_t j = 0; j < d.nnz; j++) tmp[j] = encodeValue(d.val[j], scales[dl]);
+      w.write(tmp.data(), 2 * size_t(d.nnz));
+    }
+  }
   end(S_FWDVAL);
+  begin(S_FWDSCALE);
+  w.write(scales.data(), 4 * size_t(n));
+  end(S_FWDSCALE);
 
   // Inverted index: CSC first (postings of each dim in local-doc order).
   std::vector<uint64_t> start(size_t(width) + 1, 0);
@@ -313,7 +340,7 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
       for (uint32_t j = 0; j < d.nnz; j++) {
         uint64_t p = cur[docIdx(d, j)]++;
         pdoc[p] = dl;
-        pval[p] = d.val[j];
+        pval[p] = storedValue(d.val[j], scales[dl]);  // postings approximate the stored values
       }
     }
   }
@@ -491,6 +518,14 @@ BuildResult mergeSegments(const std::string& path, const std::vector<MergeInput>
   }
   std::vector<BuildDoc> docs;
   docs.reserve(total);
+  // The documents' decoded forward entries (4 + 4 bytes per non-zero; coding them again is lossless).
+  uint64_t totalNnz = 0;
+  for (const auto& in : inputs) {
+    for (uint32_t d = 0; d < in.seg->ndocs(); d++) if (!(in.del && in.del->has(d))) totalNnz += in.seg->fwdCount(d);
+  }
+  std::vector<uint32_t> idxArena(totalNnz);
+  std::vector<float> valArena(totalNnz);
+  uint64_t at = 0;
   for (const auto& in : inputs) {
     const Segment& s = *in.seg;
     for (uint32_t d = 0; d < s.ndocs(); d++) {
@@ -501,10 +536,12 @@ BuildResult mergeSegments(const std::string& path, const std::vector<MergeInput>
       b.site = s.siteName(s.site(d));
       b.cat = s.catName(s.cat(d));
       b.time = s.time(d);
-      b.nnz = static_cast<uint32_t>(s.fwdEnd(d) - s.fwdBegin(d));
-      b.idxBytes = static_cast<uint8_t>(s.h().idxBytes);
-      b.idx = b.idxBytes == 2 ? static_cast<const void*>(s.idx16() + s.fwdBegin(d)) : static_cast<const void*>(s.idx32() + s.fwdBegin(d));
-      b.val = s.fwdVal() + s.fwdBegin(d);
+      b.nnz = s.fwdCount(d);
+      s.forward(d, idxArena.data() + at, valArena.data() + at);
+      b.idxBytes = 4;
+      b.idx = idxArena.data() + at;
+      b.val = valArena.data() + at;
+      at += b.nnz;
       docs.push_back(b);
     }
   }

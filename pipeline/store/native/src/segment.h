@@ -13,9 +13,9 @@
 //   SITEDICT_OFF/BLOB, SITE_COUNT   sorted site names (code c is entry c-1) and docs per code
 //   CATDICT_OFF/BLOB,  CAT_COUNT    the same for categories
 //   METAOFF     u64[n+1], METABLOB  the metadata JSON of each document
-//   FWDOFF      u64[n+1]   forward index: document d's non-zeros are FWDIDX/FWDVAL[FWDOFF[d]..FWDOFF[d+1])
-//   FWDIDX      u16 or u32 per non-zero (u16 when width <= 65536), increasing within a document
-//   FWDVAL      f32 per non-zero: the exact values
+//   FWDOFF      u64[n+1]   forward index: document d's non-zeros are entries FWDOFF[d]..FWDOFF[d+1]
+//   FWDIDX      per document, its index gaps as LEB128 varints (fwd_codec.h), bytes FWDIDXOFF[d]..FWDIDXOFF[d+1]
+//   FWDVAL      float16 per non-zero (entry j at FWDVAL[j]): value / the document's scale
 //   DIMLISTS    u32[width+1]  posting lists of dim i are LISTS[DIMLISTS[i]..DIMLISTS[i+1])
 //   LISTS       ListInfo per posting list. A dim's postings are split into "tiers" by |value|
 //               (tier 0 holds the largest magnitudes); each tier is its own list, sorted by local doc.
@@ -24,6 +24,10 @@
 //               (doc[j] - doc[j-1] - 1) as u8, u16 or u32 (bits = 8, 16, 32: the narrowest that holds the
 //               block's largest gap; bits = 0: consecutive docs, no gap bytes); 16 zero bytes at the end.
 //               Byte-aligned gaps cost a little space against bit-packing but decode with SIMD.
+//   FWDIDXOFF   u64[n+1]   byte offsets of the documents' index gaps in FWDIDX
+//   FWDSCALE    f32[n]     each document's scale (a power of two; stored value = float16 * scale)
+// Format 1 (u16/u32 indices and f32 values in the forward index, 6 bytes per non-zero instead of ~3.2) is
+// refused with FORMAT_UNSUPPORTED: rebuild the collection (scdv index) to convert it.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -38,11 +42,11 @@ namespace scdv {
 enum Section : int {
   S_IDOFF, S_IDBLOB, S_IDSORT, S_TIME, S_SITE, S_CAT,
   S_SITEDICT_OFF, S_SITEDICT_BLOB, S_SITE_COUNT, S_CATDICT_OFF, S_CATDICT_BLOB, S_CAT_COUNT,
-  S_METAOFF, S_METABLOB, S_FWDOFF, S_FWDIDX, S_FWDVAL, S_DIMLISTS, S_LISTS, S_BLOCKS, S_PDATA,
+  S_METAOFF, S_METABLOB, S_FWDOFF, S_FWDIDX, S_FWDVAL, S_DIMLISTS, S_LISTS, S_BLOCKS, S_PDATA, S_FWDIDXOFF, S_FWDSCALE,
   S_COUNT
 };
 
-constexpr uint32_t kSegVersion = 1;
+constexpr uint32_t kSegVersion = 2;
 constexpr uint32_t kBlockSize = 128;
 constexpr int64_t kNoTime = INT64_MIN;
 constexpr int kMaxTiers = 8;
@@ -60,7 +64,7 @@ struct SegHeader {
   uint32_t width;
   uint32_t ndocs;
   uint64_t nnz;
-  uint32_t idxBytes;        // 2 or 4
+  uint32_t idxBytes;        // 2 or 4 (width <= 65536 or not); format 2 codes indices as varints whatever it is
   uint32_t blockSize;       // 128
   uint32_t nlists;
   uint32_t ntiers;
@@ -112,6 +116,10 @@ class Segment {
   uint32_t width() const { return h_->width; }
   uint64_t nnz() const { return h_->nnz; }
   uint64_t fileBytes() const { return map_.size(); }
+  /** Bytes of the forward index (entry and byte offsets, index gaps, float16 values, scales). */
+  uint64_t forwardBytes() const {
+    return h_->len[S_FWDOFF] + h_->len[S_FWDIDXOFF] + h_->len[S_FWDIDX] + h_->len[S_FWDVAL] + h_->len[S_FWDSCALE];
+  }
   uint64_t postingsBytes() const { return h_->len[S_DIMLISTS] + h_->len[S_LISTS] + h_->len[S_BLOCKS] + h_->len[S_PDATA]; }
 
   std::string_view id(uint32_t d) const { return str(S_IDBLOB, idoff_[d], idoff_[d + 1]); }
@@ -131,10 +139,19 @@ class Segment {
   const uint64_t* fwdOffsets() const { return fwdoff_; }
   uint64_t fwdBegin(uint32_t d) const { return fwdoff_[d]; }
   uint64_t fwdEnd(uint32_t d) const { return fwdoff_[d + 1]; }
-  uint32_t fwdIdx(uint64_t j) const { return idx16_ ? idx16_[j] : idx32_[j]; }
-  const uint16_t* idx16() const { return idx16_; }
-  const uint32_t* idx32() const { return idx32_; }
-  const float* fwdVal() const { return fwdval_; }
+  uint32_t fwdCount(uint32_t d) const { return static_cast<uint32_t>(fwdoff_[d + 1] - fwdoff_[d]); }
+  /**
+   * Document d's indices and stored values into idx[0..n) and val[0..n), n = fwdCount(d) (fwd_codec.cc).
+   * Throws CORRUPT when its bytes do not decode to n increasing indices below the width.
+   */
+  void forward(uint32_t d, uint32_t* idx, float* val) const;
+  /**
+   * The dot product of document d's stored values with the dense query qd, products summed in double in
+   * dotDense's lanes and order (search_internal.h): the same bits. buf: room for fwdCount(d) floats.
+   */
+  double dotForward(uint32_t d, const float* qd, float* buf) const;
+  /** Starts loading document d's forward entries into the cache (for rescoring a few documents ahead). */
+  void prefetchForward(uint32_t d) const;
 
   uint32_t listBegin(uint32_t dim) const { return dimlists_[dim]; }
   uint32_t listEnd(uint32_t dim) const { return dimlists_[dim + 1]; }
@@ -165,9 +182,10 @@ class Segment {
   const uint32_t* cat_;
   const uint64_t* metaoff_;
   const uint64_t* fwdoff_;
-  const uint16_t* idx16_ = nullptr;
-  const uint32_t* idx32_ = nullptr;
-  const float* fwdval_;
+  const uint64_t* fwdidxoff_;
+  const uint8_t* fwdidx_;
+  const uint16_t* fwdval_;
+  const float* fwdscale_;
   const uint32_t* dimlists_;
   const ListInfo* lists_;
   const BlockInfo* blocks_;

@@ -1,0 +1,181 @@
+// The forward index's decoding (fwd_codec.h): float16 values with a run-time choice between F16C and scalar
+// code (same bits), and a document's varint index gaps.
+#include "fwd_codec.h"
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "segment.h"
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define SCDV_X86 1
+#endif
+
+namespace scdv {
+
+namespace {
+
+#if SCDV_X86
+__attribute__((target("avx2,f16c"))) void halvesToFloatsF16C(const uint16_t* h, float* out, size_t n) {
+  size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    _mm256_storeu_ps(out + j, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + j))));
+  }
+  for (; j < n; j++) out[j] = halfToFloat(h[j]);
+}
+
+bool cpuHasF16C() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+}
+#else
+bool cpuHasF16C() { return false; }
+#endif
+
+std::atomic<bool> gSimd{cpuHasF16C()};
+
+/**
+ * The rest of a varint whose first byte (first, >= 0x80) was read: p just after it. Returns the position after
+ * the varint and the gap, or nullptr when it runs past end or past 35 bits.
+ */
+struct Gap {
+  const uint8_t* p;
+  uint64_t gap;
+};
+__attribute__((noinline)) Gap longGap(const uint8_t* p, const uint8_t* end, uint64_t first) {
+  uint64_t gap = first & 0x7fu;
+  for (int shift = 7; shift <= 28; shift += 7) {
+    if (p >= end) return {nullptr, 0};
+    const uint8_t b = *p++;
+    gap |= uint64_t(b & 0x7fu) << shift;
+    if (!(b & 0x80u)) return {p, gap};
+  }
+  return {nullptr, 0};
+}
+
+}  // namespace
+
+void halvesToFloatsScalar(const uint16_t* h, float* out, size_t n) {
+  for (size_t j = 0; j < n; j++) out[j] = halfToFloat(h[j]);
+}
+
+void halvesToFloats(const uint16_t* h, float* out, size_t n) {
+#if SCDV_X86
+  if (gSimd.load(std::memory_order_relaxed)) return halvesToFloatsF16C(h, out, n);
+#endif
+  halvesToFloatsScalar(h, out, n);
+}
+
+bool simdEnabled() { return gSimd.load(); }
+
+bool setSimd(bool on) {
+  gSimd.store(on && cpuHasF16C());
+  return gSimd.load();
+}
+
+void Segment::forward(uint32_t d, uint32_t* idx, float* val) const {
+  const uint64_t n = fwdoff_[d + 1] - fwdoff_[d];
+  const uint8_t* p = fwdidx_ + fwdidxoff_[d];
+  const uint8_t* const end = fwdidx_ + fwdidxoff_[d + 1];
+  auto damaged = [&]() {
+    return StoreError("segment " + path() + " is damaged: forward index of document " + std::to_string(d), "CORRUPT");
+  };
+  // Every entry takes at least one byte (checked when the segment was opened: bytes >= n), so one-byte gaps
+  // need no bounds check; a longer one is checked byte by byte and must leave a byte for each entry after it.
+  uint64_t prev = UINT64_MAX;  // index of the previous entry; the first gap counts from -1
+  for (uint64_t j = 0; j < n; j++) {
+    uint64_t gap = *p++;
+    if (gap >= 0x80u) {
+      gap &= 0x7fu;
+      for (int shift = 7;; shift += 7) {
+        if (p >= end || shift > 28) throw damaged();
+        const uint8_t b = *p++;
+        gap |= uint64_t(b & 0x7fu) << shift;
+        if (!(b & 0x80u)) break;
+      }
+      if (uint64_t(end - p) < n - j - 1) throw damaged();
+    }
+    prev += gap + 1;
+    idx[j] = static_cast<uint32_t>(prev);
+  }
+  // Indices increase, so the last one is the largest: one check for all (and no wrap: gaps are < 2^35).
+  if (p != end || (n > 0 && prev >= h_->width)) throw damaged();
+  halvesToFloats(fwdval_ + fwdoff_[d], val, n);
+  const float sc = fwdscale_[d];
+  for (uint64_t j = 0; j < n; j++) val[j] *= sc;
+}
+
+double Segment::dotForward(uint32_t d, const float* qd, float* buf) const {
+  const float sc = fwdscale_[d];
+  const uint64_t n = fwdoff_[d + 1] - fwdoff_[d];
+  const uint64_t n4 = n & ~uint64_t(3);  // dotDense: lanes j mod 4 up to a multiple of 4, the rest into lane 0
+  if (!(sc >= 0x1p-100f)) {
+    // Tiny scales: code * scale may round in float32, so score the stored values themselves.
+    thread_local std::vector<uint32_t> idx;
+    if (idx.size() < n) idx.resize(n);
+    forward(d, idx.data(), buf);
+    double a[4] = {0, 0, 0, 0};
+    for (uint64_t j = 0; j < n; j++) a[j < n4 ? j & 3 : 0] += double(qd[idx[j]]) * double(buf[j]);
+    return (a[0] + a[1]) + (a[2] + a[3]);
+  }
+  // code * scale is exact here, so sum(q * code) * scale has the bits of sum(q * (code * scale)) (the MemDoc path).
+  halvesToFloats(fwdval_ + fwdoff_[d], buf, n);
+  const uint8_t* p = fwdidx_ + fwdidxoff_[d];
+  const uint8_t* const end = fwdidx_ + fwdidxoff_[d + 1];
+  const uint64_t width = h_->width;
+  bool bad = false;
+  uint64_t prev = UINT64_MAX;
+  // One-byte gaps inline; a longer one (and damage) out of line. Every entry has at least one byte (checked
+  // at open), and after a long gap at least one byte must remain per entry left.
+  auto next = [&](uint64_t j) -> uint64_t {
+    uint64_t gap = *p++;
+    if (__builtin_expect(gap >= 0x80u, 0)) {
+      const Gap g = longGap(p, end, gap);
+      if (!g.p || uint64_t(end - g.p) < n - j - 1) { bad = true; p = end - (n - j - 1); gap = 0; }
+      else { p = g.p; gap = g.gap; }
+    }
+    prev += gap + 1;
+    if (__builtin_expect(prev >= width, 0)) { bad = true; prev = 0; }
+    return prev;
+  };
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  uint64_t j = 0;
+  for (; j < n4; j += 4) {
+    // Four one-byte gaps (the common case): one test, and one width check (the last index is the largest).
+    // At least n - j >= 4 bytes remain here (one per entry left), so the 4-byte load stays in the document.
+    uint32_t w4;
+    std::memcpy(&w4, p, 4);
+    if ((w4 & 0x80808080u) == 0) {
+      const uint64_t i0 = prev + (w4 & 0xffu) + 1, i1 = i0 + ((w4 >> 8) & 0xffu) + 1;
+      const uint64_t i2 = i1 + ((w4 >> 16) & 0xffu) + 1, i3 = i2 + (w4 >> 24) + 1;
+      if (__builtin_expect(i3 < width, 1)) {
+        p += 4;
+        prev = i3;
+        a0 += double(qd[i0]) * double(buf[j]);
+        a1 += double(qd[i1]) * double(buf[j + 1]);
+        a2 += double(qd[i2]) * double(buf[j + 2]);
+        a3 += double(qd[i3]) * double(buf[j + 3]);
+        continue;
+      }
+    }
+    a0 += double(qd[next(j)]) * double(buf[j]);
+    a1 += double(qd[next(j + 1)]) * double(buf[j + 1]);
+    a2 += double(qd[next(j + 2)]) * double(buf[j + 2]);
+    a3 += double(qd[next(j + 3)]) * double(buf[j + 3]);
+  }
+  for (; j < n; j++) a0 += double(qd[next(j)]) * double(buf[j]);
+  if (bad || p != end) throw StoreError("segment " + path() + " is damaged: forward index of document " + std::to_string(d), "CORRUPT");
+  return ((a0 + a1) + (a2 + a3)) * double(sc);
+}
+
+void Segment::prefetchForward(uint32_t d) const {
+  const uint8_t* a = fwdidx_ + fwdidxoff_[d];
+  for (uint64_t o = 0; o < fwdidxoff_[d + 1] - fwdidxoff_[d]; o += 64) __builtin_prefetch(a + o);
+  const char* v = reinterpret_cast<const char*>(fwdval_ + fwdoff_[d]);
+  for (uint64_t o = 0; o < 2 * (fwdoff_[d + 1] - fwdoff_[d]); o += 64) __builtin_prefetch(v + o);
+  __builtin_prefetch(fwdscale_ + d);
+}
+
+}  // namespace scdv

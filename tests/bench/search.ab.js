@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// Same-run comparison of two builds of the store (issue 15): `node tests/bench/search.ab.js --old <dir>
+// --data X.csr [--docs N] [--queries Q] [--threads 1]`, where <dir> holds another checkout's `pipeline/`
+// with its addon built (e.g. `git archive <rev> pipeline package.json | tar x -C <dir>`, then `npm run
+// build:store` there). Both stores are built from the same vectors (one merged segment each); the queries
+// (stored documents, themselves excluded) alternate old/new one by one so that both see the same machine load.
+// Prints sizes, p50/p99 and the p50 ratio of each, and recall@10 of each against the other build's exact mode.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openStore } from '../../pipeline/store/index.js';
+import { readCsr, row } from './search.data.js';
+
+const { values: opt } = parseArgs({ options: {
+  old: { type: 'string' }, data: { type: 'string' }, docs: { type: 'string' }, queries: { type: 'string', default: '500' },
+  threads: { type: 'string', default: '1' }, budget: { type: 'string' }, candidates: { type: 'string' },
+} });
+if (!opt.old || !opt.data) throw new Error('usage: search.ab.js --old <dir> --data X.csr');
+const oldStore = /** @type {{openStore: typeof openStore}} */ (await import(path.resolve(opt.old, 'pipeline/store/index.js')));
+const m = readCsr(opt.data);
+const n = Math.min(m.rows, Number(opt.docs ?? m.rows));
+const log = (/** @type {string} */ s) => process.stderr.write(`[search.ab] ${s}\n`);
+const pct = (/** @type {number[]} */ xs, /** @type {number} */ p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-search-ab-'));
+const NO_BG = { autoFlush: false, autoMerge: false, maintenanceMs: 0 };
+
+/** @param {typeof openStore} open @param {string} name */
+async function build(open, name) {
+  const store = open(path.join(tmp, name), NO_BG);
+  const c = store.collection('bench', { width: m.width });
+  for (let i = 0; i < n; i += 10000) {
+    const batch = [];
+    for (let j = i; j < Math.min(n, i + 10000); j++) batch.push({ id: String(j), vector: row(m, j) });
+    await c.upsert(batch);
+    if ((i / 10000) % 4 === 3) await c.flush();
+  }
+  await c.flush();
+  const t = now();
+  await c.merge();
+  const s = c.stats();
+  log(`${name}: merge ${((now() - t) / 1000).toFixed(1)} s, ${(s.bytes / 2 ** 20).toFixed(1)} MiB, ${s.bytes_per_nnz.total.toFixed(2)} bytes per non-zero (postings ${s.bytes_per_nnz.postings.toFixed(2)})`);
+  return { store, c, s };
+}
+
+const A = await build(oldStore.openStore, 'old');
+const B = await build(openStore, 'new');
+const nq = Math.min(Number(opt.queries), n);
+const qs = Array.from({ length: nq }, (_, i) => Math.floor((i * 2654435761) % n));
+/** @type {any} */
+const o = { k: 10, threads: Number(opt.threads) };
+if (opt.budget) o.budget = Number(opt.budget);
+if (opt.candidates) o.candidates = Number(opt.candidates);
+const lat = { old: /** @type {number[]} */ ([]), new: /** @type {number[]} */ ([]) };
+let recOld = 0, recNew = 0, maxDiff = 0;
+for (let rep = 0; rep < 2; rep++) {
+  for (const q of qs) {
+    const v = row(m, q);
+    const ex = [String(q)];
+    const t0 = now();
+    const ho = A.c.search(v, { ...o, excludeIds: ex });
+    const t1 = now();
+    const hn = B.c.search(v, { ...o, excludeIds: ex });
+    const t2 = now();
+    if (rep === 0) continue; // warm-up pass
+    lat.old.push(t1 - t0);
+    lat.new.push(t2 - t1);
+    const truth = new Set(A.c.search(v, { k: 10, mode: 'exact', excludeIds: ex }).map((h) => h.id));
+    recOld += ho.filter((h) => truth.has(h.id)).length / 10;
+    recNew += hn.filter((h) => truth.has(h.id)).length / 10;
+    const so = new Map(ho.map((h) => [h.id, h.score]));
+    for (const h of hn) if (so.has(h.id)) maxDiff = Math.max(maxDiff, Math.abs(h.score - /** @type {number} */ (so.get(h.id))));
+  }
+}
+const res = {
+  docs: n, queries: nq, threads: o.threads,
+  old: { p50_ms: pct(lat.old, 0.5), p99_ms: pct(lat.old, 0.99), recall_at_10: recOld / nq, bytes_per_nnz: A.s.bytes_per_nnz.total },
+  new: { p50_ms: pct(lat.new, 0.5), p99_ms: pct(lat.new, 0.99), recall_at_10: recNew / nq, bytes_per_nnz: B.s.bytes_per_nnz.total },
+  p50_ratio_new_over_old: pct(lat.new, 0.5) / pct(lat.old, 0.5),
+  max_score_diff: maxDiff,
+  load_avg: os.loadavg(),
+};
+log(JSON.stringify(res));
+process.stdout.write(`${JSON.stringify(res)}\n`);
+await A.store.close();
+await B.store.close();
+fs.rmSync(tmp, { recursive: true, force: true });
