@@ -118,9 +118,10 @@ export function storedValues(values) {
  * @param {Map<string, TestDoc>} docs live documents
  * @param {{indices: Uint32Array, values: Float32Array}} q
  * @param {{k?: number, since?: string|number, until?: string|number, sites?: string[], excludeSites?: string[], categories?: string[], excludeIds?: string[]}} o
+ * @param {(values: Float32Array) => ArrayLike<number>} [asStored] the values a backend keeps (default: the native store's)
  * @returns {{id: string, score: number}[]}
  */
-export function bruteForce(docs, q, o) {
+export function bruteForce(docs, q, o, asStored = storedValues) {
   const since = o.since === undefined ? null : typeof o.since === 'number' ? o.since : Date.parse(o.since);
   const until = o.until === undefined ? null : typeof o.until === 'number' ? o.until : Date.parse(o.until);
   const out = [];
@@ -136,7 +137,7 @@ export function bruteForce(docs, q, o) {
     if (o.excludeSites && m.site !== undefined && o.excludeSites.includes(m.site)) continue;
     if (o.categories && !o.categories.includes(m.category)) continue;
     if (o.excludeIds && o.excludeIds.includes(d.id)) continue;
-    out.push({ id: d.id, score: dot(q, { indices: d.vector.indices, values: storedValues(d.vector.values) }) });
+    out.push({ id: d.id, score: dot(q, { indices: d.vector.indices, values: asStored(d.vector.values) }) });
   }
   out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return out.slice(0, o.k ?? 10);
