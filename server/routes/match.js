@@ -3,8 +3,9 @@
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses } from '../errors.js';
 import { lookupMatch, resultItem } from '../../pipeline/match/index.js';
+import { rerankSignature, searchCollection } from '../../pipeline/match/rerank.js';
 import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
-import { embedRequestText } from '../search.js';
+import { droppedFields, droppedSchema, embedRequestText, rerankOptions, rerankProperties } from '../search.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -20,7 +21,7 @@ export default function matchRoutes(app, ctx) {
       type: 'object',
       properties: {
         model: { type: 'string' }, source: { type: 'string' }, collection: { type: 'string' }, for: { type: 'string' },
-        served_from: { type: 'string', enum: ['precomputed', 'live'] }, computed_at: { type: 'string' }, results: resultsSchema,
+        served_from: { type: 'string', enum: ['precomputed', 'live'] }, computed_at: { type: 'string' }, ...droppedSchema, results: resultsSchema,
       },
       required: ['model', 'collection', 'served_from', 'results'],
     },
@@ -37,20 +38,25 @@ export default function matchRoutes(app, ctx) {
         required: ['collection', 'for'],
         properties: {
           collection: collectionName, source: { ...collectionName, default: 'articles' }, for: documentId, k: kSchema(s), min_score: minScore,
+          ...rerankProperties(s, 'match'),
         },
       },
       response,
     },
   }, async (request, reply) => {
-    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number}} */ (request.query);
+    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number} & import('../search.js').RerankRequest} */ (request.query);
     const min = q.min_score ?? -Infinity;
+    const rr = rerankOptions(q, s, 'querystring');
     const sm = models.acquire();
     try {
       if (ctx.hub) {
-        const { entry, reason } = await lookupMatch(ctx.hub.redis, config.queue.prefix, { model: sm.name, source: q.source, target: q.collection, id: q.for, k: q.k });
+        const { entry, reason } = await lookupMatch(ctx.hub.redis, config.queue.prefix, {
+          model: sm.name, source: q.source, target: q.collection, id: q.for, k: q.k, rerank: rerankSignature(rr),
+        });
         if (entry) {
           metrics.precomputed.inc({ served_from: 'precomputed' });
           const { head } = entry;
+          const dropped = head.dropped === undefined ? '' : `"duplicates_dropped":${head.dropped.length},"dropped":${JSON.stringify(head.dropped)},`;
           // The usual ad-server call (no min_score, k covering the entry) passes the stored results through
           // unparsed; the reply is then an ASCII string, as stored.
           const results = q.min_score === undefined && q.k >= head.count
@@ -58,7 +64,7 @@ export default function matchRoutes(app, ctx) {
             : JSON.stringify((/** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results))).filter((r) => r.score >= min).slice(0, q.k));
           return reply.type('application/json; charset=utf-8').send(
             `{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
-            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},"results":${results}}`,
+            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}"results":${results}}`,
           );
         }
         metrics.precomputed.inc({ served_from: reason === 'redis-down' ? 'live-redis-down' : 'live' });
@@ -66,14 +72,14 @@ export default function matchRoutes(app, ctx) {
         metrics.precomputed.inc({ served_from: 'live-redis-down' });
       }
       const target = sm.collection(q.collection);
-      const doc = sm.collection(q.source).get(q.for);
+      const doc = await sm.collection(q.source).get(q.for);
       if (!doc) throw errors.DOCUMENT_NOT_FOUND(q.for, q.source);
       const end = metrics.searchDuration.startTimer({ kind: 'match' });
-      const hits = await target.searchAsync(doc.vector, { k: q.k, mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) });
+      const r = await searchCollection(target, doc.vector, { mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) }, q.k, rr, s);
       end();
       return {
-        model: sm.name, source: q.source, collection: q.collection, for: q.for, served_from: 'live',
-        results: hits.filter((h) => h.score >= min).map(resultItem),
+        model: sm.name, source: q.source, collection: q.collection, for: q.for, served_from: 'live', ...droppedFields(rr, r),
+        results: r.hits.filter((h) => h.score >= min).map(resultItem),
       };
     } finally {
       models.release(sm);
@@ -88,21 +94,25 @@ export default function matchRoutes(app, ctx) {
         type: 'object',
         additionalProperties: false,
         required: ['collection', 'text'],
-        properties: { collection: collectionName, title: titleSchema, text: textSchema, k: kSchema(s), min_score: minScore },
+        properties: { collection: collectionName, title: titleSchema, text: textSchema, k: kSchema(s), min_score: minScore, ...rerankProperties(s, 'match') },
       },
       response,
     },
   }, async (request) => {
-    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number}} */ (request.body);
+    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number} & import('../search.js').RerankRequest} */ (request.body);
     const min = b.min_score ?? -Infinity;
+    const rr = rerankOptions(b, s, 'body');
     const sm = models.acquire();
     try {
       const target = sm.collection(b.collection);
       const v = await embedRequestText(sm, b, metrics);
       const end = metrics.searchDuration.startTimer({ kind: 'match-text' });
-      const hits = await target.searchAsync({ indices: v.indices, values: v.values }, { k: b.k, mode });
+      const r = await searchCollection(target, { indices: v.indices, values: v.values }, { mode }, b.k, rr, s);
       end();
-      return { model: sm.name, collection: b.collection, served_from: 'live', results: hits.filter((h) => h.score >= min).map(resultItem) };
+      return {
+        model: sm.name, collection: b.collection, served_from: 'live', ...droppedFields(rr, r),
+        results: r.hits.filter((h) => h.score >= min).map(resultItem),
+      };
     } finally {
       models.release(sm);
     }
