@@ -113,9 +113,9 @@ export function rerankProperties(s, kind) {
       type: 'number', minimum: 0, maximum: 1, default: s.rerank.duplicateThreshold, description: 'similarity above which a result is a near-duplicate (with collapse)',
     },
     recency_half_life: {
-      type: 'string', pattern: HALF_LIFE_PATTERN, maxLength: 12,
+      type: 'string', pattern: HALF_LIFE_PATTERN,
       description: `prefer fresh documents: ranking_score = score − |score| · ${s.rerank.recencyWeight} · (1 − 0.5^(age / half-life)), ` +
-        'age at query time, undated documents count as infinitely old; e.g. 7d, 12h, 90m, 2w (s, m, h, d, w; at most 3650d)',
+        'age at query time, undated documents count as infinitely old; a whole number and s, m, h, d or w: 7d, 12h, 90m, 2w',
     },
     max_per_site: { type: 'integer', minimum: 1, maximum: s.maxK, description: 'at most this many results per site (documents without a site are not capped)' },
   };
@@ -133,7 +133,7 @@ export function rerankOptions(r, s, where, now = Date.now()) {
   let halfLifeMs = null;
   if (r.recency_half_life !== undefined) {
     halfLifeMs = parseHalfLife(r.recency_half_life);
-    if (Number.isNaN(halfLifeMs)) throw invalid(`${where}.recency_half_life`, 'must be above 0 and at most 3650d (e.g. 7d, 12h)');
+    if (Number.isNaN(halfLifeMs)) throw invalid(`${where}.recency_half_life`, 'must be a whole number above 0 and s, m, h, d or w (e.g. 7d, 12h)');
   }
   return {
     duplicateThreshold: r.collapse ? (r.duplicate_threshold ?? s.rerank.duplicateThreshold) : null,

@@ -78,7 +78,7 @@ function rerankFlags(values, config) {
   let halfLifeMs = null;
   if (values['recency-half-life'] !== undefined) {
     halfLifeMs = parseHalfLife(values['recency-half-life']);
-    if (Number.isNaN(halfLifeMs)) throw errors.USAGE(`--recency-half-life must be a duration above 0 and at most 3650d such as 7d, 12h, 90m, got "${values['recency-half-life']}"`);
+    if (Number.isNaN(halfLifeMs)) throw errors.USAGE(`--recency-half-life must be a whole number above 0 and a unit s, m, h, d or w, such as 7d, 12h, 90m, got "${values['recency-half-life']}"`);
   }
   return {
     duplicateThreshold: collapse ? threshold : null, halfLifeMs, recencyWeight: r.recencyWeight,

@@ -35,19 +35,19 @@ import { sparseDot } from '../embed/vectorizer.js';
 
 /** Units of a half-life such as `7d`: seconds, minutes, hours, days, weeks. */
 const UNIT_MS = /** @type {Record<string, number>} */ ({ s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 });
-/** The spelling of a half-life (the API's schemas use it too). */
-export const HALF_LIFE_PATTERN = '^[0-9]{1,6}(\\.[0-9]{1,3})?[smhdw]$';
-/** Longest half-life accepted: beyond ten years recency changes nothing a reader would notice. */
-export const MAX_HALF_LIFE_MS = 3650 * UNIT_MS.d;
+/**
+ * The spelling of a half-life: a whole number (1-999999) and a unit. The API's schemas use it as it is, so that
+ * every value the OpenAPI document allows is accepted.
+ */
+export const HALF_LIFE_PATTERN = '^[1-9][0-9]{0,5}[smhdw]$';
 
 /**
- * A half-life such as `7d`, `12h`, `90m`, `1.5w` in ms; NaN when it is not one, zero, or over ten years.
+ * A half-life such as `7d`, `12h`, `90m`, `2w` in ms; NaN when it is not one.
  * @param {string} text
  */
 export function parseHalfLife(text) {
   if (typeof text !== 'string' || !new RegExp(HALF_LIFE_PATTERN).test(text)) return NaN;
-  const ms = Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1)];
-  return ms > 0 && ms <= MAX_HALF_LIFE_MS ? ms : NaN;
+  return Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1)];
 }
 
 /** @param {RerankOptions} o whether any option changes the plain top-k */

@@ -131,15 +131,21 @@ const withT = (/** @type {number | null} */ t) => ({ ...none, duplicateThreshold
 /**
  * @param {import('../../pipeline/store/index.js').Collection} coll
  * @param {string} id
- * @param {number | null} t
+ * @param {number | null | 'pool'} t 'pool': no collapsing, but a search of the first pool's size (what of the cost is the larger search)
  */
 async function relatedOf(coll, id, t) {
   const s = performance.now();
+  if (t === 'pool') {
+    const n = Math.max(config.server.rerank.poolMin, Math.ceil(10 * config.server.rerank.poolFactor));
+    const hits = (await coll.searchAsync(/** @type {any} */ (vectors.get(id)), { mode, excludeIds: [id], k: n })).slice(0, 10);
+    return { ids: hits.map((h) => h.id), ms: performance.now() - s, fetched: 0, searched: n, meta: hits.map((h) => (typeof h.meta === 'string' ? JSON.parse(h.meta) : h.meta)) };
+  }
   const res = await searchCollection(coll, /** @type {any} */ (vectors.get(id)), { mode, excludeIds: [id] }, 10, withT(t), config.server);
   return { ids: res.hits.map((h) => h.id), ms: performance.now() - s, fetched: res.fetched, searched: res.searched, meta: res.hits.map((h) => h.meta) };
 }
 const base = (/** @type {string} */ id) => originalOf.get(id) ?? id;
-const variants = [null, ...thresholds];
+/** @type {(number | null | 'pool')[]} */
+const variants = [null, 'pool', ...thresholds];
 /** @type {Record<string, any>[]} */
 const rows = variants.map((t) => ({
   threshold: t, copies_of_query_top10: 0, same_story_pairs_top10: 0, queries_with_copies: chosen.size, hits: 0, n: 0,
@@ -147,6 +153,7 @@ const rows = variants.map((t) => ({
 }));
 for (const id of chosen) {
   for (const row of rows) {
+    if (row.threshold === 'pool') continue;
     const r1 = await relatedOf(withCopies, id, row.threshold);
     row.copies_of_query_top10 += r1.ids.filter((x) => originalOf.get(x) === id).length;
     // Two results of one story (an article and its copy, or two copies) count once each beyond the first.
@@ -162,7 +169,7 @@ for (const [q, d] of kept.entries()) {
     row.n += 10;
     row.ms.push(r2.ms);
     row.fetched += r2.fetched;
-    if (r2.searched > Math.max(config.server.rerank.poolMin, 2 * 10)) row.queries_needing_a_second_search++;
+    if (r2.searched > Math.max(config.server.rerank.poolMin, Math.ceil(10 * config.server.rerank.poolFactor))) row.queries_needing_a_second_search++;
   }
 }
 for (const row of rows) {
@@ -174,7 +181,8 @@ for (const row of rows) {
 console.log('\n| collapsing | copies of the query in its top 10 | same-story pairs in top 10 | P@10 (clean) | mean / p50 / p99 ms | vectors fetched per query | queries searched twice |');
 console.log('| --- | ---: | ---: | ---: | --- | ---: | ---: |');
 for (const x of rows) {
-  console.log(`| ${x.threshold === null ? 'off' : `on, ${x.threshold}`} | ${x.copies_of_query_top10} of ${2 * x.queries_with_copies} | ${x.same_story_pairs_top10} | ${(x.p10 * 100).toFixed(2)} | ` +
+  console.log(`| ${x.threshold === null ? 'off' : x.threshold === 'pool' ? 'off, searching the pool' : `on, ${x.threshold}`} | ` +
+    `${x.threshold === 'pool' ? '—' : `${x.copies_of_query_top10} of ${2 * x.queries_with_copies}`} | ${x.threshold === 'pool' ? '—' : x.same_story_pairs_top10} | ${(x.p10 * 100).toFixed(2)} | ` +
     `${x.mean_ms.toFixed(2)} / ${x.p50_ms.toFixed(2)} / ${x.p99_ms.toFixed(2)} | ${x.vectors_fetched_per_query.toFixed(1)} | ${x.queries_needing_a_second_search} |`);
 }
 await store.close();
