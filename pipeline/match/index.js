@@ -13,7 +13,8 @@
 //   P:match-targets:<model>:<source>         set of the targets precomputed for a source collection
 //
 // An entry is fresh when it exists, its target_gen equals the current P:match-gen value, and it holds at
-// least the k asked for (or the whole target collection: results.length < k). Writing a source document
+// least the k asked for (or the whole target collection: results.length < k); it is served only to a request with
+// the list options it was computed with (rerank.js; entries without `rerank` were computed without any). Writing a source document
 // through the API deletes its entries; writing a target document bumps the generation, which makes every
 // entry for that target stale at once (they are recomputed by the next precompute run).
 
