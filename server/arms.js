@@ -20,6 +20,8 @@ export const armFields = {
  * @property {boolean} asIndexed the arm searches with the vectors as indexed (precomputed matches serve it)
  * @property {(coll: import('./models.js').Collection, v: import('../pipeline/events/arms.js').SparseVector, opts: Record<string, any>) => ReturnType<import("./models.js").Collection["searchAsync"]>} search
  *   the collection searched with the arm's query (no results when the method's block of the query is empty)
+ * @property {(coll: import('./models.js').Collection) => {searchAsync: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<any[]>, get: (id: string) => any}} on
+ *   the collection searched through this arm (for searchCollection's candidate loop)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
  */
 
@@ -44,6 +46,10 @@ export function serveArm(ctx, sm, unit) {
       const q = methodQuery(arm.method, v, layout);
       if (q.indices.length === 0) return [];
       return coll.searchAsync(q, opts);
+    },
+    on(coll) {
+      // The collection as the re-ranking loop (pipeline/match/rerank.js) sees it: searched through this arm.
+      return { searchAsync: (v, opts) => this.search(coll, v, opts), get: (id) => coll.get(id) };
     },
     splice: (json) => (json === '{}' ? `{${head}}` : `{${head},${json.slice(1)}`),
   };

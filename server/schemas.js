@@ -51,6 +51,7 @@ export const resultItemSchema = {
     published_at: { type: 'string' },
     category: { type: 'string', description: 'the stored category, when the document has one' },
     site: { type: 'string', description: 'the stored site, when the document has one' },
+    ranking_score: { type: 'number', description: 'score blended with the document\'s age, the order of the list (with recency_half_life)' },
   },
   required: ['id', 'score'],
 };

@@ -2,6 +2,7 @@
 // embedder (the same code path as batch indexing). Store hits -> response items: resultItem in pipeline/match/.
 import { parseDate } from '../pipeline/dates.js';
 import { errors } from '../pipeline/errors.js';
+import { HALF_LIFE_PATTERN, parseHalfLife } from '../pipeline/match/rerank.js';
 import { invalid } from './errors.js';
 import { dateSchema } from './schemas.js';
 
@@ -86,3 +87,77 @@ export async function embedRequestText(sm, doc, metrics) {
   if (v.indices.length === 0) throw errors.NO_USABLE_WORDS(sm.name, v.knownWords + v.unknownWords);
   return v;
 }
+
+/**
+ * Re-ranking options as the API spells them (query string and JSON bodies alike; pipeline/match/rerank.js).
+ * @typedef {object} RerankRequest
+ * @property {boolean} [collapse]
+ * @property {number} [duplicate_threshold]
+ * @property {string} [recency_half_life]
+ * @property {number} [max_per_site]
+ */
+
+/**
+ * Schema properties of the re-ranking options, for a route whose lists collapse near-duplicates by default or not.
+ * @param {import('../pipeline/config.js').Config['server']} s
+ * @param {'related' | 'match'} kind
+ */
+export function rerankProperties(s, kind) {
+  const on = kind === 'related' ? s.rerank.collapseRelated : s.rerank.collapseMatch;
+  return {
+    collapse: {
+      type: 'boolean', default: on,
+      description: 'drop near-duplicates: results more similar than duplicate_threshold to the query document or to a result ranked above them (listed in `dropped`)',
+    },
+    duplicate_threshold: {
+      type: 'number', minimum: 0, maximum: 1, default: s.rerank.duplicateThreshold, description: 'similarity above which a result is a near-duplicate (with collapse)',
+    },
+    recency_half_life: {
+      type: 'string', pattern: HALF_LIFE_PATTERN,
+      description: `prefer fresh documents: ranking_score = score − |score| · ${s.rerank.recencyWeight} · (1 − 0.5^(age / half-life)), ` +
+        'age at query time, undated documents count as infinitely old; a whole number and s, m, h, d or w: 7d, 12h, 90m, 2w',
+    },
+    max_per_site: { type: 'integer', minimum: 1, maximum: s.maxK, description: 'at most this many results per site (documents without a site are not capped)' },
+  };
+}
+
+/**
+ * Store-independent re-ranking options of a request (defaults filled by the schema).
+ * @param {RerankRequest} r
+ * @param {import('../pipeline/config.js').Config['server']} s
+ * @param {string} where field prefix for errors
+ * @param {number} [now] epoch ms the ages are measured at
+ * @returns {import('../pipeline/match/rerank.js').RerankOptions}
+ */
+export function rerankOptions(r, s, where, now = Date.now()) {
+  let halfLifeMs = null;
+  if (r.recency_half_life !== undefined) {
+    halfLifeMs = parseHalfLife(r.recency_half_life);
+    if (Number.isNaN(halfLifeMs)) throw invalid(`${where}.recency_half_life`, 'must be a whole number above 0 and s, m, h, d or w (e.g. 7d, 12h)');
+  }
+  return {
+    duplicateThreshold: r.collapse ? (r.duplicate_threshold ?? s.rerank.duplicateThreshold) : null,
+    halfLifeMs, recencyWeight: s.rerank.recencyWeight, maxPerSite: r.max_per_site ?? null, now,
+  };
+}
+
+/** Schema of the response fields re-ranking adds. */
+export const droppedSchema = {
+  duplicates_dropped: { type: 'integer', description: 'near-duplicates dropped above the last result (with collapse)' },
+  dropped: {
+    type: 'array',
+    description: 'the near-duplicates dropped: duplicate_of names the result ranked above it, absent for a duplicate of the query document',
+    items: {
+      type: 'object',
+      properties: { id: { type: 'string' }, duplicate_of: { type: 'string' }, similarity: { type: 'number' } },
+      required: ['id', 'similarity'],
+    },
+  },
+};
+
+/**
+ * The response fields re-ranking adds: present when collapsing was on.
+ * @param {import('../pipeline/match/rerank.js').RerankOptions} o
+ * @param {{dropped: import('../pipeline/match/rerank.js').DroppedDuplicate[]}} r
+ */
+export const droppedFields = (o, r) => (o.duplicateThreshold === null ? {} : { duplicates_dropped: r.dropped.length, dropped: r.dropped });

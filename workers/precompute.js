@@ -2,6 +2,7 @@
 // the target collection and its top k written to Redis as a match entry (layout: pipeline/match/).
 // `scdv precompute` runs it in its own process; `scdv worker precompute` lets more processes join.
 import { encodeEntry, keys, resultItem } from '../pipeline/match/index.js';
+import { rerankSignature, searchCollection } from '../pipeline/match/rerank.js';
 import { runQueueWorker } from '../pipeline/queue/worker.js';
 import { DEFAULT_CONFIG } from '../pipeline/config.js';
 import { openModelStore } from '../pipeline/store/index.js';
@@ -46,6 +47,9 @@ export async function processPrecompute(job, redis, onProgress, config = { store
   const tgt = await store.collection(job.target);
   const k = keys(job.prefix);
   const gen = Number((await redis.get(k.gen(job.model, job.target))) ?? 0);
+  // Jobs queued by an older coordinator carry no options: plain top-k.
+  const rerank = { duplicateThreshold: null, halfLifeMs: null, recencyWeight: 0, maxPerSite: null, ...job.rerank, now: Date.now() };
+  const settings = job.searchSettings ?? { maxK: job.k, rerank: { poolFactor: 1, poolMin: 1 } };
   let written = 0;
   let missing = 0;
   for (let i = 0; i < job.ids.length; i += 100) {
@@ -53,13 +57,14 @@ export async function processPrecompute(job, redis, onProgress, config = { store
     for (const id of job.ids.slice(i, i + 100)) {
       const doc = await src.get(id);
       if (!doc) { missing++; continue; }
-      const hits = await tgt.searchAsync(doc.vector, {
-        k: job.k, mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}),
-      });
+      const r = await searchCollection(tgt, doc.vector, { mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}) }, job.k, rerank, settings);
       /** @type {MatchEntry} */
       const entry = {
         model: job.model, source: job.source, target: job.target, id, k: job.k, target_gen: gen,
-        computed_at: new Date().toISOString(), count: hits.length, results: hits.map(resultItem),
+        computed_at: new Date().toISOString(), count: r.hits.length,
+        ...(job.rerank ? { rerank: rerankSignature(rerank) } : {}),
+        ...(rerank.duplicateThreshold === null ? {} : { duplicates_dropped: r.dropped.length, dropped: r.dropped }),
+        results: r.hits.map(resultItem),
       };
       multi.set(k.entry(job.model, job.source, job.target, id), encodeEntry(entry), 'EX', job.ttlSeconds);
       written++;

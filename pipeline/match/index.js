@@ -13,9 +13,12 @@
 //   P:match-targets:<model>:<source>         set of the targets precomputed for a source collection
 //
 // An entry is fresh when it exists, its target_gen equals the current P:match-gen value, and it holds at
-// least the k asked for (or the whole target collection: results.length < k). Writing a source document
+// least the k asked for (or the whole target collection: results.length < k); it is served only to a request with
+// the list options it was computed with (rerank.js; entries without `rerank` were computed without any). Writing a source document
 // through the API deletes its entries; writing a target document bumps the generation, which makes every
 // entry for that target stale at once (they are recomputed by the next precompute run).
+
+import { rerankSignature } from './rerank.js';
 
 /**
  * A search hit as the API answers it (live, or stored in an entry).
@@ -27,9 +30,10 @@
  * @property {string} [published_at]
  * @property {string} [category]
  * @property {string} [site]
+ * @property {number} [ranking_score] the score blended with the document's age (request option recency_half_life)
  */
 
-/** @param {{id: string, score: number, meta: any}} hit @returns {ResultItem} */
+/** @param {{id: string, score: number, meta: any, ranking_score?: number}} hit @returns {ResultItem} */
 export function resultItem(hit) {
   const meta = typeof hit.meta === 'string' ? JSON.parse(hit.meta) : (hit.meta ?? {});
   /** @type {ResultItem} */
@@ -39,6 +43,7 @@ export function resultItem(hit) {
   if (meta.published_at !== undefined) item.published_at = meta.published_at;
   if (meta.category !== undefined) item.category = meta.category;
   if (meta.site !== undefined) item.site = meta.site;
+  if (hit.ranking_score !== undefined) item.ranking_score = hit.ranking_score;
   return item;
 }
 
@@ -52,6 +57,9 @@ export function resultItem(hit) {
  * @property {number} target_gen
  * @property {string} computed_at ISO 8601
  * @property {number} count results.length
+ * @property {ReturnType<typeof rerankSignature>} [rerank] the re-ranking options it was computed with (absent: none)
+ * @property {number} [duplicates_dropped] with collapsing: near-duplicates dropped above the last result
+ * @property {import('./rerank.js').DroppedDuplicate[]} [dropped] with collapsing: those near-duplicates
  * @property {ResultItem[]} results best first (always the last key)
  */
 
@@ -61,6 +69,8 @@ export function resultItem(hit) {
  */
 
 const RESULTS_KEY = ',"results":';
+/** The signature of entries computed without re-ranking (and of entries written before it existed). */
+const NO_RERANK = rerankSignature({ duplicateThreshold: null, halfLifeMs: null, recencyWeight: 0, maxPerSite: null, now: 0 });
 
 /**
  * An entry as stored: JSON with `results` last and every non-ASCII character escaped (\uXXXX), so that the
@@ -96,8 +106,9 @@ export const keys = (prefix) => ({
  * The precomputed entry when present and fresh, else null (also when Redis is down or slow).
  * @param {import('ioredis').Redis} redis
  * @param {string} prefix
- * @param {{model: string, source: string, target: string, id: string, k: number}} q
- * @returns {Promise<{entry: RawEntry | null, reason: 'fresh' | 'missing' | 'stale' | 'redis-down'}>}
+ * @param {{model: string, source: string, target: string, id: string, k: number, rerank?: ReturnType<typeof rerankSignature>}} q
+ *   rerank: the request's re-ranking options (absent: none); an entry computed with others is not served
+ * @returns {Promise<{entry: RawEntry | null, reason: 'fresh' | 'missing' | 'stale' | 'other-options' | 'redis-down'}>}
  */
 export async function lookupMatch(redis, prefix, q) {
   if (redis.status !== 'ready') return { entry: null, reason: 'redis-down' };
@@ -114,6 +125,7 @@ export async function lookupMatch(redis, prefix, q) {
   const gen = Number(raw[1] ?? 0);
   // Fresh: computed against the target as it is now, and holding the k asked for (or the whole target).
   if (head.target_gen !== gen || (head.k < q.k && head.count >= head.k)) return { entry: null, reason: 'stale' };
+  if (JSON.stringify(head.rerank ?? NO_RERANK) !== JSON.stringify(q.rerank ?? NO_RERANK)) return { entry: null, reason: 'other-options' };
   return { entry, reason: 'fresh' };
 }
 
@@ -177,4 +189,6 @@ export async function invalidateCollection(redis, prefix, model, collection) {
  * @property {number} ttlSeconds
  * @property {string} prefix
  * @property {'fast'|'exact'} mode
+ * @property {Omit<import('./rerank.js').RerankOptions, 'now'>} [rerank] re-ranking options (absent: none); ages at the job's run
+ * @property {{maxK: number, rerank: {poolFactor: number, poolMin: number}}} [searchSettings] candidate pool bounds (config.server)
  */

@@ -22,6 +22,7 @@ import { openModelStore } from '../store/index.js';
  * @param {string} o.source
  * @param {string} o.target
  * @param {number} o.k
+ * @param {Omit<import('../match/rerank.js').RerankOptions, 'now'>} [o.rerank] re-ranking of each list (absent: none)
  * @param {string} o.redisUrl
  * @param {import('../config.js').Config} o.config
  * @param {PrecomputeProcessor} o.processor
@@ -62,6 +63,7 @@ export async function runPrecompute(o) {
       const data = {
         run, model: o.model, source: o.source, target: o.target, k: o.k, ids: ids.slice(i, i + batch),
         ttlSeconds: config.server.precompute.ttlSeconds, prefix: config.queue.prefix, mode: config.server.searchMode,
+        ...(o.rerank ? { rerank: o.rerank, searchSettings: { maxK: config.server.maxK, rerank: config.server.rerank } } : {}),
       };
       jobs.push(await queue.add('batch', data, { jobId: `${run}-${i / batch}` }));
     }

@@ -3,8 +3,9 @@
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses } from '../errors.js';
 import { lookupMatch, resultItem } from '../../pipeline/match/index.js';
+import { rerankSignature, searchCollection } from '../../pipeline/match/rerank.js';
 import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
-import { embedRequestText } from '../search.js';
+import { droppedFields, droppedSchema, embedRequestText, rerankOptions, rerankProperties } from '../search.js';
 import { armFields, armParams, serveArm } from '../arms.js';
 
 /**
@@ -21,7 +22,7 @@ export default function matchRoutes(app, ctx) {
       type: 'object',
       properties: {
         ...armFields, model: { type: 'string' }, source: { type: 'string' }, collection: { type: 'string' }, for: { type: 'string' },
-        served_from: { type: 'string', enum: ['precomputed', 'live'] }, computed_at: { type: 'string' }, results: resultsSchema,
+        served_from: { type: 'string', enum: ['precomputed', 'live'] }, computed_at: { type: 'string' }, ...droppedSchema, results: resultsSchema,
       },
       required: ['request_id', 'arm', 'model', 'collection', 'served_from', 'results'],
     },
@@ -39,21 +40,26 @@ export default function matchRoutes(app, ctx) {
         properties: {
           collection: collectionName, source: { ...collectionName, default: 'articles' }, for: documentId, k: kSchema(s), min_score: minScore,
           ...armParams,
+          ...rerankProperties(s, 'match'),
         },
       },
       response,
     },
   }, async (request, reply) => {
-    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number, user?: string}} */ (request.query);
+    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number, user?: string} & import('../search.js').RerankRequest} */ (request.query);
     const min = q.min_score ?? -Infinity;
+    const rr = rerankOptions(q, s, 'querystring');
     const sm = models.acquire();
     try {
       const arm = serveArm(ctx, sm, q.user ?? q.for);
       if (ctx.hub && arm.asIndexed) {
-        const { entry, reason } = await lookupMatch(ctx.hub.redis, config.queue.prefix, { model: sm.name, source: q.source, target: q.collection, id: q.for, k: q.k });
+        const { entry, reason } = await lookupMatch(ctx.hub.redis, config.queue.prefix, {
+          model: sm.name, source: q.source, target: q.collection, id: q.for, k: q.k, rerank: rerankSignature(rr),
+        });
         if (entry) {
           metrics.precomputed.inc({ served_from: 'precomputed' });
           const { head } = entry;
+          const dropped = head.dropped === undefined ? '' : `"duplicates_dropped":${head.dropped.length},"dropped":${JSON.stringify(head.dropped)},`;
           // The usual ad-server call (no min_score, k covering the entry) passes the stored results through
           // unparsed; the reply is then an ASCII string, as stored.
           const results = q.min_score === undefined && q.k >= head.count
@@ -61,7 +67,7 @@ export default function matchRoutes(app, ctx) {
             : JSON.stringify((/** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results))).filter((r) => r.score >= min).slice(0, q.k));
           return reply.type('application/json; charset=utf-8').send(
             arm.splice(`{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
-            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},"results":${results}}`),
+            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}"results":${results}}`),
           );
         }
         metrics.precomputed.inc({ served_from: reason === 'redis-down' ? 'live-redis-down' : 'live' });
@@ -72,11 +78,11 @@ export default function matchRoutes(app, ctx) {
       const doc = await (await sm.collection(q.source)).get(q.for);
       if (!doc) throw errors.DOCUMENT_NOT_FOUND(q.for, q.source);
       const end = metrics.searchDuration.startTimer({ kind: 'match' });
-      const hits = await arm.search(target, doc.vector, { k: q.k, mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) });
+      const r = await searchCollection(arm.on(target), doc.vector, { mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) }, q.k, rr, s);
       end();
       return {
-        request_id: arm.request_id, arm: arm.arm, model: sm.name, source: q.source, collection: q.collection, for: q.for, served_from: 'live',
-        results: hits.filter((h) => h.score >= min).map(resultItem),
+        request_id: arm.request_id, arm: arm.arm, model: sm.name, source: q.source, collection: q.collection, for: q.for, served_from: 'live', ...droppedFields(rr, r),
+        results: r.hits.filter((h) => h.score >= min).map(resultItem),
       };
     } finally {
       models.release(sm);
@@ -91,22 +97,26 @@ export default function matchRoutes(app, ctx) {
         type: 'object',
         additionalProperties: false,
         required: ['collection', 'text'],
-        properties: { collection: collectionName, title: titleSchema, text: textSchema, k: kSchema(s), min_score: minScore, ...armParams, page_id: documentId },
+        properties: { collection: collectionName, title: titleSchema, text: textSchema, k: kSchema(s), min_score: minScore, ...armParams, page_id: documentId, ...rerankProperties(s, 'match') },
       },
       response,
     },
   }, async (request) => {
-    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number, user?: string, page_id?: string}} */ (request.body);
+    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number, user?: string, page_id?: string} & import('../search.js').RerankRequest} */ (request.body);
     const min = b.min_score ?? -Infinity;
+    const rr = rerankOptions(b, s, 'body');
     const sm = models.acquire();
     try {
       const target = await sm.collection(b.collection);
       const v = await embedRequestText(sm, b, metrics);
       const arm = serveArm(ctx, sm, b.user ?? b.page_id);
       const end = metrics.searchDuration.startTimer({ kind: 'match-text' });
-      const hits = await arm.search(target, { indices: v.indices, values: v.values }, { k: b.k, mode });
+      const r = await searchCollection(arm.on(target), { indices: v.indices, values: v.values }, { mode }, b.k, rr, s);
       end();
-      return { request_id: arm.request_id, arm: arm.arm, model: sm.name, collection: b.collection, served_from: 'live', results: hits.filter((h) => h.score >= min).map(resultItem) };
+      return {
+        request_id: arm.request_id, arm: arm.arm, model: sm.name, collection: b.collection, served_from: 'live', ...droppedFields(rr, r),
+        results: r.hits.filter((h) => h.score >= min).map(resultItem),
+      };
     } finally {
       models.release(sm);
     }

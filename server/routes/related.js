@@ -2,9 +2,12 @@
 import { sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { errors } from '../../pipeline/errors.js';
 import { resultItem } from '../../pipeline/match/index.js';
+import { searchCollection } from '../../pipeline/match/rerank.js';
 import { errorResponses } from '../errors.js';
 import { collectionName, dateSchema, documentId, fromSchema, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
-import { embedRequestText, filtersSchema, searchWindow, storeFilters } from '../search.js';
+import {
+  droppedFields, droppedSchema, embedRequestText, filtersSchema, rerankOptions, rerankProperties, searchWindow, storeFilters,
+} from '../search.js';
 import { armFields, armParams, serveArm } from '../arms.js';
 
 /**
@@ -18,7 +21,7 @@ export default function relatedRoutes(app, ctx) {
   const cache = ctx.relatedCache;
   const relatedSchema = {
     type: 'object',
-    properties: { ...armFields, model: { type: 'string' }, collection: { type: 'string' }, id: { type: 'string' }, results: resultsSchema },
+    properties: { ...armFields, model: { type: 'string' }, collection: { type: 'string' }, id: { type: 'string' }, ...droppedSchema, results: resultsSchema },
     required: ['request_id', 'arm', 'model', 'collection', 'id', 'results'],
   };
   const listFilter = (/** @type {string} */ d) => ({ type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: d });
@@ -40,6 +43,7 @@ export default function relatedRoutes(app, ctx) {
           exclude_site: listFilter('not these sites'),
           category: listFilter('only these categories'),
           ...armParams,
+          ...rerankProperties(s, 'related'),
         },
       },
       response: { 200: relatedSchema, ...errorResponses },
@@ -49,6 +53,9 @@ export default function relatedRoutes(app, ctx) {
     const q = /** @type {any} */ (request.query);
     const filters = storeFilters(q, 'querystring');
     const want = searchWindow(q.from, q.k, s.maxK, 'querystring');
+    // With a recency preference the answer moves with the clock: ages are taken per minute, which the cache key holds.
+    const now = q.recency_half_life === undefined ? Date.now() : Math.floor(Date.now() / 60_000) * 60_000;
+    const rr = rerankOptions(q, s, 'querystring', now);
     const sm = models.acquire();
     try {
       const coll = await sm.collection(collection);
@@ -56,13 +63,14 @@ export default function relatedRoutes(app, ctx) {
       const { user, ...params } = q;
       const arm = serveArm(ctx, sm, user ?? id);
       // The serialised reply is what is cached (per arm, not per user): a hit costs a map lookup and a socket write.
-      const { value: payload, hit } = await cache.get(`${cid}\0${id}\0${arm.method}\0${JSON.stringify(params)}`, await cache.version(cid, coll), async () => {
+      const key = `${cid}\0${id}\0${arm.method}\0${JSON.stringify(params)}${q.recency_half_life === undefined ? '' : `\0${now}`}`;
+      const { value: payload, hit } = await cache.get(key, await cache.version(cid, coll), async () => {
         const doc = await coll.get(id);
         if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
         const end = metrics.searchDuration.startTimer({ kind: 'related' });
-        const hits = await arm.search(coll, doc.vector, { k: want, mode, ...filters, excludeIds: [id] });
+        const r = await searchCollection(arm.on(coll), doc.vector, { mode, ...filters, excludeIds: [id] }, want, rr, s);
         end();
-        return JSON.stringify({ model: sm.name, collection, id, results: hits.slice(q.from).map(resultItem) });
+        return JSON.stringify({ model: sm.name, collection, id, ...droppedFields(rr, r), results: r.hits.slice(q.from).map(resultItem) });
       });
       metrics.relatedCache.inc({ result: hit ? 'hit' : 'miss' });
       return reply.type('application/json; charset=utf-8').send(arm.splice(payload));
@@ -80,14 +88,14 @@ export default function relatedRoutes(app, ctx) {
         type: 'object',
         additionalProperties: false,
         required: ['text'],
-        properties: { title: titleSchema, text: textSchema, k: kSchema(s), from: fromSchema(s), filters: filtersSchema, ...armParams, page_id: documentId },
+        properties: { title: titleSchema, text: textSchema, k: kSchema(s), from: fromSchema(s), filters: filtersSchema, ...armParams, page_id: documentId, ...rerankProperties(s, 'related') },
       },
       response: {
         200: {
           type: 'object',
           properties: {
             ...armFields, model: { type: 'string' }, collection: { type: 'string' }, known_words: { type: 'integer' }, unknown_words: { type: 'integer' },
-            results: resultsSchema,
+            ...droppedSchema, results: resultsSchema,
           },
           required: ['request_id', 'arm', 'model', 'collection', 'results'],
         },
@@ -96,18 +104,22 @@ export default function relatedRoutes(app, ctx) {
     },
   }, async (request) => {
     const { collection } = /** @type {{collection: string}} */ (request.params);
-    const b = /** @type {{title?: string, text: string, k: number, from: number, filters?: import('../search.js').Filters, user?: string, page_id?: string}} */ (request.body);
+    const b = /** @type {{title?: string, text: string, k: number, from: number, filters?: import('../search.js').Filters, user?: string, page_id?: string} & import('../search.js').RerankRequest} */ (request.body);
     const filters = storeFilters(b.filters, 'body.filters');
     const want = searchWindow(b.from, b.k, s.maxK, 'body');
+    const rr = rerankOptions(b, s, 'body');
     const sm = models.acquire();
     try {
       const coll = await sm.collection(collection);
       const v = await embedRequestText(sm, b, metrics);
       const arm = serveArm(ctx, sm, b.user ?? b.page_id);
       const end = metrics.searchDuration.startTimer({ kind: 'related-text' });
-      const hits = await arm.search(coll, { indices: v.indices, values: v.values }, { k: want, mode, ...filters });
+      const r = await searchCollection(arm.on(coll), { indices: v.indices, values: v.values }, { mode, ...filters }, want, rr, s);
       end();
-      return { request_id: arm.request_id, arm: arm.arm, model: sm.name, collection, known_words: v.knownWords, unknown_words: v.unknownWords, results: hits.slice(b.from).map(resultItem) };
+      return {
+        request_id: arm.request_id, arm: arm.arm, model: sm.name, collection, known_words: v.knownWords, unknown_words: v.unknownWords, ...droppedFields(rr, r),
+        results: r.hits.slice(b.from).map(resultItem),
+      };
     } finally {
       models.release(sm);
     }

@@ -49,7 +49,9 @@ export function testConfig(server = {}) {
       ...trainOverrides(1),
       // The small models are 144 wide: keep a quarter of the entries, not the default 2 %.
       embed: { keepCount: 36, hybrid: { alpha: 1 } }, // the pure SCDV layout these tests were written for (default: hybrid)
-      server: { apiKeyHashes: [hashKey(API_KEY)], indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, ...server },
+      // Related lists uncollapsed: in this pure-SCDV layout of a tiny model every pair of articles scores ~0.999, so
+      // the default near-duplicate threshold (set for the hybrid layout) would keep one result; rerank.test.js tests it.
+      server: { apiKeyHashes: [hashKey(API_KEY)], indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, rerank: { collapseRelated: false }, ...server },
     },
   });
 }

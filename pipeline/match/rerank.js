@@ -1,0 +1,222 @@
+// Re-ranking of search hits, one implementation for every list the product serves (related by id or text,
+// match by id or text, precomputed matches), on any store backend: it needs only the hits and a way to fetch
+// stored vectors.
+//
+// - Near-duplicate collapsing: walking the ranked hits, a hit whose similarity to the query document (its
+//   score) or to a result kept above it is above `duplicateThreshold` is dropped and reported, so the same
+//   story syndicated or re-posted does not fill the list.
+// - Recency (`halfLifeMs`): ranking score = score − |score| · w · (1 − 0.5^(age / halfLife)), with age the time
+//   from the document's published_at to `now` (0 for dates in the future) and w = `recencyWeight`; a document
+//   without a date counts as infinitely old (score · (1 − w)). For a positive score this is
+//   score · ((1 − w) + w · 0.5^(age / halfLife)): a document one half-life old loses w / 2 of its score.
+// - Diversity (`maxPerSite`): at most this many results per site (documents without a site are not capped).
+//
+// The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
+// reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
+import { parseDate } from '../dates.js';
+import { sparseDot } from '../embed/vectorizer.js';
+
+/**
+ * @typedef {object} RerankOptions
+ * @property {number | null} duplicateThreshold drop hits more similar than this to the query or a kept hit (null: no collapsing)
+ * @property {number | null} halfLifeMs recency half-life (null: rank by similarity alone)
+ * @property {number} recencyWeight w of the recency formula, in [0, 1]
+ * @property {number | null} maxPerSite at most this many results per site (null: no cap)
+ * @property {number} now epoch ms the ages are measured at
+ */
+
+/**
+ * @typedef {{id: string, score: number, meta: any}} Hit a store hit (meta: an object or JSON text)
+ * @typedef {import('../embed/vectorizer.js').SparseVector} SparseVector
+ * @typedef {(ids: string[]) => Promise<(SparseVector | null)[]>} VectorLookup stored vectors of ids, in order (null: gone)
+ * @typedef {{id: string, duplicate_of?: string, similarity: number}} DroppedDuplicate duplicate_of absent: a duplicate of the query document
+ * @typedef {Hit & {ranking_score?: number}} RankedHit meta parsed; ranking_score when recency applied
+ */
+
+/** Units of a half-life such as `7d`: seconds, minutes, hours, days, weeks. */
+const UNIT_MS = /** @type {Record<string, number>} */ ({ s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 });
+/**
+ * The spelling of a half-life: a whole number (1-999999) and a unit. The API's schemas use it as it is, so that
+ * every value the OpenAPI document allows is accepted.
+ */
+export const HALF_LIFE_PATTERN = '^[1-9][0-9]{0,5}[smhdw]$';
+
+/**
+ * A half-life such as `7d`, `12h`, `90m`, `2w` in ms; NaN when it is not one.
+ * @param {string} text
+ */
+export function parseHalfLife(text) {
+  if (typeof text !== 'string' || !new RegExp(HALF_LIFE_PATTERN).test(text)) return NaN;
+  return Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1)];
+}
+
+/** @param {RerankOptions} o whether any option changes the plain top-k */
+export const rerankActive = (o) => o.duplicateThreshold !== null || o.halfLifeMs !== null || o.maxPerSite !== null;
+
+/**
+ * The ranking score of a hit under the recency preference (the formula at the top of this file).
+ * @param {number} score
+ * @param {number} publishedMs NaN when the document has no date
+ * @param {RerankOptions} o
+ */
+export function recencyScore(score, publishedMs, o) {
+  if (o.halfLifeMs === null) return score;
+  const decay = Number.isNaN(publishedMs) ? 0 : 0.5 ** (Math.max(0, o.now - publishedMs) / o.halfLifeMs);
+  return score - Math.abs(score) * o.recencyWeight * (1 - decay);
+}
+
+/** @param {unknown} v published_at as stored (ISO text or epoch ms) */
+function publishedMs(v) {
+  if (typeof v === 'number') return v;
+  return typeof v === 'string' ? parseDate(v) : NaN;
+}
+
+/**
+ * Re-rank hits (best first by score, as the store returns them) and keep the first `want` that pass.
+ * Vectors are fetched only for hits that reach the comparison with kept results, a batch at a time.
+ * @param {Hit[]} hits
+ * @param {number} want results wanted (from + k)
+ * @param {RerankOptions} o
+ * @param {VectorLookup} vectorsOf
+ * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], fetched: number}>}
+ */
+export async function rerank(hits, want, o, vectorsOf) {
+  /** @type {RankedHit[]} */
+  let ranked = hits.map((h) => ({ ...h, meta: typeof h.meta === 'string' ? JSON.parse(h.meta) : (h.meta ?? {}) }));
+  if (o.halfLifeMs !== null) {
+    for (const h of ranked) h.ranking_score = recencyScore(h.score, publishedMs(h.meta.published_at), o);
+    ranked = ranked.sort((a, b) => /** @type {number} */ (b.ranking_score) - /** @type {number} */ (a.ranking_score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+  const t = o.duplicateThreshold;
+  /** @type {RankedHit[]} */
+  const kept = [];
+  /** @type {SparseVector[]} */
+  const keptVectors = [];
+  /** @type {DroppedDuplicate[]} */
+  const dropped = [];
+  /** @type {number[]} rank of each dropped hit: the report keeps those ranked above the last result */
+  const droppedAt = [];
+  let lastKeptAt = -1;
+  /** @type {Map<string, number>} */
+  const perSite = new Map();
+  let fetched = 0;
+  let i = 0;
+  while (kept.length < want && i < ranked.length) {
+    // The next hits that survive the checks needing no vector: as many as results are still missing.
+    /** @type {RankedHit[]} */
+    const batch = [];
+    /** @type {number[]} */
+    const batchAt = [];
+    while (i < ranked.length && batch.length < want - kept.length) {
+      const h = ranked[i++];
+      if (t !== null && h.score > t) { dropped.push({ id: h.id, similarity: h.score }); droppedAt.push(i - 1); continue; }
+      batch.push(h);
+      batchAt.push(i - 1);
+    }
+    const vectors = t !== null && batch.length ? await vectorsOf(batch.map((h) => h.id)) : [];
+    fetched += vectors.length;
+    for (let j = 0; j < batch.length && kept.length < want; j++) {
+      const h = batch[j];
+      const site = typeof h.meta.site === 'string' ? h.meta.site : null;
+      if (o.maxPerSite !== null && site !== null && (perSite.get(site) ?? 0) >= o.maxPerSite) continue;
+      if (t !== null) {
+        const v = vectors[j];
+        if (!v) continue; // deleted since the search
+        const dup = duplicateOf(v, h.score, kept, keptVectors, t);
+        if (dup) { dropped.push({ id: h.id, duplicate_of: dup.id, similarity: dup.similarity }); droppedAt.push(batchAt[j]); continue; }
+        keptVectors.push(v);
+      }
+      kept.push(h);
+      lastKeptAt = batchAt[j];
+      if (site !== null) perSite.set(site, (perSite.get(site) ?? 0) + 1);
+    }
+  }
+  // A full list reports what was dropped above its last result; a short one, everything it walked past.
+  const report = kept.length < want ? dropped : dropped.filter((_, j) => droppedAt[j] < lastKeptAt);
+  return { hits: kept, dropped: report, fetched };
+}
+
+/**
+ * The first kept result more similar than t to v, with that similarity. With the query q, the angle between two
+ * unit vectors is at least the difference of their angles to q, so cos(|θa − θb|) bounds their similarity from
+ * above: pairs whose scores are far apart need no dot product.
+ * @param {SparseVector} v
+ * @param {number} score v's similarity to the query
+ * @param {RankedHit[]} kept
+ * @param {SparseVector[]} keptVectors
+ * @param {number} t
+ */
+function duplicateOf(v, score, kept, keptVectors, t) {
+  const theta = Math.acos(Math.max(-1, Math.min(1, score)));
+  for (let j = 0; j < kept.length; j++) {
+    const bound = Math.cos(Math.abs(theta - Math.acos(Math.max(-1, Math.min(1, kept[j].score)))));
+    if (bound + 1e-6 <= t) continue;
+    const s = sparseDot(v, keptVectors[j]);
+    if (s > t) return { id: kept[j].id, similarity: s };
+  }
+  return null;
+}
+
+/**
+ * Search and re-rank until `want` results are kept: the store is asked for a pool of candidates (poolFactor ×
+ * want, at least poolMin, at most maxK), and for twice as many while results are missing and the pool was full.
+ * Without an active option it is one plain search of `want`.
+ * @param {object} a
+ * @param {(n: number) => Promise<Hit[]>} a.search the store's top n (filters applied)
+ * @param {(ids: string[]) => Promise<(SparseVector | null)[]>} a.vectorsOf stored vectors (e.g. collection.get)
+ * @param {number} a.want
+ * @param {number} a.maxK
+ * @param {RerankOptions} a.options
+ * @param {{poolFactor: number, poolMin: number}} a.pool
+ * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], searched: number, fetched: number}>}
+ */
+export async function searchReranked(a) {
+  if (!rerankActive(a.options)) return { hits: await a.search(a.want), dropped: [], searched: a.want, fetched: 0 };
+  /** @type {Map<string, SparseVector | null>} */
+  const cache = new Map();
+  let fetched = 0;
+  /** @type {VectorLookup} */
+  const cached = async (ids) => {
+    const missing = ids.filter((id) => !cache.has(id));
+    if (missing.length) {
+      const got = await a.vectorsOf(missing);
+      fetched += missing.length;
+      missing.forEach((id, j) => cache.set(id, got[j]));
+    }
+    return ids.map((id) => /** @type {SparseVector | null} */ (cache.get(id)));
+  };
+  let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor)));
+  for (;;) {
+    const hits = await a.search(n);
+    const r = await rerank(hits, a.want, a.options, cached);
+    if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) return { hits: r.hits, dropped: r.dropped, searched: n, fetched };
+    n = Math.min(a.maxK, n * 2);
+  }
+}
+
+/**
+ * searchReranked over a store collection (either backend: every store call is awaited).
+ * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]> , get: (id: string) => any}} coll
+ * @param {SparseVector} vector the query
+ * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
+ * @param {number} want
+ * @param {RerankOptions} options
+ * @param {{maxK: number, rerank: {poolFactor: number, poolMin: number}}} server config.server
+ */
+export function searchCollection(coll, vector, storeOptions, want, options, server) {
+  return searchReranked({
+    search: (n) => coll.searchAsync(vector, { ...storeOptions, k: n }),
+    vectorsOf: (ids) => Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)),
+    want, maxK: server.maxK, options, pool: server.rerank,
+  });
+}
+
+/**
+ * What an answer computed with these options depends on, besides the clock: precomputed entries record it, and
+ * one computed otherwise is not served for a request.
+ * @param {RerankOptions} o
+ */
+export const rerankSignature = (o) => ({
+  duplicate_threshold: o.duplicateThreshold, recency_half_life_ms: o.halfLifeMs,
+  recency_weight: o.halfLifeMs === null ? null : o.recencyWeight, max_per_site: o.maxPerSite,
+});
