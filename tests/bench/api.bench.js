@@ -3,13 +3,21 @@
 // precomputed match (Redis), related-for-text (request-time embedding + search), and a route returning a
 // constant in the same server (same hooks) as the ceiling; at 1, 10 and 50 connections.
 //
+// Then writes under read load: live related-by-id reads at --read-connections, alone and with document PUTs at
+// --write-rate per second beside them (re-writing articles with their own text: the collection keeps its
+// contents), in a server embedding on its threads (server.embedThreads, the default) and in one embedding on
+// the event loop (embedThreads 0), one after the other in the same run.
+//
 // node tests/bench/api.bench.js [--docs 100000] [--ads 2000] [--duration 8] [--connections 1,10,50] [--rebuild]
+//   [--read-connections 10] [--write-rate 20]
 //
 // The collection: documents synthesised from the livedoor dev split (tests/bench/synthetic-corpus.js),
 // embedded with the model bench-livedoor-dev (made by tests/bench/train.bench.js when missing) through the
 // same embedder as the server, stored under .scdv/bench/api/ and reused by later runs with the same inputs.
 // The server runs in a child process; autocannon runs here.
-// Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "ceiling_rps":…} (at 50 connections)
+// Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "ceiling_rps":…, "related_live_rps":…,
+// "related_live_p99_ms":…, "text_rps":…, "text_p99_ms":… (at the most connections), "write_p99_ms":…, "read_p99_ms":…,
+// "read_p99_with_writes_ms":… (embedding threads), "inline_write_p99_ms":…, "inline_read_p99_with_writes_ms":… (event loop)}
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,15 +33,19 @@ process.env.SCDV_DATA_DIR = path.join(BENCH_DIR, 'data');
 process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
 
 const MODEL = 'bench-livedoor-dev';
+/** The writes' API key (its digest is the only key the bench server accepts). */
+const BENCH_KEY = 'bench-api-key-0123456789';
 const CHILD = process.argv[2] === '--serve-child';
 
 if (CHILD) {
   // The server under test: one process, as `scdv serve`, plus the constant route.
   const { loadConfig } = await import('../../pipeline/config.js');
   const { startServer } = await import('../../server/start.js');
+  const { keyDigest } = await import('../../pipeline/api-keys.js');
   const spec = JSON.parse(/** @type {string} */ (process.env.SCDV_BENCH_SPEC));
   const server = await startServer({
-    config: loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0 } } }), model: MODEL, redisUrl: spec.redisUrl,
+    config: loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0, apiKeyHashes: [keyDigest(BENCH_KEY)], ...spec.server } } }),
+    model: MODEL, redisUrl: spec.redisUrl,
     host: '127.0.0.1', port: 0,
     configure: (app) => {
       app.get('/bench/ceiling', {
@@ -52,6 +64,7 @@ async function main() {
     options: {
       docs: { type: 'string', default: '100000' }, ads: { type: 'string', default: '2000' }, duration: { type: 'string', default: '8' },
       connections: { type: 'string', default: '1,10,50' }, rebuild: { type: 'boolean', default: false },
+      'read-connections': { type: 'string', default: '10' }, 'write-rate': { type: 'string', default: '20' },
     },
   });
   const nDocs = Number(values.docs);
@@ -93,7 +106,21 @@ async function main() {
   }
 
   const redis = await startPrivateRedis();
-  const child = fork(HERE, ['--serve-child'], { env: { ...process.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url }) }, stdio: 'inherit' });
+  /** A server child (its `server` config overrides: `spec`), and its URL once it listens. */
+  const serve = (/** @type {Record<string, unknown>} */ server = {}) => {
+    const proc = fork(HERE, ['--serve-child'], { env: { ...process.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url, server }) }, stdio: 'inherit' });
+    const listening = new Promise((/** @type {(u: string) => void} */ resolve, reject) => {
+      proc.once('message', (m) => resolve(/** @type {any} */ (m).url));
+      proc.once('exit', (code) => reject(new Error(`server exited (${code})`)));
+    });
+    return { proc, listening };
+  };
+  const stop = async (/** @type {import('node:child_process').ChildProcess} */ proc) => {
+    if (proc.exitCode !== null) return;
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+  };
+  let { proc: child, listening } = serve();
   try {
     // ---- precomputed matches: the top 10 ads of every article
     const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
@@ -101,10 +128,7 @@ async function main() {
     const pc = await runPrecompute({ model: MODEL, source: 'articles', target: 'ads', k: 10, redisUrl: redis.url, config, processor: localPrecompute });
     process.stderr.write(`precompute: ${pc.written} articles x top 10 of ${nAds} ads in ${pc.seconds.toFixed(1)} s (${pc.jobs} jobs)\n`);
 
-    const url = await new Promise((resolve, reject) => {
-      child.once('message', (m) => resolve(/** @type {any} */ (m).url));
-      child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
-    });
+    let url = await listening;
     // Popular articles (a page view asks for their related list again and again) vs every article once.
     const popular = Array.from({ length: 1000 }, (_, i) => `syn-${(i * 7919) % nDocs}`);
     const everyId = Array.from({ length: nDocs }, (_, i) => `syn-${(i * 104729 + 13) % nDocs}`);
@@ -153,6 +177,22 @@ async function main() {
         process.stderr.write(`${name.padEnd(12)} c=${String(c).padEnd(3)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  errors ${r.errors + r.non2xx}\n`);
       }
     }
+    // ---- writes under read load: this server (embedding threads), then one embedding on the event loop
+    const readConns = Number(values['read-connections']);
+    const writeRate = Number(values['write-rate']);
+    const rewrites = [...synthesize(pools, 2000, 1)].map((d) => JSON.stringify({
+      title: d.title, body: d.body, category: d.category, site: d.site, published_at: d.published_at, url: `https://example.com/${d.id}`,
+    }));
+    const threads = await writesUnderLoad(url, everyId, liveOffset, rewrites, readConns, writeRate, duration, autocannon);
+    liveOffset += threads.readsDone;
+    await stop(child);
+    ({ proc: child, listening } = serve({ embedThreads: 0 }));
+    url = await listening;
+    const mixed = { threads, inline: await writesUnderLoad(url, everyId, liveOffset, rewrites, readConns, writeRate, duration, autocannon) };
+    for (const [name, m] of Object.entries(mixed)) {
+      process.stderr.write(`writes (${name}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)} req/s), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, errors ${m.writes.errors + m.readWithWrites.errors}\n`);
+    }
+
     const top = Math.max(...levels);
     console.log(`\n${nDocs} articles, ${nAds} ads, model ${MODEL} (width ${built.width}), ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, server: 1 process, ${duration} s per run`);
     console.log('scenario     conns   req/s   p50 ms   p99 ms   errors');
@@ -172,12 +212,49 @@ async function main() {
       match_p99_ms: results.match[top].p99, ceiling_rps: Math.round(ceiling.rps),
       related_live_rps: Math.round(live.rps), related_live_p99_ms: live.p99,
       text_rps: Math.round(results.text[top].rps), text_p99_ms: results.text[top].p99,
+      write_p99_ms: mixed.threads.writes.p99, read_p99_ms: mixed.threads.readAlone.p99, read_p99_with_writes_ms: mixed.threads.readWithWrites.p99,
+      inline_write_p99_ms: mixed.inline.writes.p99, inline_read_p99_ms: mixed.inline.readAlone.p99,
+      inline_read_p99_with_writes_ms: mixed.inline.readWithWrites.p99,
     }));
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await stop(child);
     await redis.stop();
   }
+}
+
+/**
+ * Live related-by-id reads at `readConns` connections for `duration` s alone, then again with PUTs of `rewrites`
+ * at `writeRate` per second (2 connections) beside them.
+ * @param {string} url
+ * @param {string[]} ids articles to read, from `offset` on (each asked for once)
+ * @param {number} offset
+ * @param {string[]} rewrites PUT bodies of syn-0 … (their own text)
+ * @param {number} readConns
+ * @param {number} writeRate
+ * @param {number} duration
+ * @param {typeof import('autocannon')} autocannon
+ */
+async function writesUnderLoad(url, ids, offset, rewrites, readConns, writeRate, duration, autocannon) {
+  let r = offset;
+  let w = 0;
+  const reads = (/** @type {number} */ secs) => autocannon({
+    url, connections: readConns, duration: secs,
+    requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, path: `/v1/collections/articles/documents/${ids[r++ % ids.length]}/related?k=10` }) }],
+  });
+  const writes = (/** @type {number} */ secs) => autocannon({
+    url, connections: 2, duration: secs, overallRate: writeRate,
+    requests: [{
+      setupRequest: (/** @type {any} */ req) => {
+        const i = w++ % rewrites.length;
+        return { ...req, method: 'PUT', path: `/v1/collections/articles/documents/syn-${i}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: rewrites[i] };
+      },
+    }],
+  });
+  const summary = (/** @type {any} */ x) => ({ rps: x.requests.average, p50: x.latency.p50, p99: x.latency.p99, errors: x.errors + x.non2xx });
+  await Promise.all([reads(1), writes(1)]); // warm-up: the embedding threads' first texts, the page cache
+  const readAlone = summary(await reads(duration));
+  const [rw, ww] = await Promise.all([reads(duration), writes(duration)]);
+  return { readAlone, readWithWrites: summary(rw), writes: summary(ww), readsDone: r - offset };
 }
 
 /**
