@@ -1,7 +1,5 @@
 # scdv_mecab: MeCab binding (pipeline/tokenizer/native/*.cc, *.h), built by `npm run build:native`.
 # node-addon-api is used with C++ exceptions (std::exception also becomes a JS Error), -O2, C++17.
-# NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS: a batch that completes after its worker thread was terminated (the
-# server's embedding threads, pipeline/embed/pool.js) is dropped instead of aborting the whole process.
 {
   "targets": [
     {
@@ -12,8 +10,7 @@
         "NAPI_VERSION=8",
         "NODE_ADDON_API_CPP_EXCEPTIONS",
         "NODE_ADDON_API_CPP_EXCEPTIONS_ALL",
-        "NODE_ADDON_API_DISABLE_DEPRECATED",
-        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"
+        "NODE_ADDON_API_DISABLE_DEPRECATED"
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],

@@ -1,5 +1,5 @@
 // One thread of EmbedPool (pool.js): builds the model's Embedder once, then answers {id, docs} with the
-// vectors of Embedder.embedDocuments (their buffers moved, not copied) or the error it raised.
+// vectors of Embedder.embedDocumentsHere (the same as embedDocuments) (their buffers moved, not copied) or the error it raised.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEmbedder } from './index.js';
 
@@ -17,9 +17,11 @@ try {
   process.exit(1);
 }
 
-port.on('message', async (/** @type {{id: number, docs: {title: string, body: string}[]}} */ m) => {
+port.on('message', (/** @type {{id: number, docs: {title: string, body: string}[]}} */ m) => {
   try {
-    const vectors = await embedder.embedDocuments(m.docs);
+    // Tokenised here, not on the libuv pool: this thread is off the event loop already, and the pool is busy
+    // with searches under load.
+    const vectors = embedder.embedDocumentsHere(m.docs);
     /** @type {ArrayBuffer[]} */
     const moved = [];
     for (const v of vectors) {
