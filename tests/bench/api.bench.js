@@ -6,10 +6,10 @@
 // Then writes under read load: live related-by-id reads at --read-connections, alone and with document PUTs at
 // --write-rate per second beside them (re-writing articles with their own text: the collection keeps its
 // contents), in a server embedding on its threads (server.embedThreads, the default) and in one embedding on
-// the event loop (embedThreads 0), one after the other in the same run.
+// the event loop (embedThreads 0): both up, taking turns for --write-repeats interleaved rounds (medians).
 //
 // node tests/bench/api.bench.js [--docs 100000] [--ads 2000] [--duration 8] [--connections 1,10,50] [--rebuild]
-//   [--read-connections 10] [--write-rate 20]
+//   [--read-connections 10] [--write-rate 20] [--write-repeats 3]
 //
 // The collection: documents synthesised from the livedoor dev split (tests/bench/synthetic-corpus.js),
 // embedded with the model bench-livedoor-dev (made by tests/bench/train.bench.js when missing) through the
@@ -17,7 +17,8 @@
 // The server runs in a child process; autocannon runs here.
 // Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "ceiling_rps":…, "related_live_rps":…,
 // "related_live_p99_ms":…, "text_rps":…, "text_p99_ms":… (at the most connections), "write_p99_ms":…, "read_p99_ms":…,
-// "read_p99_with_writes_ms":… (embedding threads), "inline_write_p99_ms":…, "inline_read_p99_with_writes_ms":… (event loop)}
+// "read_p99_with_writes_ms":…, "write_loop_cpu_ms":… (embedding threads: the event loop's CPU time per write),
+// "inline_write_p99_ms":…, "inline_read_p99_ms":…, "inline_read_p99_with_writes_ms":…, "inline_write_loop_cpu_ms":… (event loop)}
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +55,12 @@ if (CHILD) {
     },
   });
   /** @type {NonNullable<typeof process.send>} */ (process.send)({ url: server.url });
+  // CPU time of the event-loop thread alone (Linux: its tid is the pid), for the writes' share of it.
+  process.on('message', (m) => {
+    if (m !== 'loop-cpu') return;
+    const f = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    /** @type {NonNullable<typeof process.send>} */ (process.send)({ loopCpuMs: (Number(f[11]) + Number(f[12])) * 10 }); // utime + stime, 100 ticks/s
+  });
   process.once('SIGTERM', () => { server.close().then(() => process.exit(0)); });
 } else {
   await main();
@@ -65,6 +72,7 @@ async function main() {
       docs: { type: 'string', default: '100000' }, ads: { type: 'string', default: '2000' }, duration: { type: 'string', default: '8' },
       connections: { type: 'string', default: '1,10,50' }, rebuild: { type: 'boolean', default: false },
       'read-connections': { type: 'string', default: '10' }, 'write-rate': { type: 'string', default: '20' },
+      'write-repeats': { type: 'string', default: '3' },
     },
   });
   const nDocs = Number(values.docs);
@@ -120,7 +128,7 @@ async function main() {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
   };
-  let { proc: child, listening } = serve();
+  const { proc: child, listening } = serve();
   try {
     // ---- precomputed matches: the top 10 ads of every article
     const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
@@ -128,7 +136,7 @@ async function main() {
     const pc = await runPrecompute({ model: MODEL, source: 'articles', target: 'ads', k: 10, redisUrl: redis.url, config, processor: localPrecompute });
     process.stderr.write(`precompute: ${pc.written} articles x top 10 of ${nAds} ads in ${pc.seconds.toFixed(1)} s (${pc.jobs} jobs)\n`);
 
-    let url = await listening;
+    const url = await listening;
     // Popular articles (a page view asks for their related list again and again) vs every article once.
     const popular = Array.from({ length: 1000 }, (_, i) => `syn-${(i * 7919) % nDocs}`);
     const everyId = Array.from({ length: nDocs }, (_, i) => `syn-${(i * 104729 + 13) % nDocs}`);
@@ -180,20 +188,44 @@ async function main() {
     // ---- writes under read load: this server (embedding threads), then one embedding on the event loop
     const readConns = Number(values['read-connections']);
     const writeRate = Number(values['write-rate']);
+    const writeRepeats = Number(values['write-repeats']);
     const rewrites = [...synthesize(pools, 2000, 1)].map((d) => JSON.stringify({
       title: d.title, body: d.body, category: d.category, site: d.site, published_at: d.published_at, url: `https://example.com/${d.id}`,
     }));
-    const threads = await writesUnderLoad(url, everyId, liveOffset, rewrites, readConns, writeRate, duration, autocannon);
-    liveOffset += threads.readsDone;
-    await stop(child);
-    ({ proc: child, listening } = serve({ embedThreads: 0 }));
-    url = await listening;
-    const mixed = { threads, inline: await writesUnderLoad(url, everyId, liveOffset, rewrites, readConns, writeRate, duration, autocannon) };
-    for (const [name, m] of Object.entries(mixed)) {
-      process.stderr.write(`writes (${name}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)} req/s), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, errors ${m.writes.errors + m.readWithWrites.errors}\n`);
+    // Both servers stay up (the other one idle) and take turns, `--write-repeats` rounds, order alternating:
+    // medians of the rounds, so that the machine's load drifts into both alike.
+    const inlineServer = serve({ embedThreads: 0 });
+    const urls = { threads: url, inline: await inlineServer.listening };
+    const procs = { threads: child, inline: inlineServer.proc };
+    /** @type {Record<'threads' | 'inline', Awaited<ReturnType<typeof writesUnderLoad>>[]>} */
+    const rounds = { threads: [], inline: [] };
+    try {
+      for (let round = 0; round < writeRepeats; round++) {
+        /** @type {('threads' | 'inline')[]} */
+        const order = round % 2 ? ['inline', 'threads'] : ['threads', 'inline'];
+        for (const mode of order) {
+          const m = await writesUnderLoad(urls[mode], procs[mode], everyId, liveOffset, rewrites, readConns, writeRate, duration, autocannon);
+          liveOffset += m.readsDone;
+          rounds[mode].push(m);
+          process.stderr.write(`writes (${mode.padEnd(7)} round ${round + 1}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)} req/s), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, event-loop CPU ${m.writes.loopMs.toFixed(2)} ms a write, errors ${m.writes.errors + m.readWithWrites.errors}\n`);
+        }
+      }
+    } finally {
+      await stop(inlineServer.proc);
     }
+    const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+    const mixed = Object.fromEntries(Object.entries(rounds).map(([mode, ms]) => [mode, {
+      readAlone: { p99: median(ms.map((m) => m.readAlone.p99)), rps: median(ms.map((m) => m.readAlone.rps)) },
+      readWithWrites: { p99: median(ms.map((m) => m.readWithWrites.p99)), rps: median(ms.map((m) => m.readWithWrites.rps)) },
+      writes: { p50: median(ms.map((m) => m.writes.p50)), p99: median(ms.map((m) => m.writes.p99)), loopMs: median(ms.map((m) => m.writes.loopMs)), errors: ms.reduce((a, m) => a + m.writes.errors + m.readWithWrites.errors, 0) },
+    }]));
 
     const top = Math.max(...levels);
+    console.log(`\nwrites under read load (live related by id at ${readConns} connections; PUTs at ${writeRate}/s on 2 connections), medians of ${writeRepeats} interleaved rounds of ${duration} s:`);
+    console.log('embedding         read p99 alone   read p99 with writes (req/s)   write p50   write p99   event-loop CPU a write   errors');
+    for (const [mode, m] of Object.entries(mixed)) {
+      console.log(`${(mode === 'threads' ? 'threads (default)' : 'event loop').padEnd(17)} ${String(m.readAlone.p99).padStart(14)} ${String(m.readWithWrites.p99).padStart(14)} (${m.readWithWrites.rps.toFixed(0)})${' '.repeat(11)}${String(m.writes.p50).padStart(9)} ${String(m.writes.p99).padStart(11)} ${m.writes.loopMs.toFixed(2).padStart(16)} ms ${String(m.writes.errors).padStart(8)}`);
+    }
     console.log(`\n${nDocs} articles, ${nAds} ads, model ${MODEL} (width ${built.width}), ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, server: 1 process, ${duration} s per run`);
     console.log('scenario     conns   req/s   p50 ms   p99 ms   errors');
     for (const [name, byC] of Object.entries(results)) {
@@ -215,6 +247,7 @@ async function main() {
       write_p99_ms: mixed.threads.writes.p99, read_p99_ms: mixed.threads.readAlone.p99, read_p99_with_writes_ms: mixed.threads.readWithWrites.p99,
       inline_write_p99_ms: mixed.inline.writes.p99, inline_read_p99_ms: mixed.inline.readAlone.p99,
       inline_read_p99_with_writes_ms: mixed.inline.readWithWrites.p99,
+      write_loop_cpu_ms: Number(mixed.threads.writes.loopMs.toFixed(2)), inline_write_loop_cpu_ms: Number(mixed.inline.writes.loopMs.toFixed(2)),
     }));
   } finally {
     await stop(child);
@@ -226,6 +259,7 @@ async function main() {
  * Live related-by-id reads at `readConns` connections for `duration` s alone, then again with PUTs of `rewrites`
  * at `writeRate` per second (2 connections) beside them.
  * @param {string} url
+ * @param {import('node:child_process').ChildProcess} proc the server (answers 'loop-cpu')
  * @param {string[]} ids articles to read, from `offset` on (each asked for once)
  * @param {number} offset
  * @param {string[]} rewrites PUT bodies of syn-0 … (their own text)
@@ -234,7 +268,12 @@ async function main() {
  * @param {number} duration
  * @param {typeof import('autocannon')} autocannon
  */
-async function writesUnderLoad(url, ids, offset, rewrites, readConns, writeRate, duration, autocannon) {
+async function writesUnderLoad(url, proc, ids, offset, rewrites, readConns, writeRate, duration, autocannon) {
+  const loopCpu = () => new Promise((/** @type {(ms: number) => void} */ resolve) => {
+    const on = (/** @type {any} */ m) => { if (m?.loopCpuMs !== undefined) { proc.off('message', on); resolve(m.loopCpuMs); } };
+    proc.on('message', on);
+    proc.send('loop-cpu');
+  });
   let r = offset;
   let w = 0;
   const reads = (/** @type {number} */ secs) => autocannon({
@@ -252,9 +291,15 @@ async function writesUnderLoad(url, ids, offset, rewrites, readConns, writeRate,
   });
   const summary = (/** @type {any} */ x) => ({ rps: x.requests.average, p50: x.latency.p50, p99: x.latency.p99, errors: x.errors + x.non2xx });
   await Promise.all([reads(1), writes(1)]); // warm-up: the embedding threads' first texts, the page cache
-  const readAlone = summary(await reads(duration));
+  const c0 = await loopCpu();
+  const ra = await reads(duration);
+  const c1 = await loopCpu();
   const [rw, ww] = await Promise.all([reads(duration), writes(duration)]);
-  return { readAlone, readWithWrites: summary(rw), writes: summary(ww), readsDone: r - offset };
+  const c2 = await loopCpu();
+  // The event loop's CPU per write: what the mixed phase took beyond its reads at the reads-alone rate.
+  const perRead = (c1 - c0) / Math.max(1, ra.requests.total);
+  const loopMsPerWrite = ((c2 - c1) - perRead * rw.requests.total) / Math.max(1, ww.requests.total);
+  return { readAlone: summary(ra), readWithWrites: summary(rw), writes: { ...summary(ww), loopMs: loopMsPerWrite }, readsDone: r - offset };
 }
 
 /**
