@@ -4,8 +4,8 @@
 // constant in the same server (same hooks) as the ceiling; at 1, 10 and 50 connections.
 //
 // Then writes under read load: live related-by-id reads at --read-connections, alone and with document PUTs at
-// --write-rate per second beside them (re-writing articles with their own text: the collection keeps its
-// contents), in a server embedding on its threads (server.embedThreads, the default) and in one embedding on
+// --write-rate per second beside them (article-sized texts, ~2,300 characters, into the collection `writes`, so
+// that `articles` keeps its contents), in a server embedding on its threads (server.embedThreads, the default) and in one embedding on
 // the event loop (embedThreads 0): both up, taking turns for --write-repeats interleaved rounds (medians).
 //
 // node tests/bench/api.bench.js [--docs 100000] [--ads 2000] [--duration 8] [--connections 1,10,50] [--rebuild]
@@ -189,9 +189,15 @@ async function main() {
     const readConns = Number(values['read-connections']);
     const writeRate = Number(values['write-rate']);
     const writeRepeats = Number(values['write-repeats']);
-    const rewrites = [...synthesize(pools, 2000, 1)].map((d) => JSON.stringify({
-      title: d.title, body: d.body, category: d.category, site: d.site, published_at: d.published_at, url: `https://example.com/${d.id}`,
-    }));
+    // Article-sized bodies (8 synthetic documents each, ~2,300 characters; the collection's are ~300).
+    const parts = [...synthesize(pools, 8 * 500, 3)];
+    const rewrites = Array.from({ length: 500 }, (_, i) => {
+      const d = parts[8 * i];
+      return JSON.stringify({
+        title: d.title, body: parts.slice(8 * i, 8 * i + 8).map((p) => p.body).join(''), category: d.category, site: d.site,
+        published_at: d.published_at, url: `https://example.com/w-${i}`,
+      });
+    });
     // Both servers stay up (the other one idle) and take turns, `--write-repeats` rounds, order alternating:
     // medians of the rounds, so that the machine's load drifts into both alike.
     const inlineServer = serve({ embedThreads: 0 });
@@ -262,7 +268,7 @@ async function main() {
  * @param {import('node:child_process').ChildProcess} proc the server (answers 'loop-cpu')
  * @param {string[]} ids articles to read, from `offset` on (each asked for once)
  * @param {number} offset
- * @param {string[]} rewrites PUT bodies of syn-0 … (their own text)
+ * @param {string[]} rewrites PUT bodies of w-0 … (collection `writes`)
  * @param {number} readConns
  * @param {number} writeRate
  * @param {number} duration
@@ -285,7 +291,7 @@ async function writesUnderLoad(url, proc, ids, offset, rewrites, readConns, writ
     requests: [{
       setupRequest: (/** @type {any} */ req) => {
         const i = w++ % rewrites.length;
-        return { ...req, method: 'PUT', path: `/v1/collections/articles/documents/syn-${i}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: rewrites[i] };
+        return { ...req, method: 'PUT', path: `/v1/collections/writes/documents/w-${i}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: rewrites[i] };
       },
     }],
   });
