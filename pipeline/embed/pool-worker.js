@@ -1,5 +1,6 @@
-// One thread of EmbedPool (pool.js): builds the model's Embedder once, then answers {id, docs} with the
-// vectors of Embedder.embedDocumentsHere (the same as embedDocuments) (their buffers moved, not copied) or the error it raised.
+// One thread of EmbedPool (pool.js): builds the model's Embedder once, then answers each {id, docs} with the
+// vectors of Embedder.embedDocumentsHere (the same as embedDocuments; their buffers moved, not copied) or with
+// the error it raised.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEmbedder } from './index.js';
 
