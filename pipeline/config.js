@@ -146,8 +146,10 @@ export const DEFAULT_CONFIG = Object.freeze({
      * Threads per server process that embed request texts (PUT, related for a text, similarity) with the same
      * embedder as batch indexing, so that tokenising and embedding a long text never stall the event loop
      * (0: embed on the event loop, as before). Each thread opens the model and a MeCab tagger of its own.
+     * 2: embedding a text for related-for-text may use both cores of the 2-core reference machine, as it could when
+     * tokenising ran on the libuv pool (one thread would cap it at one core's worth).
      */
-    embedThreads: 1,
+    embedThreads: 2,
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
     indexWorkers: 1,
     /** How often every process checks the active-model file, so that all of them follow an activation. */
