@@ -186,6 +186,14 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** Upper bound of `k` on every route (at most 1000). */
     maxK: 1000,
     defaultK: 10,
+    /**
+     * Threads per server process that embed request texts (PUT, related for a text, similarity) with the same
+     * embedder as batch indexing, so that tokenising and embedding a long text never stall the event loop
+     * (0: embed on the event loop, as before). Each thread opens the model and a MeCab tagger of its own.
+     * 2: embedding a text for related-for-text may use both cores of the 2-core reference machine, as it could when
+     * tokenising ran on the libuv pool (one thread would cap it at one core's worth).
+     */
+    embedThreads: 2,
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
     indexWorkers: 1,
     /** How often every process checks the active-model file, so that all of them follow an activation. */
@@ -534,6 +542,7 @@ function validateServer(s) {
     throw errors.CONFIG_INVALID(`server.headersTimeoutMs (${s.headersTimeoutMs}) must not exceed server.requestTimeoutMs (${s.requestTimeoutMs})`);
   }
   if (!Number.isInteger(s.indexWorkers) || s.indexWorkers < 0) throw errors.CONFIG_INVALID(`server.indexWorkers must be 0 or more, got ${s.indexWorkers}`);
+  if (!Number.isInteger(s.embedThreads) || s.embedThreads < 0 || s.embedThreads > 64) throw errors.CONFIG_INVALID(`server.embedThreads must be an integer 0-64, got ${s.embedThreads}`);
   if (s.maxK > 1000) throw errors.CONFIG_INVALID(`server.maxK must be at most 1000, got ${s.maxK}`);
   if (s.defaultK > s.maxK) throw errors.CONFIG_INVALID(`server.defaultK (${s.defaultK}) must not exceed server.maxK (${s.maxK})`);
   s.apiKeyHashes.forEach((h, i) => {

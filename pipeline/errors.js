@@ -90,6 +90,7 @@ export const errors = {
   NO_USABLE_WORDS: define('SCDV_NO_USABLE_WORDS', 422, 'the text has no word that model %s knows (%s distinct words after tokenising)'),
   BULK_SOURCE_INVALID: define('SCDV_BULK_SOURCE_INVALID', 422, 'bulk source %s: %s'),
   QUEUE_UNAVAILABLE: define('SCDV_QUEUE_UNAVAILABLE', 503, 'the job queue is unavailable (Redis is not reachable); reads keep working, retry writes later'),
+  EMBED_WORKER_FAILED: define('SCDV_EMBED_WORKER_FAILED', 503, 'embedding the text on an embedding thread failed (%s); a stopped thread is replaced at once: retry the request'),
   SHUTTING_DOWN: define('SCDV_SHUTTING_DOWN', 503, 'the server is shutting down'),
   INTERNAL: define('SCDV_INTERNAL', 500, 'internal error (logged with request id %s)'),
   STORE_ADDON_NOT_BUILT: define('SCDV_STORE_ADDON_NOT_BUILT', 500, 'the native vector-store addon is not built (%s): run `npm run setup`'),

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import { errors } from '../pipeline/errors.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
+import { EmbedPool } from '../pipeline/embed/pool.js';
 import { validateModelName } from '../pipeline/paths.js';
 import {
   activationRefused, activationShortfall, activeModelFile, dropModelCollection, listModels, readActiveRecord, resolveModelName,
@@ -36,11 +37,14 @@ export class ServingModel {
    * @param {string} name
    * @param {import('../pipeline/embed/index.js').Embedder} embedder
    * @param {Store} store
+   * @param {import('../pipeline/embed/pool.js').EmbedPool | null} [pool]
    */
-  constructor(name, embedder, store) {
+  constructor(name, embedder, store, pool = null) {
     this.name = name;
     this.embedder = embedder;
     this.store = store;
+    /** Threads embedding request texts with the same embedder (server.embedThreads; null: on the event loop). */
+    this.pool = pool;
     this.width = embedder.width; // K·d, plus the vocabulary in the hybrid layout (embed.hybrid.alpha < 1)
     this.createdAt = String(embedder.model.manifest.created_at ?? '');
     /** Requests using this model right now. */
@@ -56,15 +60,29 @@ export class ServingModel {
    */
   static async open(name, config, log) {
     const embed = await servingEmbedConfig(name, config, log);
-    const embedder = await createEmbedder(validateModelName(name), embed === config.embed ? config : { ...config, embed });
+    const embedConfig = embed === config.embed ? config : { ...config, embed };
+    const embedder = await createEmbedder(validateModelName(name), embedConfig);
     let store;
+    let pool = null;
     try {
+      const threads = config.server.embedThreads;
+      // The threads get the settings this process embeds with: the vectors cannot differ.
+      if (threads > 0) pool = await EmbedPool.start({ model: name, config: { ...embedConfig, server: { ...config.server, apiKeyHashes: [] } }, size: threads });
       store = await openModelStore(name, config);
     } catch (err) {
+      await pool?.close();
       embedder.model.wordTopics.close();
       throw err;
     }
-    return new ServingModel(name, embedder, store);
+    return new ServingModel(name, embedder, store, pool);
+  }
+
+  /**
+   * Embed request texts: on the pool's threads when there is one, else here (the same embedder either way).
+   * @param {{title?: string, body: string}[]} docs
+   */
+  embedDocuments(docs) {
+    return this.pool ? this.pool.embedDocuments(docs) : this.embedder.embedDocuments(docs);
   }
 
   /**
@@ -103,7 +121,7 @@ export class ServingModel {
   async close() {
     if (this.closed) return;
     this.closed = true;
-    await this.store.close();
+    await Promise.all([this.store.close(), this.pool?.close()]);
     this.embedder.model.wordTopics.close();
   }
 }

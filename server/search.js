@@ -81,8 +81,8 @@ export function storeFilters(f, where) {
  */
 export async function embedRequestText(sm, doc, metrics) {
   const end = metrics.embedDuration.startTimer();
-  // embedDocuments tokenises on the thread pool: a long text does not stall other requests.
-  const [v] = await sm.embedder.embedDocuments([{ title: doc.title ?? '', body: doc.text }]);
+  // On the model's embedding threads (server.embedThreads): a long text does not stall other requests.
+  const [v] = await sm.embedDocuments([{ title: doc.title ?? '', body: doc.text }]);
   end();
   if (v.indices.length === 0) throw errors.NO_USABLE_WORDS(sm.name, v.knownWords + v.unknownWords);
   return v;

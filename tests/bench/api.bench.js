@@ -3,13 +3,22 @@
 // precomputed match (Redis), related-for-text (request-time embedding + search), and a route returning a
 // constant in the same server (same hooks) as the ceiling; at 1, 10 and 50 connections.
 //
+// Then writes under read load: live related-by-id reads at --read-connections, alone and with document PUTs at
+// --write-rate per second beside them (article-sized texts, ~2,300 characters, into the collection `writes`, so
+// that `articles` keeps its contents), in a server embedding on its threads (server.embedThreads, the default) and in one embedding on
+// the event loop (embedThreads 0): both up, taking turns for --write-repeats interleaved rounds (medians).
+//
 // node tests/bench/api.bench.js [--docs 100000] [--ads 2000] [--duration 8] [--connections 1,10,50] [--rebuild]
+//   [--read-connections 10] [--write-rate 20] [--write-repeats 3]
 //
 // The collection: documents synthesised from the livedoor dev split (tests/bench/synthetic-corpus.js),
 // embedded with the model bench-livedoor-dev (made by tests/bench/train.bench.js when missing) through the
 // same embedder as the server, stored under .scdv/bench/api/ and reused by later runs with the same inputs.
 // The server runs in a child process; autocannon runs here.
-// Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "ceiling_rps":…} (at 50 connections)
+// Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "ceiling_rps":…, "related_live_rps":…,
+// "related_live_p99_ms":…, "text_rps":…, "text_p99_ms":… (at the most connections), "write_p99_ms":…, "read_p99_ms":…,
+// "read_p99_with_writes_ms":…, "write_loop_cpu_ms":… (embedding threads: the event loop's CPU time per write),
+// "inline_write_p99_ms":…, "inline_read_p99_ms":…, "inline_read_p99_with_writes_ms":…, "inline_write_loop_cpu_ms":… (event loop)}
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,15 +34,19 @@ process.env.SCDV_DATA_DIR = path.join(BENCH_DIR, 'data');
 process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
 
 const MODEL = 'bench-livedoor-dev';
+/** The writes' API key (its digest is the only key the bench server accepts). */
+const BENCH_KEY = 'bench-api-key-0123456789';
 const CHILD = process.argv[2] === '--serve-child';
 
 if (CHILD) {
   // The server under test: one process, as `scdv serve`, plus the constant route.
   const { loadConfig } = await import('../../pipeline/config.js');
   const { startServer } = await import('../../server/start.js');
+  const { keyDigest } = await import('../../pipeline/api-keys.js');
   const spec = JSON.parse(/** @type {string} */ (process.env.SCDV_BENCH_SPEC));
   const server = await startServer({
-    config: loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0 } } }), model: MODEL, redisUrl: spec.redisUrl,
+    config: loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0, apiKeyHashes: [keyDigest(BENCH_KEY)], ...spec.server } } }),
+    model: MODEL, redisUrl: spec.redisUrl,
     host: '127.0.0.1', port: 0,
     configure: (app) => {
       app.get('/bench/ceiling', {
@@ -42,6 +55,12 @@ if (CHILD) {
     },
   });
   /** @type {NonNullable<typeof process.send>} */ (process.send)({ url: server.url });
+  // CPU time of the event-loop thread alone (Linux: its tid is the pid), for the writes' share of it.
+  process.on('message', (m) => {
+    if (m !== 'loop-cpu') return;
+    const f = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    /** @type {NonNullable<typeof process.send>} */ (process.send)({ loopCpuMs: (Number(f[11]) + Number(f[12])) * 10 }); // utime + stime, 100 ticks/s
+  });
   process.once('SIGTERM', () => { server.close().then(() => process.exit(0)); });
 } else {
   await main();
@@ -52,6 +71,8 @@ async function main() {
     options: {
       docs: { type: 'string', default: '100000' }, ads: { type: 'string', default: '2000' }, duration: { type: 'string', default: '8' },
       connections: { type: 'string', default: '1,10,50' }, rebuild: { type: 'boolean', default: false },
+      'read-connections': { type: 'string', default: '10' }, 'write-rate': { type: 'string', default: '20' },
+      'write-repeats': { type: 'string', default: '3' },
     },
   });
   const nDocs = Number(values.docs);
@@ -93,7 +114,21 @@ async function main() {
   }
 
   const redis = await startPrivateRedis();
-  const child = fork(HERE, ['--serve-child'], { env: { ...process.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url }) }, stdio: 'inherit' });
+  /** A server child (its `server` config overrides: `spec`), and its URL once it listens. */
+  const serve = (/** @type {Record<string, unknown>} */ server = {}) => {
+    const proc = fork(HERE, ['--serve-child'], { env: { ...process.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url, server }) }, stdio: 'inherit' });
+    const listening = new Promise((/** @type {(u: string) => void} */ resolve, reject) => {
+      proc.once('message', (m) => resolve(/** @type {any} */ (m).url));
+      proc.once('exit', (code) => reject(new Error(`server exited (${code})`)));
+    });
+    return { proc, listening };
+  };
+  const stop = async (/** @type {import('node:child_process').ChildProcess} */ proc) => {
+    if (proc.exitCode !== null) return;
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+  };
+  const { proc: child, listening } = serve();
   try {
     // ---- precomputed matches: the top 10 ads of every article
     const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
@@ -101,10 +136,7 @@ async function main() {
     const pc = await runPrecompute({ model: MODEL, source: 'articles', target: 'ads', k: 10, redisUrl: redis.url, config, processor: localPrecompute });
     process.stderr.write(`precompute: ${pc.written} articles x top 10 of ${nAds} ads in ${pc.seconds.toFixed(1)} s (${pc.jobs} jobs)\n`);
 
-    const url = await new Promise((resolve, reject) => {
-      child.once('message', (m) => resolve(/** @type {any} */ (m).url));
-      child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
-    });
+    const url = await listening;
     // Popular articles (a page view asks for their related list again and again) vs every article once.
     const popular = Array.from({ length: 1000 }, (_, i) => `syn-${(i * 7919) % nDocs}`);
     const everyId = Array.from({ length: nDocs }, (_, i) => `syn-${(i * 104729 + 13) % nDocs}`);
@@ -153,7 +185,53 @@ async function main() {
         process.stderr.write(`${name.padEnd(12)} c=${String(c).padEnd(3)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  errors ${r.errors + r.non2xx}\n`);
       }
     }
+    // ---- writes under read load: this server (embedding threads), then one embedding on the event loop
+    const readConns = Number(values['read-connections']);
+    const writeRate = Number(values['write-rate']);
+    const writeRepeats = Number(values['write-repeats']);
+    // Article-sized bodies (8 synthetic documents each, ~2,300 characters; the collection's are ~300).
+    const parts = [...synthesize(pools, 8 * 500, 3)];
+    const rewrites = Array.from({ length: 500 }, (_, i) => {
+      const d = parts[8 * i];
+      return JSON.stringify({
+        title: d.title, body: parts.slice(8 * i, 8 * i + 8).map((p) => p.body).join(''), category: d.category, site: d.site,
+        published_at: d.published_at, url: `https://example.com/w-${i}`,
+      });
+    });
+    // Both servers stay up (the other one idle) and take turns, `--write-repeats` rounds, order alternating:
+    // medians of the rounds, so that the machine's load drifts into both alike.
+    const inlineServer = serve({ embedThreads: 0 });
+    const urls = { threads: url, inline: await inlineServer.listening };
+    const procs = { threads: child, inline: inlineServer.proc };
+    /** @type {Record<'threads' | 'inline', Awaited<ReturnType<typeof writesUnderLoad>>[]>} */
+    const rounds = { threads: [], inline: [] };
+    try {
+      for (let round = 0; round < writeRepeats; round++) {
+        /** @type {('threads' | 'inline')[]} */
+        const order = round % 2 ? ['inline', 'threads'] : ['threads', 'inline'];
+        for (const mode of order) {
+          const m = await writesUnderLoad(urls[mode], procs[mode], everyId, liveOffset, rewrites, readConns, writeRate, duration, autocannon);
+          liveOffset += m.readsDone;
+          rounds[mode].push(m);
+          process.stderr.write(`writes (${mode.padEnd(7)} round ${round + 1}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)} req/s), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, event-loop CPU ${m.writes.loopMs.toFixed(2)} ms a write, errors ${m.writes.errors + m.readWithWrites.errors}\n`);
+        }
+      }
+    } finally {
+      await stop(inlineServer.proc);
+    }
+    const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+    const mixed = Object.fromEntries(Object.entries(rounds).map(([mode, ms]) => [mode, {
+      readAlone: { p99: median(ms.map((m) => m.readAlone.p99)), rps: median(ms.map((m) => m.readAlone.rps)) },
+      readWithWrites: { p99: median(ms.map((m) => m.readWithWrites.p99)), rps: median(ms.map((m) => m.readWithWrites.rps)) },
+      writes: { p50: median(ms.map((m) => m.writes.p50)), p99: median(ms.map((m) => m.writes.p99)), loopMs: median(ms.map((m) => m.writes.loopMs)), errors: ms.reduce((a, m) => a + m.writes.errors + m.readWithWrites.errors, 0) },
+    }]));
+
     const top = Math.max(...levels);
+    console.log(`\nwrites under read load (live related by id at ${readConns} connections; PUTs at ${writeRate}/s on 2 connections), medians of ${writeRepeats} interleaved rounds of ${duration} s:`);
+    console.log('embedding         read p99 alone   read p99 with writes (req/s)   write p50   write p99   event-loop CPU a write   errors');
+    for (const [mode, m] of Object.entries(mixed)) {
+      console.log(`${(mode === 'threads' ? 'threads (default)' : 'event loop').padEnd(17)} ${String(m.readAlone.p99).padStart(14)} ${String(m.readWithWrites.p99).padStart(14)} (${m.readWithWrites.rps.toFixed(0)})${' '.repeat(11)}${String(m.writes.p50).padStart(9)} ${String(m.writes.p99).padStart(11)} ${m.writes.loopMs.toFixed(2).padStart(16)} ms ${String(m.writes.errors).padStart(8)}`);
+    }
     console.log(`\n${nDocs} articles, ${nAds} ads, model ${MODEL} (width ${built.width}), ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, server: 1 process, ${duration} s per run`);
     console.log('scenario     conns   req/s   p50 ms   p99 ms   errors');
     for (const [name, byC] of Object.entries(results)) {
@@ -172,12 +250,62 @@ async function main() {
       match_p99_ms: results.match[top].p99, ceiling_rps: Math.round(ceiling.rps),
       related_live_rps: Math.round(live.rps), related_live_p99_ms: live.p99,
       text_rps: Math.round(results.text[top].rps), text_p99_ms: results.text[top].p99,
+      write_p99_ms: mixed.threads.writes.p99, read_p99_ms: mixed.threads.readAlone.p99, read_p99_with_writes_ms: mixed.threads.readWithWrites.p99,
+      inline_write_p99_ms: mixed.inline.writes.p99, inline_read_p99_ms: mixed.inline.readAlone.p99,
+      inline_read_p99_with_writes_ms: mixed.inline.readWithWrites.p99,
+      write_loop_cpu_ms: Number(mixed.threads.writes.loopMs.toFixed(2)), inline_write_loop_cpu_ms: Number(mixed.inline.writes.loopMs.toFixed(2)),
     }));
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await stop(child);
     await redis.stop();
   }
+}
+
+/**
+ * Live related-by-id reads at `readConns` connections for `duration` s alone, then again with PUTs of `rewrites`
+ * at `writeRate` per second (2 connections) beside them.
+ * @param {string} url
+ * @param {import('node:child_process').ChildProcess} proc the server (answers 'loop-cpu')
+ * @param {string[]} ids articles to read, from `offset` on (each asked for once)
+ * @param {number} offset
+ * @param {string[]} rewrites PUT bodies of w-0 … (collection `writes`)
+ * @param {number} readConns
+ * @param {number} writeRate
+ * @param {number} duration
+ * @param {typeof import('autocannon')} autocannon
+ */
+async function writesUnderLoad(url, proc, ids, offset, rewrites, readConns, writeRate, duration, autocannon) {
+  const loopCpu = () => new Promise((/** @type {(ms: number) => void} */ resolve) => {
+    const on = (/** @type {any} */ m) => { if (m?.loopCpuMs !== undefined) { proc.off('message', on); resolve(m.loopCpuMs); } };
+    proc.on('message', on);
+    proc.send('loop-cpu');
+  });
+  let r = offset;
+  let w = 0;
+  const reads = (/** @type {number} */ secs) => autocannon({
+    url, connections: readConns, duration: secs,
+    requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, path: `/v1/collections/articles/documents/${ids[r++ % ids.length]}/related?k=10` }) }],
+  });
+  const writes = (/** @type {number} */ secs) => autocannon({
+    url, connections: 2, duration: secs, overallRate: writeRate,
+    requests: [{
+      setupRequest: (/** @type {any} */ req) => {
+        const i = w++ % rewrites.length;
+        return { ...req, method: 'PUT', path: `/v1/collections/writes/documents/w-${i}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: rewrites[i] };
+      },
+    }],
+  });
+  const summary = (/** @type {any} */ x) => ({ rps: x.requests.average, p50: x.latency.p50, p99: x.latency.p99, errors: x.errors + x.non2xx });
+  await Promise.all([reads(1), writes(1)]); // warm-up: the embedding threads' first texts, the page cache
+  const c0 = await loopCpu();
+  const ra = await reads(duration);
+  const c1 = await loopCpu();
+  const [rw, ww] = await Promise.all([reads(duration), writes(duration)]);
+  const c2 = await loopCpu();
+  // The event loop's CPU per write: what the mixed phase took beyond its reads at the reads-alone rate.
+  const perRead = (c1 - c0) / Math.max(1, ra.requests.total);
+  const loopMsPerWrite = ((c2 - c1) - perRead * rw.requests.total) / Math.max(1, ww.requests.total);
+  return { readAlone: summary(ra), readWithWrites: summary(rw), writes: { ...summary(ww), loopMs: loopMsPerWrite }, readsDone: r - offset };
 }
 
 /**

@@ -1,0 +1,128 @@
+// Request-time embedding off the event loop: a few worker threads, each with its own Embedder built by
+// createEmbedder (the same code, model and settings as batch indexing), answer embedDocuments calls. A thread
+// that dies (a crash, an out-of-memory, terminate()) fails only the calls it held, with SCDV_EMBED_WORKER_FAILED,
+// and is replaced; the pool keeps serving.
+import { Worker } from 'node:worker_threads';
+import { ScdvError, errors } from '../errors.js';
+
+const WORKER_FILE = new URL('./pool-worker.js', import.meta.url);
+
+/** @typedef {import('./vectorizer.js').Embedding} Embedding */
+/** @typedef {{resolve: (v: Embedding[]) => void, reject: (e: Error) => void}} Call */
+
+/**
+ * @typedef {object} Slot one thread of the pool
+ * @property {Worker} worker
+ * @property {Map<number, Call>} calls in flight on this thread
+ * @property {Promise<void>} ready settles when the thread has built its embedder (or failed to)
+ * @property {boolean} up the embedder is built
+ * @property {boolean} dead the thread has exited
+ */
+
+export class EmbedPool {
+  /**
+   * Start `size` threads and wait until each has loaded the model (a model that cannot be loaded is the
+   * catalogue error its loading raised, here, not at the first request).
+   * @param {{model: string, config: import('../config.js').Config, size: number}} opts
+   */
+  static async start(opts) {
+    const pool = new EmbedPool(opts);
+    try {
+      await Promise.all(pool.slots.map((s) => s.ready));
+    } catch (err) {
+      await pool.close();
+      throw err;
+    }
+    return pool;
+  }
+
+  /** @param {{model: string, config: import('../config.js').Config, size: number}} opts */
+  constructor({ model, config, size }) {
+    if (!(Number.isInteger(size) && size >= 1)) throw errors.CONFIG_INVALID(`embed pool size must be a positive integer, got ${size}`);
+    this.model = model;
+    this.config = config;
+    this.nextId = 1;
+    this.closed = false;
+    /** Threads replaced after dying (for logs and tests). */
+    this.restarts = 0;
+    /** @type {Slot[]} */
+    this.slots = Array.from({ length: size }, () => this.spawn());
+  }
+
+  /** @returns {Slot} */
+  spawn() {
+    const worker = new Worker(WORKER_FILE, { workerData: { model: this.model, config: this.config } });
+    /** @type {Slot} */
+    const slot = { worker, calls: new Map(), ready: Promise.resolve(), up: false, dead: false };
+    /** @type {Error | null} */
+    let crash = null;
+    slot.ready = new Promise((resolve, reject) => {
+      worker.on('message', (/** @type {any} */ m) => {
+        if (m.ready) { slot.up = true; resolve(); return; }
+        if (m.startError) { crash = revive(m.startError); reject(crash); return; }
+        const call = slot.calls.get(m.id);
+        if (!call) return;
+        slot.calls.delete(m.id);
+        if (m.error) call.reject(revive(m.error)); else call.resolve(m.vectors);
+      });
+      worker.on('error', (err) => { crash ??= err; });
+      worker.on('exit', (code) => {
+        slot.dead = true;
+        const reason = crash?.message ?? `exit code ${code}`;
+        // Before the model was loaded: the loading's own error (SCDV_MODEL_CORRUPT …); after: the thread failed.
+        const failure = () => (crash instanceof ScdvError && !slot.up ? crash : errors.EMBED_WORKER_FAILED(reason));
+        reject(failure());
+        for (const call of slot.calls.values()) call.reject(failure());
+        slot.calls.clear();
+        // A thread that had loaded the model is replaced at once; one that could not load it is retried by
+        // the next call (a broken model fails each call clearly instead of restarting in a loop).
+        if (!this.closed && slot.up) this.replace(slot);
+      });
+    });
+    slot.ready.catch(() => {}); // observed by start() and by embedDocuments()
+    return slot;
+  }
+
+  /** @param {Slot} slot */
+  replace(slot) {
+    const i = this.slots.indexOf(slot);
+    if (i < 0) return;
+    this.slots[i] = this.spawn();
+    this.restarts++;
+  }
+
+  /**
+   * Embed documents on the least busy thread: the same vectors as Embedder.embedDocuments on this thread.
+   * @param {{title?: string, body: string}[]} docs
+   * @returns {Promise<Embedding[]>}
+   */
+  async embedDocuments(docs) {
+    if (this.closed) throw errors.EMBED_WORKER_FAILED('the embedding threads are closed');
+    for (const s of this.slots) if (s.dead && !s.up) this.replace(s);
+    const slot = this.slots.reduce((a, b) => (b.calls.size < a.calls.size ? b : a));
+    const id = this.nextId++;
+    const result = new Promise((/** @type {(v: Embedding[]) => void} */ resolve, reject) => slot.calls.set(id, { resolve, reject }));
+    // Posted at once: the thread queues messages until its embedder is built.
+    slot.worker.postMessage({ id, docs: docs.map((d) => ({ title: d.title ?? '', body: d.body })) });
+    return result;
+  }
+
+  /** Threads currently alive (for tests). */
+  get workers() {
+    return this.slots.filter((s) => !s.dead).map((s) => s.worker);
+  }
+
+  async close() {
+    this.closed = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}
+
+/**
+ * An error sent by a thread, as the catalogue error it was (or SCDV_EMBED_WORKER_FAILED naming it).
+ * @param {{code?: string, message: string, status?: number, details?: Record<string, unknown>}} e
+ */
+function revive(e) {
+  if (e.code?.startsWith('SCDV_') && typeof e.status === 'number') return new ScdvError(e.code, e.message, e.status, e.details);
+  return errors.EMBED_WORKER_FAILED(e.message);
+}

@@ -1,0 +1,96 @@
+// Request-time embedding on worker threads (server.embedThreads, pipeline/embed/pool.js): a PUT stores the
+// vector embedDocuments computes on the main thread (the batch path), bit for bit; a thread that dies fails the
+// requests it held with SCDV_EMBED_WORKER_FAILED and the pool replaces it; the event loop stays free meanwhile.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+const h = await import('./helpers.js');
+const { startServer } = await import('../../server/start.js');
+const { createEmbedder } = await import('../../pipeline/embed/index.js');
+const { openStore } = await import('../../pipeline/store/index.js');
+const { storeDirFor } = await import('../../pipeline/paths.js');
+
+/** @type {import('../../server/start.js').RunningServer} */
+let srv;
+const KEY = { authorization: `Bearer ${h.API_KEY}` };
+
+before(async () => {
+  await h.setup();
+  srv = await startServer({ config: h.testConfig({ embedThreads: 2 }), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+});
+after(async () => {
+  await srv?.close();
+  await h.teardown();
+});
+
+test('PUT embeds on a worker thread and stores exactly the vector of embedDocuments on the main thread', async () => {
+  const docs = h.sampleDocs().slice(0, 6);
+  for (const d of docs) {
+    const res = await srv.app.inject({ method: 'PUT', url: `/v1/collections/threads/documents/${d.id}`, headers: KEY, payload: { title: d.title, body: d.body } });
+    assert.equal(res.statusCode, 200, res.body);
+  }
+  const config = h.testConfig();
+  const embedder = await createEmbedder(h.MODEL_A, config);
+  const expected = await embedder.embedDocuments(docs);
+  const store = openStore(storeDirFor(h.MODEL_A));
+  try {
+    const coll = store.collection('threads');
+    docs.forEach((d, i) => {
+      const got = coll.get(d.id);
+      assert.ok(got, d.id);
+      assert.deepEqual([...got.vector.indices], [...expected[i].indices], `${d.id}: indices`);
+      assert.deepEqual([...got.vector.values], [...expected[i].values], `${d.id}: values`);
+    });
+  } finally {
+    await store.close();
+    embedder.model.wordTopics.close();
+  }
+});
+
+test('request texts are embedded on the threads, never by the event loop\'s embedder', async () => {
+  const sm = srv.ctx.models.acquire();
+  const own = sm.embedder.vectorizer.embed;
+  try {
+    assert.ok(sm.pool, 'server.embedThreads 2 gives the model a pool');
+    // The main thread's vectorizer is made unusable: every request text must go to a thread.
+    sm.embedder.vectorizer.embed = () => { throw new Error('embedded on the event loop'); };
+    const put = await srv.app.inject({ method: 'PUT', url: '/v1/collections/threads/documents/off-loop', headers: KEY, payload: { body: 'サッカーの試合と選手' } });
+    assert.equal(put.statusCode, 200, put.body);
+    const text = await srv.app.inject({ method: 'POST', url: '/v1/collections/articles/related', payload: { text: 'スマートフォンのアプリと画面', k: 3 } });
+    assert.equal(text.statusCode, 200, text.body);
+    const sim = await srv.app.inject({ method: 'POST', url: '/v1/similarity', payload: { a: { text: '映画の監督' }, b: { id: 'off-loop', collection: 'threads' } } });
+    assert.equal(sim.statusCode, 200, sim.body);
+  } finally {
+    sm.embedder.vectorizer.embed = own;
+    srv.ctx.models.release(sm);
+  }
+});
+
+test('a thread that dies fails its requests cleanly (503 SCDV_EMBED_WORKER_FAILED) and is replaced', async () => {
+  const sm = srv.ctx.models.acquire();
+  try {
+    const pool = /** @type {import('../../pipeline/embed/pool.js').EmbedPool} */ (sm.pool);
+    const before = pool.restarts;
+    const body = h.sampleDocs().slice(0, 120).map((d) => d.body).join('\n'); // ~0.4 MB: long enough to be caught mid-way
+    // Both threads get a request; both die while embedding it.
+    const puts = [1, 2].map((i) => srv.app.inject({ method: 'PUT', url: `/v1/collections/threads/documents/crash-${i}`, headers: KEY, payload: { body } }));
+    while (!pool.slots.every((sl) => sl.calls.size > 0)) await new Promise((r) => setTimeout(r, 1));
+    for (const w of pool.workers) await w.terminate();
+    for (const res of await Promise.all(puts)) {
+      assert.equal(res.statusCode, 503, res.body);
+      assert.equal(res.json().error, 'SCDV_EMBED_WORKER_FAILED');
+    }
+    assert.equal(pool.restarts, before + 2);
+    // The replacements serve the next requests, with the same vectors.
+    const ok = await srv.app.inject({ method: 'PUT', url: '/v1/collections/threads/documents/after-crash', headers: KEY, payload: { body: 'サッカーの試合と選手' } });
+    assert.equal(ok.statusCode, 200, ok.body);
+    const text = await srv.app.inject({ method: 'POST', url: '/v1/collections/articles/related', payload: { text: 'スマートフォンのアプリと画面', k: 3 } });
+    assert.equal(text.statusCode, 200, text.body);
+    assert.equal(text.json().results.length, 3);
+    // Nothing was stored for the failed writes.
+    const gone = await srv.app.inject({ method: 'GET', url: '/v1/collections/threads/documents/crash-1' });
+    assert.equal(gone.statusCode, 404);
+  } finally {
+    srv.ctx.models.release(sm);
+  }
+});
