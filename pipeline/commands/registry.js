@@ -19,5 +19,6 @@ export const COMMANDS = {
   explain: { summary: 'why two documents are related (shared topics and words)', load: () => import('./explain.js') },
   report: { summary: 'write models/NAME/report.html', load: () => import('./report.js') },
   eval: { summary: 'relevance of a model vs TF-IDF and more_like_this; classification; parameter sweeps', load: () => import('./eval.js') },
+  opensearch: { summary: 'a local OpenSearch node for trying the opensearch store backend (start, stop, status)', load: () => import('./opensearch.js') },
   completion: { summary: 'print a shell completion script (bash or zsh)', load: () => import('./completion.js') },
 };
