@@ -9,7 +9,7 @@ const USAGE = 'scdv opensearch start [--port N] [--heap-mb N] [--detach] | scdv 
 
 /** @type {import('./define.js').CommandSpec} */
 export const command = {
-  description: 'A local single OpenSearch node for trying the opensearch store backend (install it first: ' +
+  description: 'A local single OpenSearch node for trying the opensearch store backend (`npm run opensearch` = start; install it first: ' +
     '`npm run setup -- --opensearch`). Its data stays in .scdv/opensearch between starts.',
   subcommands: {
     start: {
@@ -19,7 +19,7 @@ export const command = {
         opt('--heap-mb <n>', 'JVM heap in MB (the node takes about that plus 300 MB)', { default: String(CLI_DEFAULTS.opensearchHeapMb) }),
         opt('--detach', 'leave it running in the background (`scdv opensearch stop` stops it)'),
       ],
-      examples: ['scdv opensearch start', 'npm run opensearch -- --port 9201 --detach'],
+      examples: ['scdv opensearch start', 'scdv opensearch start --port 9201 --detach'],
       run: (values, positionals) => run(values, ['start', ...positionals]),
     },
     stop: {
@@ -34,7 +34,7 @@ export const command = {
       run: (values, positionals) => run(values, ['status', ...positionals]),
     },
   },
-  examples: ['npm run opensearch', 'scdv opensearch start --detach', 'scdv opensearch status', 'scdv opensearch stop'],
+  examples: ['scdv opensearch start --detach', 'scdv opensearch status', 'scdv opensearch stop'],
 };
 
 /**
