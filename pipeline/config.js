@@ -114,6 +114,46 @@ export const DEFAULT_CONFIG = Object.freeze({
     shardSize: 1000,
     workers: 2,
   },
+  /** Where document vectors live (pipeline/store/): one store per model, opened by openModelStore(model, config). */
+  store: {
+    /**
+     * 'native': the embedded store in storeDir()/<model>/ (one machine, the default that `npm start` uses).
+     * 'opensearch': an OpenSearch cluster (below), shared by servers and index workers on several hosts.
+     * Env: SCDV_STORE_BACKEND.
+     */
+    backend: /** @type {'native'|'opensearch'} */ ('native'),
+    opensearch: {
+      /** Node URLs of the cluster (env SCDV_OPENSEARCH_NODES, comma-separated). */
+      nodes: ['http://127.0.0.1:9200'],
+      /** Basic authentication (env SCDV_OPENSEARCH_USERNAME, SCDV_OPENSEARCH_PASSWORD: keep the password out of files). */
+      username: /** @type {string|null} */ (null),
+      password: /** @type {string|null} */ (null),
+      tls: {
+        /** PEM file of the CA that signed the cluster's certificates (null: the system's CAs). */
+        ca: /** @type {string|null} */ (null),
+        rejectUnauthorized: true,
+      },
+      /** Every index this project creates starts with this (env SCDV_OPENSEARCH_INDEX_PREFIX): lower case. */
+      indexPrefix: 'scdv-',
+      /** Primary shards and replicas of each collection's index (fixed when the index is created). */
+      shards: 1,
+      replicas: 1,
+      /** A request without an answer for this long fails and is retried on another node (maxRetries times). */
+      requestTimeoutMs: 30_000,
+      maxRetries: 3,
+      /** Documents per bulk request of `scdv index` (larger requests amortise the round trip). */
+      bulkDocs: 500,
+      /** How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms. */
+      versionPollMs: 250,
+      /**
+       * Documents re-ranked exactly per search: max(min, perK·k) + perShard·(shards − 1), at most max (OpenSearch's
+       * max_result_window). PLACEHOLDER until measured on real vectors (README.md, "OpenSearch backend").
+       */
+      candidates: { min: 50, perK: 5, perShard: 10, max: 10_000 },
+      /** Query terms sent as rank_feature clauses (the largest by magnitude): the cluster's max_clause_count caps it. */
+      maxQueryTerms: 1024,
+    },
+  },
   tokenize: {
     shardSize: 500,
     workers: 2,
@@ -316,9 +356,31 @@ export function loadConfig(opts = {}) {
     }
     cfg = merge(cfg, parsed, '');
   }
+  const env = envOverrides();
+  if (env) cfg = merge(cfg, env, '');
   if (opts.overrides) cfg = merge(cfg, opts.overrides, '');
   validate(cfg);
   return cfg;
+}
+
+/**
+ * Config keys set by the environment (between the file and the flags): the store backend and how to reach the
+ * cluster, so that hosts share one config file and secrets stay out of it.
+ * @returns {Record<string, any> | null}
+ */
+function envOverrides() {
+  const env = process.env;
+  /** @type {Record<string, unknown>} */
+  const os = {};
+  if (env.SCDV_OPENSEARCH_NODES) os.nodes = env.SCDV_OPENSEARCH_NODES.split(',').map((n) => n.trim()).filter(Boolean);
+  if (env.SCDV_OPENSEARCH_USERNAME) os.username = env.SCDV_OPENSEARCH_USERNAME;
+  if (env.SCDV_OPENSEARCH_PASSWORD) os.password = env.SCDV_OPENSEARCH_PASSWORD;
+  if (env.SCDV_OPENSEARCH_INDEX_PREFIX) os.indexPrefix = env.SCDV_OPENSEARCH_INDEX_PREFIX;
+  /** @type {Record<string, unknown>} */
+  const store = {};
+  if (env.SCDV_STORE_BACKEND) store.backend = env.SCDV_STORE_BACKEND;
+  if (Object.keys(os).length) store.opensearch = os;
+  return Object.keys(store).length ? { store } : null;
 }
 
 /** @param {Config} cfg */
@@ -360,6 +422,39 @@ function validate(cfg) {
   }
   validateTrain(cfg.train);
   validateServer(cfg.server);
+  validateStore(cfg.store);
+}
+
+/** @param {Config['store']} s */
+function validateStore(s) {
+  if (!['native', 'opensearch'].includes(s.backend)) throw errors.CONFIG_INVALID(`store.backend must be native or opensearch, got ${JSON.stringify(s.backend)}`);
+  const o = s.opensearch;
+  if (!o.nodes.length) throw errors.CONFIG_INVALID('store.opensearch.nodes must name at least one node URL');
+  o.nodes.forEach((n, i) => {
+    if (typeof n !== 'string' || !/^https?:\/\/[^/\s]+\/?$/.test(n)) {
+      throw errors.CONFIG_INVALID(`store.opensearch.nodes[${i}] must be a URL such as http://127.0.0.1:9200, got ${JSON.stringify(n)}`);
+    }
+  });
+  // Index names are lower case, and the prefix must not be mistaken for a collection's index (no "--").
+  if (!/^[a-z0-9][a-z0-9_.-]{0,40}$/.test(o.indexPrefix) || o.indexPrefix.includes('--')) {
+    throw errors.CONFIG_INVALID(`store.opensearch.indexPrefix must be 1-41 characters a-z, 0-9, "_", "." or "-" (no "--"), starting with a letter or digit, got ${JSON.stringify(o.indexPrefix)}`);
+  }
+  for (const [name, v, min] of /** @type {const} */ ([
+    ['store.opensearch.shards', o.shards, 1], ['store.opensearch.replicas', o.replicas, 0],
+    ['store.opensearch.requestTimeoutMs', o.requestTimeoutMs, 1], ['store.opensearch.maxRetries', o.maxRetries, 0],
+    ['store.opensearch.bulkDocs', o.bulkDocs, 1], ['store.opensearch.versionPollMs', o.versionPollMs, 0],
+    ['store.opensearch.maxQueryTerms', o.maxQueryTerms, 1], ['store.opensearch.candidates.min', o.candidates.min, 1],
+    ['store.opensearch.candidates.perShard', o.candidates.perShard, 0], ['store.opensearch.candidates.max', o.candidates.max, 1],
+  ])) {
+    if (!Number.isInteger(v) || v < min) throw errors.CONFIG_INVALID(`${name} must be a whole number of at least ${min}, got ${JSON.stringify(v)}`);
+  }
+  if (!(o.candidates.perK >= 1)) throw errors.CONFIG_INVALID(`store.opensearch.candidates.perK must be a number of at least 1, got ${JSON.stringify(o.candidates.perK)}`);
+  if (o.candidates.max > 10_000 || o.candidates.max < o.candidates.min) {
+    throw errors.CONFIG_INVALID(`store.opensearch.candidates.max must be from candidates.min (${o.candidates.min}) to 10000 (OpenSearch's max_result_window), got ${o.candidates.max}`);
+  }
+  if (o.username !== null && o.password === null) {
+    throw errors.CONFIG_INVALID('store.opensearch.username is set without a password (set SCDV_OPENSEARCH_PASSWORD)');
+  }
 }
 
 /**
