@@ -164,6 +164,7 @@ function chownTree(dir, user) {
  * @param {Record<string, string | number | boolean | string[]>} [opts.settings] more opensearch.yml settings
  * @param {string} [opts.home] the install (default: opensearchHome())
  * @param {boolean} [opts.detached] outlives this process (`scdv opensearch start --detach`)
+ * @param {string[]} [opts.jvmOptions] more JVM options (tests: ['-XX:TieredStopAtLevel=1'])
  * @returns {LocalNode}
  */
 export function startNode(opts) {
@@ -209,7 +210,7 @@ export function startNode(opts) {
     OPENSEARCH_JAVA_HOME: javaHome(),
     OPENSEARCH_PATH_CONF: conf,
     // No pre-touching of the heap: faster start, and memory is only taken as it is used.
-    OPENSEARCH_JAVA_OPTS: `-Xms${heap}m -Xmx${heap}m -XX:-AlwaysPreTouch`,
+    OPENSEARCH_JAVA_OPTS: [`-Xms${heap}m`, `-Xmx${heap}m`, '-XX:-AlwaysPreTouch', ...(opts.jvmOptions ?? [])].join(' '),
   };
   delete env.JAVA_HOME;
   const script = path.join(runHome, 'bin', 'opensearch');
@@ -332,6 +333,7 @@ export async function waitForHealth(url, opts = {}) {
  * @param {number} [opts.timeoutMs] for the start, default 180 s
  * @param {Record<string, string | number | boolean | string[]>} [opts.settings]
  * @param {boolean} [opts.detached] the nodes outlive this process
+ * @param {string[]} [opts.jvmOptions]
  * @returns {Promise<LocalCluster>}
  */
 export async function startCluster(opts) {
@@ -348,7 +350,7 @@ export async function startCluster(opts) {
   }
   const peers = count > 1 ? specs.map((s) => ({ name: s.name, transportPort: s.transportPort })) : undefined;
   /** @param {number} i */
-  const launch = (i) => startNode({ ...specs[i], cluster: opts.name, peers, heapMb: opts.heapMb, settings: opts.settings, detached: opts.detached });
+  const launch = (i) => startNode({ ...specs[i], cluster: opts.name, peers, heapMb: opts.heapMb, settings: opts.settings, detached: opts.detached, jvmOptions: opts.jvmOptions });
   const nodes = specs.map((_, i) => launch(i));
   const timeoutMs = opts.timeoutMs ?? 180_000;
   /** @type {LocalCluster['waitHealth']} */
