@@ -55,7 +55,7 @@ export class ServingModel {
    * @param {{warn?: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} [log]
    */
   static async open(name, config, log) {
-    const embed = servingEmbedConfig(name, config.embed, log);
+    const embed = await servingEmbedConfig(name, config, log);
     const embedder = await createEmbedder(validateModelName(name), embed === config.embed ? config : { ...config, embed });
     let store;
     try {
@@ -185,7 +185,7 @@ export class ModelState {
     if (cur.name === name) {
       // Named collections must be there even when nothing changes.
       const missing = check && chosen ? activationShortfall({ name, collections: [] }, { name, collections: await cur.collections() }, chosen).missing : [];
-      if (missing.length) throw activationRefused(name, name, missing, { chosen, has: [] });
+      if (missing.length) throw await activationRefused(name, name, missing, { chosen, has: [], config: this.config });
       if (record) this.record(cur.name, this.previous?.name ?? readActiveRecord()?.previous ?? null);
       return { active: name, previous: this.previous?.name ?? null, changed: false };
     }
@@ -201,7 +201,7 @@ export class ModelState {
         const shortfall = activationShortfall({ name: cur.name, collections: await cur.collections() }, { name, collections: nextCollections }, chosen);
         if (shortfall.missing.length) {
           const has = nextCollections.filter((c) => c.count > 0).map((c) => c.name);
-          throw activationRefused(cur.name, name, shortfall.missing, { chosen, has });
+          throw await activationRefused(cur.name, name, shortfall.missing, { chosen, has, config: this.config });
         }
         unserved = shortfall.unserved;
       }

@@ -13,7 +13,9 @@
  * @property {string} name
  * @property {number} width vector width, fixed at creation
  * @property {string | null} createdAt the collection's creation time (ISO), null before its first stored document
- * @property {(docs: import('./collection.js').StoreDocInput[]) => Promise<void>} upsert resolves when acknowledged
+ * @property {(docs: import('./collection.js').StoreDocInput[], opts?: {refresh?: boolean}) => Promise<void>} upsert resolves
+ *   when acknowledged (durable). `refresh: false` (batch indexing): a networked backend need not make the write
+ *   searchable before answering; the batch calls flush() at its end. The native store is always visible at once.
  * @property {(ids: string[]) => Promise<number>} delete how many of the ids were live
  * @property {(id: string) => MaybePromise<import('./collection.js').StoredDoc | null>} get
  * @property {(id: string) => MaybePromise<boolean>} exists

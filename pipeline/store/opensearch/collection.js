@@ -23,6 +23,7 @@ const MAX_WINDOW = 10_000;
  * @property {() => void} checkOpen throws SCDV_STORE_CLOSED
  * @property {(name: string) => void} forget drops the store's cached handle of a collection found dropped
  * @property {(name: string, width: number) => Promise<{createdAt: string, shards: number}>} create the index (or the one another process created)
+ * @property {(name: string) => Promise<{width: number, createdAt: string, shards: number} | null>} describe the index's recorded facts
  */
 
 export class OpenSearchCollection {
@@ -375,9 +376,11 @@ export class OpenSearchCollection {
 
   /** A writer's handle finds the collection another process created: it takes its creation time. */
   async #adoptExisting() {
-    const made = await this.#s.create(this.#name, this.#width);
-    this.#createdAt = made.createdAt;
-    this.#shards = made.shards;
+    const found = await this.#s.describe(this.#name);
+    if (!found) return;
+    if (found.width !== this.#width) throw errors.STORE_WIDTH_MISMATCH(this.#name, String(found.width), String(this.#width));
+    this.#createdAt = found.createdAt;
+    this.#shards = found.shards;
   }
 
   /** @returns {Promise<import('../engine.js').EngineStats>} what OpenSearch knows (segments, WAL: 0) */

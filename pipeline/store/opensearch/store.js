@@ -33,6 +33,7 @@ export class OpenSearchStore {
       checkOpen: () => { if (this.#closed) throw errors.STORE_CLOSED(`opensearch ${cfg.nodes.join(', ')} (model ${model})`); },
       forget: (name) => { this.#handles.delete(name); },
       create: (name, width) => this.#create(name, width),
+      describe: (name) => this.#describe(name),
     };
   }
 
