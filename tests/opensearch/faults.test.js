@@ -70,48 +70,56 @@ async function json(url, init) {
 }
 
 /**
- * Readers and a writer against the server until stop(): every answer with its time and outcome.
+ * @typedef {{t: number, done: number, ok: boolean, status: number, code: string, message: string}} Outcome
+ *   t: sent, done: answered (a request in flight when a node dies is the kill's, whenever it was sent)
+ */
+
+/**
+ * One request's outcome.
+ * @param {string} url
+ * @param {RequestInit} [init]
+ * @param {(body: any) => boolean} [good] beyond status 200
+ * @returns {Promise<Outcome>}
+ */
+async function outcome(url, init, good = () => true) {
+  const t = Date.now();
+  try {
+    const r = await json(url, init);
+    return { t, done: Date.now(), ok: r.status === 200 && good(r.body), status: r.status, code: r.body?.error ?? '', message: r.body?.message ?? '' };
+  } catch (err) {
+    const e = /** @type {Error} */ (err);
+    return { t, done: Date.now(), ok: false, status: 0, code: e.name, message: e.message };
+  }
+}
+
+/**
+ * Readers and two writers against the server until stop(): every answer with its times and outcome.
  * @param {string} url
  * @param {{readers: number, prefix: string}} o
  */
 function load(url, o) {
-  /** @type {{t: number, ok: boolean, status: number, code: string, message: string}[]} */
+  /** @type {Outcome[]} */
   const reads = [];
-  /** @type {{id: string, t: number}[]} */
-  const acked = [];
-  let writeErrors = 0;
+  /** @type {(Outcome & {id: string})[]} */
+  const writes = [];
   let running = true;
   const reader = async (/** @type {number} */ c) => {
     for (let i = c; running; i += o.readers) {
       const id = docs[(i * 31) % docs.length].id;
-      const t = Date.now();
-      try {
-        const r = await json(`${url}/v1/collections/articles/documents/${encodeURIComponent(id)}/related?k=10`);
-        reads.push({ t, ok: r.status === 200 && r.body.results.length === 10, status: r.status, code: r.body?.error ?? '', message: r.body?.message ?? '' });
-      } catch (err) {
-        reads.push({ t, ok: false, status: 0, code: /** @type {Error} */ (err).name, message: /** @type {Error} */ (err).message });
-      }
+      reads.push(await outcome(`${url}/v1/collections/articles/documents/${encodeURIComponent(id)}/related?k=10`, undefined, (b) => b.results.length === 10));
     }
   };
   const writer = async (/** @type {number} */ c) => {
     for (let i = c; running; i += 2) {
       const id = `${o.prefix}-${i}`;
-      try {
-        const r = await json(`${url}/v1/collections/articles/documents/${id}`, {
-          method: 'PUT', headers: { ...KEY, 'content-type': 'application/json' }, body: JSON.stringify(article(i)),
-        });
-        if (r.status === 200) acked.push({ id, t: Date.now() });
-        else writeErrors++;
-      } catch {
-        writeErrors++;
-      }
+      const init = { method: 'PUT', headers: { ...KEY, 'content-type': 'application/json' }, body: JSON.stringify(article(i)) };
+      writes.push({ id, ...await outcome(`${url}/v1/collections/articles/documents/${id}`, init) });
     }
   };
   const all = [...Array.from({ length: o.readers }, (_, c) => reader(c)), writer(0), writer(1)];
   return {
     reads,
-    acked,
-    writeErrors: () => writeErrors,
+    writes,
     async stop() {
       running = false;
       await Promise.all(all);
@@ -119,59 +127,102 @@ function load(url, o) {
   };
 }
 
-/** The node that is not the elected cluster manager (a 2-node cluster cannot elect a new one without it). */
-async function nonManagerNode() {
-  const r = await json(`${cluster.urls[0]}/_cat/cluster_manager?format=json`);
-  const manager = r.body[0].node;
-  return cluster.nodes.findIndex((n) => n.name !== manager);
-}
-
-test('a node SIGKILLed under read and write load: related keeps answering, acknowledged writes survive', async (t) => {
+/**
+ * Kill node `victim` under load, restart it after a while, and sum up what the clients saw.
+ * @param {import('node:test').TestContext} t
+ * @param {number} victim
+ * @param {string} prefix of the written ids
+ */
+async function killUnderLoad(t, victim, prefix) {
   const srv = await serveProcess({ config, model: h.MODEL_A, redisUrl, dir: h.tmp, indexWorkers: 0 });
   t.after(() => srv.stop());
-  const victim = await nonManagerNode();
-  const l = load(srv.url, { readers: 4, prefix: 'kill' });
+  const l = load(srv.url, { readers: 4, prefix });
   // Measured from the moment reads flow (the server's and the nodes' first requests are slow), for 8 s.
   await waitFor(() => l.reads.length >= 20, { timeoutMs: 120_000, what: '20 reads' });
   const measuredFrom = Date.now();
   await sleep(8000);
   const killedAt = Date.now();
   await cluster.kill(victim);
-  const ackedBeforeKill = l.acked.filter((a) => a.t < killedAt).map((a) => a.id);
   await sleep(15_000); // one node serving alone
   const restartAt = Date.now();
   await cluster.restart(victim);
   await cluster.waitHealth('green');
   const greenMs = Date.now() - restartAt;
-  await sleep(2000);
+  await sleep(3000);
   await l.stop();
   assert.equal(srv.child.exitCode, null, 'the server is still up');
-
-  const before = l.reads.filter((r) => r.t >= measuredFrom && r.t < killedAt);
-  const afterKill = l.reads.filter((r) => r.t >= killedAt);
+  const before = l.reads.filter((r) => r.t >= measuredFrom && r.done < killedAt);
+  const afterKill = l.reads.filter((r) => r.done >= killedAt);
   const failed = afterKill.filter((r) => !r.ok);
-  const lastErrorMs = failed.length ? Math.max(...failed.map((r) => r.t)) - killedAt : 0;
+  const failedWrites = l.writes.filter((w) => !w.ok);
+  const acked = l.writes.filter((w) => w.ok);
+  const last = l.writes.slice(-4);
   const figures = {
     reads_before: before.length, reads_after_kill: afterKill.length, read_errors: failed.length,
-    error_codes: [...new Set(failed.map((r) => `${r.status} ${r.code}`))], last_error_after_kill_ms: lastErrorMs,
+    read_error_codes: [...new Set(failed.map((r) => `${r.status} ${r.code}`))],
+    last_read_error_after_kill_ms: failed.length ? Math.max(...failed.map((r) => r.done)) - killedAt : null,
+    writes_acked: acked.length, writes_acked_before_kill: acked.filter((w) => w.done < killedAt).length, write_errors: failedWrites.length,
+    write_error_codes: [...new Set(failedWrites.map((w) => `${w.status} ${w.code}`))],
+    writes_failing_ms: failedWrites.length ? Math.max(...failedWrites.map((w) => w.done)) - Math.min(...failedWrites.map((w) => w.t)) : 0,
     errors_during_warm_up: l.reads.filter((r) => r.t < measuredFrom && !r.ok).map((r) => r.message.slice(0, 200)),
-    writes_acked: l.acked.length, writes_acked_before_kill: ackedBeforeKill.length, write_errors: l.writeErrors(),
+    error_samples: [...new Set([...failed, ...failedWrites].map((r) => `${r.status} ${r.message.replace(/\d+/g, 'N').slice(0, 260)}`))].slice(0, 6),
     restarted_node_green_ms: greenMs,
   };
-  report(t, 'opensearch: one of 2 nodes SIGKILLed under load', figures);
-  assert.ok(before.length > 20 && before.every((r) => r.ok), `reads before the kill: ${JSON.stringify(before.filter((r) => !r.ok).slice(0, 3))}`);
-  assert.ok(afterKill.length > 50, `reads kept coming after the kill: ${afterKill.length}`);
-  assert.ok(lastErrorMs <= RETRY_WINDOW_MS, `errors only within ${RETRY_WINDOW_MS} ms of the kill: ${JSON.stringify(figures)}`);
-  for (const r of failed) assert.equal(r.code, 'SCDV_BACKEND_UNAVAILABLE', `an error names the backend: ${JSON.stringify(r)}`);
-  assert.ok(ackedBeforeKill.length >= 3, `writes acknowledged before the kill: ${ackedBeforeKill.length}`);
+  return { srv, l, before, afterKill, failed, failedWrites, acked, last, killedAt, figures };
+}
 
-  // Every write acknowledged before the kill (and after it) is there, read through the server.
+/**
+ * Every acknowledged write is there, read through the server.
+ * @param {string} url
+ * @param {{id: string}[]} acked
+ */
+async function assertAllThere(url, acked) {
   const missing = [];
-  for (const { id } of l.acked) {
-    const r = await json(`${srv.url}/v1/collections/articles/documents/${id}`);
+  for (const { id } of acked) {
+    const r = await json(`${url}/v1/collections/articles/documents/${id}`);
     if (r.status !== 200) missing.push(`${id}: ${r.status}`);
   }
   assert.deepEqual(missing, []);
+}
+
+/**
+ * The index of the elected cluster manager (true) or of the other node (false).
+ * @param {boolean} manager
+ */
+async function managerNode(manager) {
+  const r = await json(`${cluster.urls[0]}/_cat/cluster_manager?format=json`);
+  const name = r.body[0].node;
+  return cluster.nodes.findIndex((n) => (n.name === name) === manager);
+}
+
+test('a node SIGKILLed under read and write load: related keeps answering, acknowledged writes survive', async (t) => {
+  const r = await killUnderLoad(t, await managerNode(false), 'kill');
+  report(t, 'opensearch: one of 2 nodes (not the cluster manager) SIGKILLed under load', r.figures);
+  assert.ok(r.before.length > 20 && r.before.every((x) => x.ok), `reads before the kill: ${JSON.stringify(r.before.filter((x) => !x.ok).slice(0, 3))}`);
+  assert.ok(r.afterKill.length > 50, `reads kept coming after the kill: ${r.afterKill.length}`);
+  for (const x of r.failed) {
+    assert.ok(x.done - r.killedAt <= RETRY_WINDOW_MS, `errors only within ${RETRY_WINDOW_MS} ms of the kill: ${JSON.stringify(r.figures)}`);
+    assert.equal(x.code, 'SCDV_BACKEND_UNAVAILABLE', `an error names the backend: ${JSON.stringify(x)}`);
+  }
+  for (const w of r.failedWrites) assert.equal(w.code, 'SCDV_BACKEND_UNAVAILABLE', `a failed write names the backend: ${JSON.stringify(w)}`);
+  assert.ok(r.acked.filter((w) => w.done < r.killedAt).length >= 3, JSON.stringify(r.figures));
+  assert.ok(r.last.every((w) => w.ok), `writes succeed again: ${JSON.stringify(r.last)}`);
+  await assertAllThere(r.srv.url, r.acked);
+});
+
+// With two manager-eligible nodes only one of them votes: when it dies no manager can be elected until it is back,
+// and OpenSearch blocks writes and fails part of the reads meanwhile (measured: RELIABILITY.md). A cluster that must
+// ride this out needs three manager-eligible nodes. What must hold even then is checked here.
+test('the elected cluster manager of 2 SIGKILLed: no crash, no 500, failures named, service back with it, no acknowledged write lost', async (t) => {
+  const r = await killUnderLoad(t, await managerNode(true), 'mgr');
+  report(t, 'opensearch: the cluster manager of 2 nodes SIGKILLed under load', r.figures);
+  assert.ok(r.afterKill.length > 50, `reads kept coming after the kill: ${r.afterKill.length}`);
+  const unnamed = [...r.failed, ...r.failedWrites].filter((x) => !(x.status >= 502 && x.status <= 503 && x.code.startsWith('SCDV_BACKEND_')) && x.code !== 'TimeoutError');
+  assert.deepEqual(unnamed, [], 'every failure is a 502/503 naming the backend (or a client timeout while writes wait for a manager)');
+  const tail = r.afterKill.slice(-20);
+  assert.ok(tail.every((x) => x.ok), `reads succeed again once it is back: ${JSON.stringify(tail.filter((x) => !x.ok).slice(0, 2))}`);
+  assert.ok(r.last.every((w) => w.ok), `writes succeed again once it is back: ${JSON.stringify(r.last)}`);
+  await assertAllThere(r.srv.url, r.acked);
 });
 
 test('OpenSearch entirely down: related answers 503 SCDV_BACKEND_UNAVAILABLE, /readyz says so, service resumes without a restart', async (t) => {
