@@ -307,6 +307,10 @@ export const CLI_DEFAULTS = Object.freeze({
   clusterSort: 'cluster',
   /** scdv inspect clusters --words: top words shown per cluster (all of them with --cluster) */
   clusterWords: 8,
+  /** scdv opensearch start --port (OpenSearch's own default HTTP port) */
+  opensearchPort: 9200,
+  /** scdv opensearch start --heap-mb: the JVM heap of the local node (tests use 512) */
+  opensearchHeapMb: 1024,
 });
 
 /**

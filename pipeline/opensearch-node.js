@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { errors } from './errors.js';
-import { OPENSEARCH_VERSION, opensearchHome } from './paths.js';
+import { OPENSEARCH_VERSION, dataDir, opensearchHome } from './paths.js';
 
 /** The unprivileged user a root caller runs the nodes as. */
 const NOBODY = 65534;
@@ -163,6 +163,8 @@ function chownTree(dir, user) {
  * @param {number} [opts.heapMb] JVM heap (default 512)
  * @param {Record<string, string | number | boolean | string[]>} [opts.settings] more opensearch.yml settings
  * @param {string} [opts.home] the install (default: opensearchHome())
+ * @param {boolean} [opts.detached] outlives this process (`scdv opensearch start --detach`)
+ * @param {string[]} [opts.jvmOptions] more JVM options (tests: ['-XX:TieredStopAtLevel=1'])
  * @returns {LocalNode}
  */
 export function startNode(opts) {
@@ -199,7 +201,7 @@ export function startNode(opts) {
   }));
   if (user) {
     chownTree(dir, user);
-    if (!readableBy(user, conf)) throw errors.OPENSEARCH_START_FAILED(opts.name, `uid ${user.uid} cannot reach ${dir} (a folder above it is private)`, 'n/a');
+    if (!readableBy(user, conf)) throw errors.OPENSEARCH_NODE_FAILED(opts.name, `cannot start: uid ${user.uid} cannot reach ${dir} (a folder above it is private)`);
   }
   const heap = opts.heapMb ?? 512;
   /** @type {NodeJS.ProcessEnv} */
@@ -208,7 +210,7 @@ export function startNode(opts) {
     OPENSEARCH_JAVA_HOME: javaHome(),
     OPENSEARCH_PATH_CONF: conf,
     // No pre-touching of the heap: faster start, and memory is only taken as it is used.
-    OPENSEARCH_JAVA_OPTS: `-Xms${heap}m -Xmx${heap}m -XX:-AlwaysPreTouch`,
+    OPENSEARCH_JAVA_OPTS: [`-Xms${heap}m`, `-Xmx${heap}m`, '-XX:-AlwaysPreTouch', ...(opts.jvmOptions ?? [])].join(' '),
   };
   delete env.JAVA_HOME;
   const script = path.join(runHome, 'bin', 'opensearch');
@@ -218,8 +220,9 @@ export function startNode(opts) {
   const logFile = path.join(dir, 'out.log');
   const out = fs.openSync(logFile, 'a');
   // setpriv and the start script exec: the child's pid is the JVM's, so a SIGKILL reaches OpenSearch itself.
-  const child = spawn(cmd, args, { cwd: dir, env, stdio: ['ignore', out, out] });
+  const child = spawn(cmd, args, { cwd: dir, env, stdio: ['ignore', out, out], detached: opts.detached });
   fs.closeSync(out);
+  if (opts.detached) child.unref();
   /** @type {{code: number | null, signal: NodeJS.Signals | null} | null} */
   let exit = null;
   const exited = new Promise((resolve) => {
@@ -286,7 +289,7 @@ export async function waitForHealth(url, opts = {}) {
     for (const n of opts.watch ?? []) {
       if (!n.running()) {
         const { code, signal } = await n.exited;
-        throw errors.OPENSEARCH_START_FAILED(n.name, `it exited (${signal ?? code}):\n${logTail(n.dir)}`, path.join(n.dir, 'out.log'));
+        throw errors.OPENSEARCH_NODE_FAILED(n.name, `did not start: it exited (${signal ?? code}; log ${path.join(n.dir, 'out.log')}):\n${logTail(n.dir)}`);
       }
     }
     try {
@@ -298,8 +301,8 @@ export async function waitForHealth(url, opts = {}) {
       last = /** @type {Error} */ (err).message;
     }
     if (Date.now() > deadline) {
-      const n = opts.watch?.[0];
-      throw errors.OPENSEARCH_START_FAILED(url, `not ${want} within ${opts.timeoutMs ?? 120_000} ms (${last})`, n ? path.join(n.dir, 'out.log') : 'n/a');
+      const log = opts.watch?.[0] ? `; log ${path.join(opts.watch[0].dir, 'out.log')}` : '';
+      throw errors.OPENSEARCH_NODE_FAILED(url, `did not start: not ${want} within ${opts.timeoutMs ?? 120_000} ms (${last}${log})`);
     }
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -329,6 +332,8 @@ export async function waitForHealth(url, opts = {}) {
  * @param {number} [opts.heapMb]
  * @param {number} [opts.timeoutMs] for the start, default 180 s
  * @param {Record<string, string | number | boolean | string[]>} [opts.settings]
+ * @param {boolean} [opts.detached] the nodes outlive this process
+ * @param {string[]} [opts.jvmOptions]
  * @returns {Promise<LocalCluster>}
  */
 export async function startCluster(opts) {
@@ -345,7 +350,7 @@ export async function startCluster(opts) {
   }
   const peers = count > 1 ? specs.map((s) => ({ name: s.name, transportPort: s.transportPort })) : undefined;
   /** @param {number} i */
-  const launch = (i) => startNode({ ...specs[i], cluster: opts.name, peers, heapMb: opts.heapMb, settings: opts.settings });
+  const launch = (i) => startNode({ ...specs[i], cluster: opts.name, peers, heapMb: opts.heapMb, settings: opts.settings, detached: opts.detached, jvmOptions: opts.jvmOptions });
   const nodes = specs.map((_, i) => launch(i));
   const timeoutMs = opts.timeoutMs ?? 180_000;
   /** @type {LocalCluster['waitHealth']} */
@@ -376,4 +381,87 @@ export async function startCluster(opts) {
     throw err;
   }
   return cluster;
+}
+
+// The node `scdv opensearch start` runs, for trying the backend: its folder is dataDir()/opensearch, and node.json
+// there says which process serves which URL, so that `status` and `stop` (another terminal) find it.
+
+/** The local node's folder (data persists across starts). */
+export const localNodeDir = () => path.join(dataDir(), 'opensearch');
+const localNodeFile = () => path.join(localNodeDir(), 'node.json');
+
+/** @param {number} pid */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether something listens on 127.0.0.1:port.
+ * @param {number} port
+ * @returns {Promise<boolean>}
+ */
+function portTaken(port) {
+  return new Promise((resolve) => {
+    const sock = net.connect({ host: '127.0.0.1', port });
+    sock.once('connect', () => { sock.destroy(); resolve(true); });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * The local node as node.json records it, if its process still runs.
+ * @returns {{pid: number, url: string, started_at: string} | null}
+ */
+export function readLocalNode() {
+  let rec;
+  try {
+    rec = JSON.parse(fs.readFileSync(localNodeFile(), 'utf8'));
+  } catch {
+    return null;
+  }
+  return Number.isInteger(rec?.pid) && alive(rec.pid) ? rec : null;
+}
+
+/**
+ * Start the local node and wait until it answers (yellow or green).
+ * @param {{port: number, heapMb: number, detached?: boolean}} opts
+ * @returns {Promise<LocalCluster>}
+ */
+export async function startLocalNode(opts) {
+  const running = readLocalNode();
+  if (running) throw errors.OPENSEARCH_NODE_FAILED('scdv-local', `is running already at ${running.url} (pid ${running.pid}); \`scdv opensearch stop\` stops it`);
+  if (await portTaken(opts.port)) throw errors.OPENSEARCH_NODE_FAILED('scdv-local', `cannot start: port ${opts.port} is taken by another program: choose another with --port`);
+  const dir = localNodeDir();
+  fs.mkdirSync(dir, { recursive: true });
+  const cluster = await startCluster({ dir, name: 'scdv-local', httpPorts: [opts.port], heapMb: opts.heapMb, detached: opts.detached });
+  const node = cluster.nodes[0];
+  fs.writeFileSync(localNodeFile(), JSON.stringify({ pid: node.pid, url: node.url, started_at: new Date().toISOString() }, null, 2) + '\n');
+  node.exited.then(() => { if (readLocalNode() === null) fs.rmSync(localNodeFile(), { force: true }); });
+  return cluster;
+}
+
+/**
+ * Stop the local node (SIGTERM, SIGKILL after timeoutMs).
+ * @param {number} [timeoutMs]
+ * @returns {Promise<{pid: number, url: string} | null>} what was stopped; null when none ran
+ */
+export async function stopLocalNode(timeoutMs = 30_000) {
+  const rec = readLocalNode();
+  if (!rec) {
+    fs.rmSync(localNodeFile(), { force: true });
+    return null;
+  }
+  process.kill(rec.pid, 'SIGTERM');
+  const deadline = Date.now() + timeoutMs;
+  while (alive(rec.pid)) {
+    if (Date.now() > deadline) process.kill(rec.pid, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  fs.rmSync(localNodeFile(), { force: true });
+  return rec;
 }

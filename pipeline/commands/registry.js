@@ -20,5 +20,6 @@ export const COMMANDS = {
   report: { summary: 'write models/NAME/report.html; report clicks: CTR from reader events', load: () => import('./report.js') },
   'simulate-readers': { summary: 'synthetic readers: views, impressions and clicks against a running server', load: () => import('./simulate-readers.js') },
   eval: { summary: 'relevance of a model vs TF-IDF and more_like_this; classification; parameter sweeps', load: () => import('./eval.js') },
+  opensearch: { summary: 'a local OpenSearch node for trying the opensearch store backend (start, stop, status)', load: () => import('./opensearch.js') },
   completion: { summary: 'print a shell completion script (bash or zsh)', load: () => import('./completion.js') },
 };
