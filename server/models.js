@@ -5,16 +5,15 @@
 // so an activation never changes the model under a request; the replaced model stays loaded as `previous`
 // (instant rollback) and is closed only once no request holds it.
 //
-// Which model to serve at start, the active-model file every server process polls (so an activation received
-// by one process of `scdv serve --workers N` is followed by all of them) and the embed settings requests use
-// are decided in pipeline/serving/; this file holds the server's runtime state only.
-import fs from 'node:fs';
+// Which model to serve at start, the active-model record every server process follows (so an activation received
+// by one process of `scdv serve --workers N`, or by any server of the deployment on the OpenSearch backend, is
+// followed by all of them) and the embed settings requests use are decided in pipeline/serving/; this file holds
+// the server's runtime state only.
 import { errors } from '../pipeline/errors.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { storeDirFor, validateModelName } from '../pipeline/paths.js';
 import {
-  activationRefused, activationShortfall, activeModelFile, dropModelCollection, listModels, readActiveRecord, resolveModelName,
-  servingEmbedConfig, writeActiveRecord,
+  activationRefused, activationShortfall, dropModelCollection, listModels, resolveModelName, servingEmbedConfig,
 } from '../pipeline/serving/index.js';
 import { openStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
@@ -109,10 +108,13 @@ export class ServingModel {
 
 export class ModelState {
   /**
-   * @param {{config: Config, log: {info: (o: any, m?: string) => void, error: (o: any, m?: string) => void}}} opts
+   * @param {{config: Config, records: import('../pipeline/serving/index.js').ActiveRecords,
+   *   log: {info: (o: any, m?: string) => void, error: (o: any, m?: string) => void}}} opts records: the active-model
+   *   record (activeRecords(config)); closed with this state
    */
   constructor(opts) {
     this.config = opts.config;
+    this.records = opts.records;
     this.log = opts.log;
     /** @type {ServingModel | null} */
     this.current = null;
@@ -120,9 +122,8 @@ export class ModelState {
     this.previous = null;
     /** @type {string | null} name of a model being activated by this process */
     this.activating = null;
-    /** @type {NodeJS.Timeout | null} */
-    this.timer = null;
-    this.fileStamp = '';
+    /** The last record this process could not follow (as text): logged once, not retried until another is written. */
+    this.unfollowable = '';
     /** Serialises switches (API activations and file-driven ones). */
     this.chain = Promise.resolve();
   }
@@ -132,9 +133,8 @@ export class ModelState {
    * @param {string} [explicit]
    */
   async start(explicit) {
-    const name = resolveModelName(explicit, this.config);
+    const name = await resolveModelName(explicit, this.config, { records: this.records });
     this.current = await ServingModel.open(name, this.config, this.log);
-    this.fileStamp = this.stamp();
     return this.current;
   }
 
@@ -185,7 +185,7 @@ export class ModelState {
       // Named collections must be there even when nothing changes.
       const missing = check && chosen ? activationShortfall({ name, collections: [] }, { name, collections: cur.collections() }, chosen).missing : [];
       if (missing.length) throw activationRefused(name, name, missing, { chosen, has: [] });
-      if (record) this.record(cur.name, this.previous?.name ?? readActiveRecord()?.previous ?? null);
+      if (record) await this.record(cur.name, this.previous?.name ?? (await this.records.read())?.previous ?? null);
       return { active: name, previous: this.previous?.name ?? null, changed: false };
     }
     if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, 'the models folder');
@@ -216,7 +216,7 @@ export class ModelState {
       old.retired = true;
       if (old.refs === 0) await old.close();
     }
-    if (record) this.record(name, cur.name, chosen ? { collections: chosen, unserved } : undefined);
+    if (record) await this.record(name, cur.name, chosen ? { collections: chosen, unserved } : undefined);
     this.log.info({ model: name, previous: cur.name, ...(unserved.length ? { unserved } : {}) }, 'model activated');
     return { active: name, previous: cur.name, changed: true, ...(unserved.length ? { unserved } : {}) };
   }
@@ -226,39 +226,32 @@ export class ModelState {
    * @param {string | null} previous
    * @param {{collections: string[], unserved: string[]}} [chosen] what an activation with `collections` kept and let go
    */
-  record(model, previous, chosen) {
-    writeActiveRecord({ model, previous, activated_at: new Date().toISOString(), ...chosen });
-    this.fileStamp = this.stamp();
+  async record(model, previous, chosen) {
+    await this.records.write({ model, previous, activated_at: new Date().toISOString(), ...chosen });
   }
 
-  stamp() {
-    try {
-      const st = fs.statSync(activeModelFile());
-      return `${st.mtimeMs}:${st.size}:${st.ino}`;
-    } catch {
-      return '';
-    }
-  }
-
-  /** Follow activations made by other processes (and by `scdv` commands) through the file. */
+  /**
+   * Follow activations made by other processes, other hosts and `scdv` commands through the active-model record.
+   * A record this process cannot follow (the model is missing here, its files differ from the index's) is logged
+   * once and left until another is written: this process keeps serving its model meanwhile.
+   */
   watch() {
-    this.timer = setInterval(() => {
-      const stamp = this.stamp();
-      if (stamp === this.fileStamp || this.activating) return;
-      this.fileStamp = stamp;
-      const r = readActiveRecord();
-      if (!r || r.model === this.current?.name) return;
+    this.records.follow((r) => {
+      if (this.activating || r.model === this.current?.name) return;
+      const text = JSON.stringify(r);
+      if (text === this.unfollowable) return;
       this.activating = r.model;
       const run = this.chain.then(() => this.switchTo(r.model, false, false));
       this.chain = run.then(() => {}, () => {});
-      run.catch((err) => this.log.error({ model: r.model, err: err.message }, 'cannot follow the model activated in the active-model file'))
-        .finally(() => { this.activating = null; });
+      run.catch((err) => {
+        this.unfollowable = text;
+        this.log.error({ model: r.model, code: err.code, err: err.message }, `cannot follow the model activated in ${this.records.where}`);
+      }).finally(() => { this.activating = null; });
     }, this.config.server.modelPollMs);
-    this.timer.unref();
   }
 
   async close() {
-    if (this.timer) clearInterval(this.timer);
+    await this.records.close();
     await this.chain;
     await Promise.all([this.current?.close(), this.previous?.close()]);
   }

@@ -42,7 +42,7 @@ async function run(values, positionals) {
   const { dropModelCollection, resolveModelName } = await import('../serving/index.js');
   const { storeDirFor } = await import('../paths.js');
   const { openStore, validateCollectionName } = await import('../store/index.js');
-  const model = resolveModelName(values.model, config, { record: false });
+  const model = await resolveModelName(values.model, config, { record: false });
   const dir = storeDirFor(model);
   if (action === 'delete') validateCollectionName(name);
   if (!fs.existsSync(dir)) {

@@ -2,7 +2,8 @@
 // server, the CLI, `scdv index`, eval, inspect and the demo share (server/models.js keeps only the server's
 // runtime state: the loaded models and the switch between them).
 //
-// The active model is recorded in dataDir()/server/active-model.json; every server process follows that file.
+// The active model is recorded in one place every server process follows: dataDir()/server/active-model.json on
+// the native backend, the shared Redis on OpenSearch (./active.js).
 // The settings a collection was indexed with are recorded by `scdv index` in the model folder:
 //   models/<name>/indexed.json: { "<collection>": { "layout": VectorLayout, "indexed_at": ISO 8601, "corpus_sha256": "…",
 //                                  "corpus": "/absolute/path.jsonl" }, … }  (corpus: since issue 14; older entries lack it)
@@ -10,47 +11,23 @@
 // vector, or two hybrid vectors of different α, do not mix).
 import fs from 'node:fs';
 import path from 'node:path';
-import { dataDir, modelsDir, storeDirFor, validateModelName } from '../paths.js';
+import { modelsDir, storeDirFor, validateModelName } from '../paths.js';
 import { errors } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { layoutDifference } from '../embed/layout.js';
 import { MODEL_FORMAT } from '../model/names.js';
 import { openStore, validateCollectionName } from '../store/index.js';
+import { activeRecords } from './active.js';
 
 /** @typedef {import('../config.js').Config} Config */
 /** @typedef {import('../embed/layout.js').VectorLayout} VectorLayout */
 /** @typedef {{warn?: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} ServingLog */
+/** @typedef {import('./active.js').ActiveRecord} ActiveRecord */
+/** @typedef {import('./active.js').ActiveRecords} ActiveRecords */
 
 // ---- which model serves ----
 
-/** The file every server process follows. */
-export const activeModelFile = () => path.join(dataDir(), 'server', 'active-model.json');
-
-/**
- * @typedef {object} ActiveRecord
- * @property {string} model
- * @property {string | null} previous
- * @property {string} activated_at ISO 8601
- * @property {string[]} [collections] the collections the activation was asked to keep serving (`{"collections"}`
- *   of the activate body); absent when it kept every collection the previous model served
- * @property {string[]} [unserved] collections with documents the previous model served that this one lacks
- */
-
-/** @returns {ActiveRecord | null} */
-export function readActiveRecord() {
-  try {
-    const r = JSON.parse(fs.readFileSync(activeModelFile(), 'utf8'));
-    return typeof r?.model === 'string' ? r : null;
-  } catch {
-    return null;
-  }
-}
-
-/** @param {ActiveRecord} r */
-export function writeActiveRecord(r) {
-  fs.mkdirSync(path.dirname(activeModelFile()), { recursive: true });
-  writeFileAtomic(activeModelFile(), JSON.stringify(r, null, 2) + '\n');
-}
+export { activeModelFile, activeRecords } from './active.js';
 
 /**
  * Trained models in modelsDir() (complete ones: a manifest of the current format), newest first.
@@ -91,29 +68,35 @@ export function storeCollections(model) {
 }
 
 /**
- * The model to serve at start: `explicit` (a flag), else the active-model file, else server.model, else the
- * newest model whose store holds documents, else the newest model. Recorded in the file when it changes
- * (unless `record` is false: commands that only read, such as `scdv precompute`).
+ * The model to serve at start: `explicit` (a flag), else the active-model record, else server.model, else the
+ * newest model whose store holds documents, else the newest model. Recorded as active when it changes (unless
+ * `record` is false: commands that only read, such as `scdv precompute`).
  * @param {string | undefined} explicit
  * @param {Config} config
- * @param {{record?: boolean}} [opts]
- * @returns {string}
+ * @param {{record?: boolean, records?: ActiveRecords}} [opts] records: the active-model record to use (default:
+ *   activeRecords(config), opened and closed here)
+ * @returns {Promise<string>}
  */
-export function resolveModelName(explicit, config, opts = {}) {
-  const record = readActiveRecord();
-  let name = explicit ?? record?.model ?? config.server.model ?? null;
-  if (!name) {
-    const models = listModels();
-    if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${modelsDir()}: train one with \`scdv train\``);
-    name = (models.find((m) => storeCollections(m.name).some((c) => c.count > 0)) ?? models[0]).name;
+export async function resolveModelName(explicit, config, opts = {}) {
+  const records = opts.records ?? activeRecords(config);
+  try {
+    const record = await records.read();
+    let name = explicit ?? record?.model ?? config.server.model ?? null;
+    if (!name) {
+      const models = listModels();
+      if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${modelsDir()}: train one with \`scdv train\``);
+      name = (models.find((m) => storeCollections(m.name).some((c) => c.count > 0)) ?? models[0]).name;
+    }
+    validateModelName(name);
+    if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, modelsDir());
+    if ((opts.record ?? true) && (!record || record.model !== name)) {
+      const previous = record && record.model !== name ? record.model : record?.previous ?? null;
+      await records.write({ model: name, previous, activated_at: new Date().toISOString() });
+    }
+    return name;
+  } finally {
+    if (!opts.records) await records.close();
   }
-  validateModelName(name);
-  if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, modelsDir());
-  if ((opts.record ?? true) && (!record || record.model !== name)) {
-    const previous = record && record.model !== name ? record.model : record?.previous ?? null;
-    writeActiveRecord({ model: name, previous, activated_at: new Date().toISOString() });
-  }
-  return name;
 }
 
 // ---- what an activation must keep serving ----
