@@ -60,6 +60,8 @@ export const errors = {
   REDIS_UNAVAILABLE: define('SCDV_REDIS_UNAVAILABLE', 503, 'Redis at %s is not reachable: %s'),
   WORKERS_DIED: define('SCDV_WORKERS_DIED', 500, '%s; finished shards are kept and a re-run resumes'),
   SHARD_FAILED: define('SCDV_SHARD_FAILED', 500, '%s shard(s) failed after all retries; finished shards are kept and a re-run resumes: %s'),
+  OPENSEARCH_NOT_INSTALLED: define('SCDV_OPENSEARCH_NOT_INSTALLED', 500, 'OpenSearch is not installed at %s (%s): run `npm run setup -- --opensearch`'),
+  OPENSEARCH_START_FAILED: define('SCDV_OPENSEARCH_START_FAILED', 500, 'local OpenSearch node %s did not start: %s (log: %s)'),
   PYTHON_MISSING: define('SCDV_PYTHON_MISSING', 500, 'the Python environment is missing (%s): run `npm run setup`'),
   MODEL_NAME_INVALID: define('SCDV_MODEL_NAME_INVALID', 400, 'invalid model name "%s": use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
   MODEL_EXISTS: define('SCDV_MODEL_EXISTS', 409, 'model "%s" already exists at %s: pass --force to replace it, or choose another --name'),

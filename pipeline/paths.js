@@ -83,3 +83,11 @@ export function cacheDir() {
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
   return path.join(base, 'scdv-recommender');
 }
+
+/** The OpenSearch release `npm run setup -- --opensearch` installs (2.x runs on Debian's Java 17; 3.x needs 21). */
+export const OPENSEARCH_VERSION = '2.19.3';
+/**
+ * Where that install lives: the cache (like the dictionary), or $SCDV_OPENSEARCH_HOME for one made elsewhere.
+ * @returns {string}
+ */
+export const opensearchHome = () => fromEnv('SCDV_OPENSEARCH_HOME') ?? path.join(cacheDir(), `opensearch-${OPENSEARCH_VERSION}`);

@@ -20,9 +20,14 @@ export const PACKAGE_PURPOSES = {
   chromium: 'headless browser for the tests that render pages (/docs, /admin/queues, report.html)',
   'fonts-ipafont-gothic': 'Japanese font, so rendered pages show words rather than empty boxes',
   'python3-venv': "Python's venv module, for the training workers' virtual environment",
+  'openjdk-17-jre-headless': 'Java 17, to run OpenSearch (the opensearch store backend)',
+  unzip: 'unzip, to unpack the OpenSearch distribution',
 };
 
-export const REQUIRED_PACKAGES = Object.keys(PACKAGE_PURPOSES).filter((p) => p !== 'python3-venv');
+/** Wanted only when set-up installs OpenSearch (pipeline/setup/opensearch.js). */
+export const OPENSEARCH_PACKAGES = ['openjdk-17-jre-headless', 'unzip'];
+
+export const REQUIRED_PACKAGES = Object.keys(PACKAGE_PURPOSES).filter((p) => p !== 'python3-venv' && !OPENSEARCH_PACKAGES.includes(p));
 
 /**
  * Packages from `names` that dpkg does not report as installed.
@@ -96,15 +101,16 @@ function formatKib(kib) {
  * root) nothing is changed: the plan and the exact command are printed. With SCDV_SYSTEM_SETUP=0 set-up goes on
  * and the packages still missing are returned, so that a later step that fails can name them.
  * @param {(msg: string) => void} log
- * @param {{env?: NodeJS.ProcessEnv, missing?: string[], isRoot?: boolean}} [opts] `missing` and `isRoot` replace
- *   what dpkg and the process report (tests use them to see the plan without installing anything)
+ * @param {{env?: NodeJS.ProcessEnv, missing?: string[], isRoot?: boolean, extra?: string[]}} [opts] `missing` and
+ *   `isRoot` replace what dpkg and the process report (tests use them to see the plan without installing
+ *   anything); `extra`: optional packages wanted this time (OPENSEARCH_PACKAGES)
  * @returns {string[]} packages left missing on purpose (SCDV_SYSTEM_SETUP=0)
  */
 export function ensureSystemPackages(log, opts = {}) {
   const env = opts.env ?? process.env;
   const systemSetup = env.SCDV_SYSTEM_SETUP !== '0';
   if (!opts.missing && !onPath('dpkg-query')) {
-    const tools = ['mecab', 'mecab-config', 'redis-server', 'xz'];
+    const tools = ['mecab', 'mecab-config', 'redis-server', 'xz', ...(opts.extra?.length ? ['java', 'unzip'] : [])];
     const absent = tools.filter((t) => !onPath(t));
     if (absent.length) {
       throw new SetupError(
@@ -117,7 +123,7 @@ export function ensureSystemPackages(log, opts = {}) {
   }
   let missing = opts.missing;
   if (!missing) {
-    const wanted = [...REQUIRED_PACKAGES];
+    const wanted = [...REQUIRED_PACKAGES, ...(opts.extra ?? [])];
     if (needsPythonVenvPackage()) wanted.push('python3-venv');
     missing = missingDebianPackages(wanted);
   }

@@ -1,0 +1,158 @@
+// Optional step: OpenSearch for the `opensearch` store backend, installed only when asked (`npm run setup --
+// --opensearch`, SCDV_SETUP_OPENSEARCH=1, or a config with store.backend "opensearch"); `npm start` and `npm test`
+// never install it. The integ-test-zip distribution is a Maven Central artifact: fetched over HTTPS (or taken from
+// a local Maven repository) and checked against its .sha1, unpacked into the cache atomically, with the
+// mapper-extras module added (that zip lacks it, and with it rank_features). Its Java is a system package
+// (openjdk-17-jre-headless, OPENSEARCH_PACKAGES in system-packages.js).
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { OPENSEARCH_VERSION, opensearchHome } from '../paths.js';
+import { run } from './run.js';
+import { SetupError } from './system-packages.js';
+
+const MAVEN_CENTRAL = 'https://repo1.maven.org/maven2';
+/** The two artifacts, as Maven coordinates (group path, artifact, file name). */
+export const ARTIFACTS = {
+  distribution: { group: 'org/opensearch/distribution/integ-test-zip', artifact: 'opensearch', file: `opensearch-${OPENSEARCH_VERSION}.zip` },
+  mapperExtras: { group: 'org/opensearch/plugin', artifact: 'mapper-extras-client', file: `mapper-extras-client-${OPENSEARCH_VERSION}.jar` },
+};
+const MAPPER_EXTRAS_DESCRIPTOR = `description=Adds advanced field mappers
+version=${OPENSEARCH_VERSION}
+name=mapper-extras
+classname=org.opensearch.index.mapper.MapperExtrasPlugin
+java.version=11
+opensearch.version=${OPENSEARCH_VERSION}
+custom.foldername=
+extended.plugins=
+has.native.controller=false
+`;
+
+/**
+ * Whether this run of set-up should install OpenSearch.
+ * @param {string[]} argv set-up's arguments
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {string | null} why (for the log), or null
+ */
+export function openSearchWanted(argv, env) {
+  if (argv.includes('--opensearch')) return 'asked with --opensearch';
+  if (env.SCDV_SETUP_OPENSEARCH === '1') return 'SCDV_SETUP_OPENSEARCH=1';
+  if (env.SCDV_STORE_BACKEND === 'opensearch') return 'SCDV_STORE_BACKEND=opensearch';
+  // The config file the commands will be given: read cheaply (no node_modules yet, no validation: that is the
+  // commands' job); an unreadable file is left for them to report.
+  const i = argv.indexOf('--config');
+  const file = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--config='))?.slice('--config='.length);
+  if (file) {
+    try {
+      const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
+      if (cfg?.store?.backend === 'opensearch') return `${file} has store.backend "opensearch"`;
+    } catch { /* reported by the command that loads it */ }
+  }
+  return null;
+}
+
+/**
+ * GET over HTTPS into a file (following redirects).
+ * @param {string} url
+ * @param {string} dest
+ * @returns {Promise<void>}
+ */
+function download(url, dest) {
+  return new Promise((resolve, reject) => {
+    const req = https.get(url, { timeout: 60_000 }, (res) => {
+      if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
+        res.resume();
+        download(new URL(res.headers.location, url).toString(), dest).then(resolve, reject);
+        return;
+      }
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new SetupError(`GET ${url} answered ${res.statusCode}`));
+        return;
+      }
+      const out = fs.createWriteStream(dest);
+      res.pipe(out);
+      out.on('finish', () => resolve());
+      out.on('error', reject);
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new SetupError(`GET ${url}: no data for 60 s`)));
+    req.on('error', (err) => reject(err instanceof SetupError ? err : new SetupError(`GET ${url}: ${err.message}`)));
+  });
+}
+
+/** @param {string} file */
+function sha1(file) {
+  return crypto.createHash('sha1').update(fs.readFileSync(file)).digest('hex');
+}
+
+/**
+ * One artifact into `dir`, checked against Maven Central's .sha1: from the local Maven repository when it holds
+ * the same file, else downloaded.
+ * @param {{group: string, artifact: string, file: string}} a
+ * @param {string} dir
+ * @param {(msg: string) => void} log
+ * @returns {Promise<string>} the file
+ */
+async function fetchArtifact(a, dir, log) {
+  const rel = `${a.group}/${a.artifact}/${OPENSEARCH_VERSION}/${a.file}`;
+  const dest = path.join(dir, a.file);
+  await download(`${MAVEN_CENTRAL}/${rel}.sha1`, `${dest}.sha1`);
+  const expected = fs.readFileSync(`${dest}.sha1`, 'utf8').trim().split(/\s+/)[0];
+  const local = path.join(os.homedir(), '.m2', 'repository', rel);
+  if (fs.existsSync(local) && sha1(local) === expected) {
+    fs.copyFileSync(local, dest);
+    log(`opensearch: ${a.file} from the local Maven repository (${formatBytes(fs.statSync(dest).size)}, sha1 checked)`);
+    return dest;
+  }
+  const t0 = Date.now();
+  await download(`${MAVEN_CENTRAL}/${rel}`, dest);
+  const got = sha1(dest);
+  if (got !== expected) throw new SetupError(`${MAVEN_CENTRAL}/${rel}: sha1 ${got}, Maven Central says ${expected}; try again`);
+  log(`opensearch: downloaded ${a.file} (${formatBytes(fs.statSync(dest).size)} in ${((Date.now() - t0) / 1000).toFixed(1)} s, sha1 checked)`);
+  return dest;
+}
+
+/** @param {number} n */
+function formatBytes(n) {
+  return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(0)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`;
+}
+
+/**
+ * Install OpenSearch into the cache unless it is there already.
+ * @param {(msg: string) => void} log
+ * @param {{home?: string}} [opts] `home` replaces opensearchHome() (tests)
+ * @returns {Promise<string>} the install folder
+ */
+export async function ensureOpenSearch(log, opts = {}) {
+  const home = opts.home ?? opensearchHome();
+  if (fs.existsSync(path.join(home, 'modules', 'mapper-extras', 'plugin-descriptor.properties'))) {
+    log(`opensearch: ${OPENSEARCH_VERSION} is installed at ${home}`);
+    return home;
+  }
+  log(`opensearch: installing ${OPENSEARCH_VERSION} into ${home}: the integ-test-zip distribution (about 55 MB ` +
+    'unpacked) and the mapper-extras module (rank_features, 85 KB) from Maven Central');
+  fs.mkdirSync(path.dirname(home), { recursive: true });
+  const work = `${home}.tmp-${process.pid}`;
+  fs.rmSync(work, { recursive: true, force: true });
+  fs.mkdirSync(work);
+  try {
+    const zip = await fetchArtifact(ARTIFACTS.distribution, work, log);
+    const jar = await fetchArtifact(ARTIFACTS.mapperExtras, work, log);
+    run('unzip', ['-q', zip, '-d', path.join(work, 'unpacked')], { quiet: true });
+    const top = path.join(work, 'unpacked', `opensearch-${OPENSEARCH_VERSION}`);
+    if (!fs.existsSync(path.join(top, 'bin', 'opensearch'))) throw new SetupError(`${zip} does not hold opensearch-${OPENSEARCH_VERSION}/bin/opensearch`);
+    const module = path.join(top, 'modules', 'mapper-extras');
+    fs.mkdirSync(module, { recursive: true });
+    fs.copyFileSync(jar, path.join(module, path.basename(jar)));
+    fs.writeFileSync(path.join(module, 'plugin-descriptor.properties'), MAPPER_EXTRAS_DESCRIPTOR);
+    fs.rmSync(home, { recursive: true, force: true });
+    fs.renameSync(top, home);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  log(`opensearch: installed at ${home}; \`npm run opensearch\` starts a local node`);
+  return home;
+}

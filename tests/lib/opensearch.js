@@ -1,0 +1,52 @@
+// Real OpenSearch for tests, as tests/reliability start a private Redis: one or two local nodes from the cached
+// install (`npm run setup -- --opensearch`), on free ports, with private temporary data folders removed on stop().
+// The start code is the library's (pipeline/opensearch-node.js), the same that `scdv opensearch start` uses.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startCluster } from '../../pipeline/opensearch-node.js';
+
+/**
+ * @typedef {object} TestOpenSearch
+ * @property {string[]} urls one per node, e.g. http://127.0.0.1:41234
+ * @property {string[]} dataDirs each node's path.data
+ * @property {import('../../pipeline/opensearch-node.js').LocalNode[]} nodes
+ * @property {() => Promise<void>} stop every node, then the temporary folders
+ * @property {(i: number) => Promise<void>} kill SIGKILL node i (resolves once it is gone)
+ * @property {(i: number) => Promise<void>} restart start node i again (same ports and data) and wait until every
+ *   running node is back in the cluster
+ * @property {(status?: 'green' | 'yellow', timeoutMs?: number) => Promise<{status: string, number_of_nodes: number}>} waitHealth
+ */
+
+/**
+ * @param {{nodes?: 1 | 2, heapMb?: number, name?: string, settings?: Record<string, string | number | boolean | string[]>}} [opts]
+ * @returns {Promise<TestOpenSearch>}
+ */
+export async function startOpenSearch(opts = {}) {
+  const name = opts.name ?? 'scdv-test';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  fs.chmodSync(dir, 0o755); // a root caller's nodes run as nobody, who must reach their folders
+  let cluster;
+  try {
+    cluster = await startCluster({ dir, name, nodes: opts.nodes ?? 1, heapMb: opts.heapMb ?? 512, settings: opts.settings });
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const c = cluster;
+  return {
+    get urls() { return c.urls; },
+    dataDirs: c.dataDirs,
+    get nodes() { return c.nodes; },
+    async stop() {
+      await c.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+    kill: (i) => c.kill(i),
+    async restart(i) {
+      await c.restart(i);
+      await c.waitHealth('yellow');
+    },
+    waitHealth: (status, timeoutMs) => c.waitHealth(status, timeoutMs),
+  };
+}
