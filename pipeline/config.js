@@ -113,6 +113,9 @@ export const DEFAULT_CONFIG = Object.freeze({
     writeBatchSize: 100,
     shardSize: 1000,
     workers: 2,
+    /** Shard jobs in Redis at a time when they carry their documents (store.backend "opensearch": workers may
+     * run on other hosts): each holds its shard's bytes, so this bounds Redis memory to about this many shards. */
+    queuedShards: 16,
   },
   /** Where document vectors live (pipeline/store/): one store per model, opened by openModelStore(model, config). */
   store: {
@@ -382,6 +385,7 @@ function validate(cfg) {
     ['tokenize.workers', cfg.tokenize.workers], ['tokenize.batchSize', cfg.tokenize.batchSize],
     ['queue.attempts', cfg.queue.attempts], ['tokenizer.maxTokenBytes', cfg.tokenizer.maxTokenBytes],
     ['index.writeBatchSize', cfg.index.writeBatchSize], ['index.shardSize', cfg.index.shardSize], ['index.workers', cfg.index.workers],
+    ['index.queuedShards', cfg.index.queuedShards],
   ]);
   for (const [name, v] of positive) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);

@@ -13,7 +13,8 @@ import { errors } from '../pipeline/errors.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { validateModelName } from '../pipeline/paths.js';
 import {
-  activationRefused, activationShortfall, dropModelCollection, listModels, resolveModelName, servingEmbedConfig,
+  activationRefused, activationShortfall, checkModelFiles, dropModelCollection, listModels, readIndexed, resolveModelName,
+  servingEmbedConfig,
 } from '../pipeline/serving/index.js';
 import { openModelStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
@@ -54,6 +55,8 @@ export class ServingModel {
    * @param {{warn?: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} [log]
    */
   static async open(name, config, log) {
+    // Refused before anything is loaded: this host's model files must be those the collections were indexed with.
+    await checkModelFiles(name, readIndexed(name));
     const embed = servingEmbedConfig(name, config.embed, log);
     const embedder = await createEmbedder(validateModelName(name), embed === config.embed ? config : { ...config, embed });
     let store;

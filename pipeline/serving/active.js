@@ -171,13 +171,11 @@ export class RedisActiveRecords {
  * @returns {ActiveRecords}
  */
 export function activeRecords(config, opts = {}) {
-  const backend = /** @type {any} */ (config).store?.backend ?? 'native';
-  if (backend !== 'opensearch') return new FileActiveRecords();
+  if (config.store.backend !== 'opensearch') return new FileActiveRecords();
   const url = opts.redisUrl ?? process.env.REDIS_URL;
   if (!url || opts.privateRedis) {
     throw errors.CONFIG_INVALID('store.backend "opensearch" keeps the active model in the Redis every server shares: set REDIS_URL ' +
       '(e.g. redis://10.0.0.5:6379) on every host running scdv serve, scdv index, scdv precompute or scdv collection');
   }
-  const prefix = /** @type {any} */ (config).store?.opensearch?.indexPrefix ?? 'scdv-';
-  return new RedisActiveRecords(url, `scdv:active-model:${prefix}`);
+  return new RedisActiveRecords(url, `scdv:active-model:${config.store.opensearch.indexPrefix}`);
 }

@@ -6,7 +6,8 @@
 // the native backend, the shared Redis on OpenSearch (./active.js).
 // The settings a collection was indexed with are recorded by `scdv index` in the model folder:
 //   models/<name>/indexed.json: { "<collection>": { "layout": VectorLayout, "indexed_at": ISO 8601, "corpus_sha256": "…",
-//                                  "corpus": "/absolute/path.jsonl" }, … }  (corpus: since issue 14; older entries lack it)
+//                                  "corpus": "/absolute/path.jsonl", "model_files_sha256": "…" }, … }
+//   (corpus: since issue 14, model_files_sha256: since issue 13; older entries lack them)
 // A query must be embedded with the layout of the vectors it is compared with (a hybrid and a pure SCDV
 // vector, or two hybrid vectors of different α, do not mix).
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import { layoutDifference } from '../embed/layout.js';
 import { MODEL_FORMAT } from '../model/names.js';
 import { mayHaveModelStore, openModelStore, validateCollectionName } from '../store/index.js';
 import { activeRecords } from './active.js';
+import { modelFilesDigest } from '../model/files-digest.js';
 
 /** @typedef {import('../config.js').Config} Config */
 /** @typedef {import('../embed/layout.js').VectorLayout} VectorLayout */
@@ -153,7 +155,7 @@ const modelDirOf = (model) => path.join(modelsDir(), validateModelName(model));
 
 /**
  * @param {string} model
- * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string}>}
+ * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string}>}
  */
 export function readIndexed(model) {
   try {
@@ -171,14 +173,37 @@ export function readIndexed(model) {
  * @param {string} [corpusSha256]
  * @param {string} [corpusPath] the corpus file (absolute), so that an activation refused for lack of this
  *   collection can name the command that indexes it into another model
+ * @param {string} [modelFilesSha256] modelFilesDigest() of the model files the documents were embedded with
  */
-export function recordIndexed(model, collection, layout, corpusSha256, corpusPath) {
+export function recordIndexed(model, collection, layout, corpusSha256, corpusPath, modelFilesSha256) {
   const all = readIndexed(model);
   all[collection] = {
     layout, indexed_at: new Date().toISOString(),
     ...(corpusSha256 ? { corpus_sha256: corpusSha256 } : {}), ...(corpusPath ? { corpus: corpusPath } : {}),
+    ...(modelFilesSha256 ? { model_files_sha256: modelFilesSha256 } : {}),
   };
   writeFileAtomic(path.join(modelDirOf(model), INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
+}
+
+/**
+ * Refuse a model whose files on this host differ from those a collection was indexed with: its queries (or the
+ * documents a worker embeds) would land in another space than the stored vectors, and every score would be
+ * meaningless without any error. Each host needs the same models/<name>/ (a shared path or a copy of the folder).
+ * Entries without a digest (indexed before issue 13) are not checked.
+ * @param {string} model
+ * @param {Record<string, {model_files_sha256?: string}>} indexed layout entries by collection
+ * @throws SCDV_MODEL_FILES_MISMATCH with both digests and the folder to copy
+ */
+export async function checkModelFiles(model, indexed) {
+  const recorded = Object.entries(indexed).filter(([, e]) => typeof e.model_files_sha256 === 'string');
+  if (!recorded.length) return;
+  const local = await modelFilesDigest(model);
+  const bad = recorded.find(([, e]) => e.model_files_sha256 !== local);
+  if (!bad) return;
+  const [collection, entry] = bad;
+  const err = errors.MODEL_FILES_MISMATCH(model, local, collection, String(entry.model_files_sha256), model);
+  err.details = { model, collection, local_sha256: local, indexed_sha256: entry.model_files_sha256, folder: modelDirOf(model) };
+  throw err;
 }
 
 /**

@@ -15,7 +15,8 @@ import { activeRecords, FileActiveRecords, RedisActiveRecords } from '../../pipe
 /** @type {Awaited<ReturnType<typeof startPrivateRedis>>} */
 let redis;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-active-'));
-const opensearch = { ...DEFAULT_CONFIG, store: { backend: 'opensearch', opensearch: { indexPrefix: 't-' } } };
+/** @type {import('../../pipeline/config.js').Config} */
+const opensearch = { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, backend: 'opensearch', opensearch: { ...DEFAULT_CONFIG.store.opensearch, indexPrefix: 't-' } } };
 
 before(async () => {
   redis = await startPrivateRedis();
@@ -47,13 +48,13 @@ test('the backend decides where the record lives: the file on native, the shared
   const saved = process.env.REDIS_URL;
   delete process.env.REDIS_URL;
   try {
-    assert.throws(() => activeRecords(/** @type {any} */ (opensearch)), (/** @type {any} */ e) => e.code === 'SCDV_CONFIG_INVALID' && /REDIS_URL/.test(e.message));
+    assert.throws(() => activeRecords(opensearch), (/** @type {any} */ e) => e.code === 'SCDV_CONFIG_INVALID' && /REDIS_URL/.test(e.message));
     // A private Redis of one process cannot be what every host shares.
-    assert.throws(() => activeRecords(/** @type {any} */ (opensearch), { redisUrl: redis.url, privateRedis: true }), /REDIS_URL/);
+    assert.throws(() => activeRecords(opensearch, { redisUrl: redis.url, privateRedis: true }), /REDIS_URL/);
   } finally {
     if (saved !== undefined) process.env.REDIS_URL = saved;
   }
-  const r = activeRecords(/** @type {any} */ (opensearch), { redisUrl: redis.url });
+  const r = activeRecords(opensearch, { redisUrl: redis.url });
   try {
     assert.ok(r instanceof RedisActiveRecords);
     assert.equal(/** @type {RedisActiveRecords} */ (r).key, 'scdv:active-model:t-');
@@ -80,8 +81,8 @@ test('file records: written, read back, followed by another instance', async () 
 });
 
 test('Redis records: a write on one host is heard on another at once (pub/sub), whatever the poll interval', async () => {
-  const a = activeRecords(/** @type {any} */ (opensearch), { redisUrl: redis.url });
-  const b = activeRecords(/** @type {any} */ (opensearch), { redisUrl: redis.url });
+  const a = activeRecords(opensearch, { redisUrl: redis.url });
+  const b = activeRecords(opensearch, { redisUrl: redis.url });
   try {
     await a.write(rec('m1'));
     assert.equal((await b.read())?.model, 'm1');
@@ -98,7 +99,7 @@ test('Redis records: a write on one host is heard on another at once (pub/sub), 
 });
 
 test('Redis records: a write whose message was missed is found by the poll', async () => {
-  const b = activeRecords(/** @type {any} */ (opensearch), { redisUrl: redis.url });
+  const b = activeRecords(opensearch, { redisUrl: redis.url });
   const raw = new Redis(redisOptions(redis.url));
   try {
     const seen = followUntil(b, 'm3', 100);
