@@ -150,7 +150,7 @@ export async function createBulkJob(o) {
   const queue = o.hub.queues.index;
   // Job data is visible in Redis and in Bull Board: the key digests stay out of it. Documents are embedded
   // with the settings the model's collections were indexed with, as requests are.
-  const config = { ...o.config, embed: servingEmbedConfig(o.model, o.config.embed), server: { ...o.config.server, apiKeyHashes: [] } };
+  const config = { ...o.config, embed: await servingEmbedConfig(o.model, o.config), server: { ...o.config.server, apiKeyHashes: [] } };
   // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
   const dups = await findDuplicateIds(o.corpus, o.config.corpus.maxDocumentBytes);
   for (const shard of plan.shards) {

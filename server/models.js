@@ -13,7 +13,7 @@ import { errors } from '../pipeline/errors.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { validateModelName } from '../pipeline/paths.js';
 import {
-  activationRefused, activationShortfall, checkModelFiles, dropModelCollection, listModels, readIndexed, resolveModelName,
+  activationRefused, activationShortfall, checkModelFiles, dropModelCollection, listModels, readLayoutsOf, resolveModelName,
   servingEmbedConfig,
 } from '../pipeline/serving/index.js';
 import { openModelStore } from '../pipeline/store/index.js';
@@ -55,9 +55,10 @@ export class ServingModel {
    * @param {{warn?: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} [log]
    */
   static async open(name, config, log) {
-    // Refused before anything is loaded: this host's model files must be those the collections were indexed with.
-    await checkModelFiles(name, readIndexed(name));
-    const embed = servingEmbedConfig(name, config.embed, log);
+    // Refused before anything is loaded: this host's model files must be those the collections were indexed with
+    // (their layouts are recorded where the backend keeps them: every host sees the same digests).
+    await checkModelFiles(name, await readLayoutsOf(name, config));
+    const embed = await servingEmbedConfig(name, config, log);
     const embedder = await createEmbedder(validateModelName(name), embed === config.embed ? config : { ...config, embed });
     let store;
     try {
@@ -188,7 +189,7 @@ export class ModelState {
     if (cur.name === name) {
       // Named collections must be there even when nothing changes.
       const missing = check && chosen ? activationShortfall({ name, collections: [] }, { name, collections: await cur.collections() }, chosen).missing : [];
-      if (missing.length) throw activationRefused(name, name, missing, { chosen, has: [] });
+      if (missing.length) throw await activationRefused(name, name, missing, { chosen, has: [], config: this.config });
       if (record) await this.record(cur.name, this.previous?.name ?? (await this.records.read())?.previous ?? null);
       return { active: name, previous: this.previous?.name ?? null, changed: false };
     }
@@ -204,7 +205,7 @@ export class ModelState {
         const shortfall = activationShortfall({ name: cur.name, collections: await cur.collections() }, { name, collections: nextCollections }, chosen);
         if (shortfall.missing.length) {
           const has = nextCollections.filter((c) => c.count > 0).map((c) => c.name);
-          throw activationRefused(cur.name, name, shortfall.missing, { chosen, has });
+          throw await activationRefused(cur.name, name, shortfall.missing, { chosen, has, config: this.config });
         }
         unserved = shortfall.unserved;
       }

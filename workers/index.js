@@ -80,7 +80,8 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
       writes.push({ id: doc.id, vector: { indices: v.indices, values: v.values }, meta: documentMeta(doc) });
     }
     if (writes.length) {
-      await collection.upsert(writes);
+      // Batch writes skip the per-request refresh of a cluster; `scdv index` flushes once at the end of the run.
+      await collection.upsert(writes, { refresh: false });
       result.writes++;
       result.documents += writes.length;
     }

@@ -183,7 +183,7 @@ async function dropStaleDemoCollections(config, say) {
   const store = await openModelStore(DEMO_MODEL, config);
   try {
     for (const c of (await store.listCollections()).filter((x) => x.name === 'articles' || x.name === 'ads')) {
-      const diff = indexedLayoutDifference(DEMO_MODEL, c.name, layout);
+      const diff = await indexedLayoutDifference(DEMO_MODEL, c.name, layout, config);
       if (c.width === layout.width && !diff) continue;
       say(`\nCollection "${c.name}" was indexed with another vector layout (${diff || `width ${c.width}, now ${layout.width}`}): re-creating it.`);
       await dropModelCollection(store, DEMO_MODEL, c.name);

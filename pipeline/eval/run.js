@@ -201,7 +201,7 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
   /** @type {import('../store/index.js').StoreBackend} */
   let store;
   if (o.collection) {
-    const diff = indexedLayoutDifference(embedder.model.name, o.collection, embedder.layout);
+    const diff = await indexedLayoutDifference(embedder.model.name, o.collection, embedder.layout, o.config ?? { store: DEFAULT_CONFIG.store });
     if (diff) throw errors.EMBED_LAYOUT_MISMATCH(embedder.model.name, o.collection, diff);
     store = await openModelStore(embedder.model.name, o.config ?? { store: DEFAULT_CONFIG.store });
     collectionName = o.collection;

@@ -12,7 +12,7 @@ import { loadAnalysis } from './analysis.js';
 export async function openInspectContext(modelName, config, opts) {
   // Texts are embedded with the settings the collection was indexed with (when recorded), as the server does,
   // so that a recomputed vector compares with the stored one.
-  const embed = collectionEmbedConfig(modelName, opts.collection, config.embed);
+  const embed = await collectionEmbedConfig(modelName, opts.collection, config);
   const embedder = await createEmbedder(modelName, embed === config.embed ? config : { ...config, embed });
   let analysis = null;
   try {

@@ -54,7 +54,7 @@ export const backendOf = (config) => config.store.backend;
  * @returns {import('../config.js').Config}
  */
 const withoutStoreSecrets = (config) => ({
-  ...config, store: { ...config.store, opensearch: { ...config.store.opensearch, password: null, apiKey: null } },
+  ...config, store: { ...config.store, opensearch: { ...config.store.opensearch, password: null } },
 });
 
 /**

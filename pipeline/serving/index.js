@@ -131,10 +131,10 @@ export function activationShortfall(current, next, chosen) {
  * @param {string} current the active model
  * @param {string} next
  * @param {string[]} missing
- * @param {{chosen?: string[], has: string[]}} opts
+ * @param {{chosen?: string[], has: string[], config: {store: Config['store']}}} opts config: where the layouts are recorded
  */
-export function activationRefused(current, next, missing, opts) {
-  const indexed = readIndexed(current);
+export async function activationRefused(current, next, missing, opts) {
+  const indexed = await readLayoutsOf(current, opts.config);
   const commands = missing.map((c) => `scdv index --model ${next} --collection ${c} --corpus ${indexed[c]?.corpus ?? `<corpus of ${c}>`}`);
   const rule = opts.chosen
     ? 'the activation\'s "collections" names (each one named must hold documents in the new model)'
@@ -177,12 +177,51 @@ export function readIndexed(model) {
  */
 export function recordIndexed(model, collection, layout, corpusSha256, corpusPath, modelFilesSha256) {
   const all = readIndexed(model);
-  all[collection] = {
+  all[collection] = indexedEntry(layout, corpusSha256, corpusPath, modelFilesSha256);
+  writeFileAtomic(path.join(modelDirOf(model), INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
+}
+
+/**
+ * @param {VectorLayout} layout
+ * @param {string} [corpusSha256]
+ * @param {string} [corpusPath]
+ * @param {string} [modelFilesSha256]
+ */
+function indexedEntry(layout, corpusSha256, corpusPath, modelFilesSha256) {
+  return {
     layout, indexed_at: new Date().toISOString(),
     ...(corpusSha256 ? { corpus_sha256: corpusSha256 } : {}), ...(corpusPath ? { corpus: corpusPath } : {}),
     ...(modelFilesSha256 ? { model_files_sha256: modelFilesSha256 } : {}),
   };
-  writeFileAtomic(path.join(modelDirOf(model), INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
+}
+
+/**
+ * Records the layout a collection was indexed with where the model's backend keeps it (layoutRecords).
+ * @param {import('../store/index.js').StoreBackend} store the model's store
+ * @param {string} collection
+ * @param {VectorLayout} layout
+ * @param {string} [corpusSha256]
+ * @param {string} [corpusPath]
+ * @param {string} [modelFilesSha256] modelFilesDigest() of the model files the documents were embedded with
+ */
+export async function recordCollectionLayout(store, collection, layout, corpusSha256, corpusPath, modelFilesSha256) {
+  await layoutRecords(store).record(collection, indexedEntry(layout, corpusSha256, corpusPath, modelFilesSha256));
+}
+
+/**
+ * The layouts recorded for a model's collections, from where its backend keeps them.
+ * @param {string} model
+ * @param {{store: Config['store']}} config
+ * @returns {Promise<Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string}>>}
+ */
+export async function readLayoutsOf(model, config) {
+  // A native model without a store folder has nothing to open (and opening would create it): its file is read.
+  const store = mayHaveModelStore(model, config) ? await openModelStore(model, config) : null;
+  try {
+    return /** @type {any} */ (await layoutRecords(store ?? { backend: 'native', model }).read());
+  } finally {
+    await store?.close();
+  }
 }
 
 /**
@@ -219,6 +258,31 @@ export function forgetIndexed(model, collection) {
 }
 
 /**
+ * Where the layouts of a model's collections are recorded: the one place that decides it by backend. The native
+ * store keeps them in models/<name>/indexed.json (this module's file); a shared backend keeps them itself
+ * (OpenSearch: each index's `_meta`), so that every host serving the model sees the same record.
+ * @param {Pick<import('../store/index.js').StoreBackend, 'backend' | 'model' | 'readLayouts' | 'recordLayout'>} store the model's store
+ * @returns {{read: () => Promise<Record<string, any>>, record: (collection: string, entry: Record<string, any> | null) => Promise<void>}}
+ */
+export function layoutRecords(store) {
+  const { readLayouts, recordLayout } = store;
+  if (store.backend !== 'native' && readLayouts && recordLayout) {
+    return { read: () => readLayouts.call(store), record: (collection, entry) => recordLayout.call(store, collection, entry) };
+  }
+  const model = store.model;
+  return {
+    read: async () => readIndexed(model),
+    record: async (collection, entry) => {
+      const all = readIndexed(model);
+      if (entry === null && !(collection in all)) return;
+      if (entry === null) delete all[collection];
+      else all[collection] = /** @type {any} */ (entry);
+      writeFileAtomic(path.join(modelDirOf(model), INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
+    },
+  };
+}
+
+/**
  * Deletes a collection of a model: from its store (see Store.dropCollection; SCDV_COLLECTION_NOT_FOUND when
  * absent) and from the model's record of indexed layouts.
  * @param {import('../store/index.js').StoreBackend} store the model's store (openModelStore(model, config))
@@ -227,7 +291,8 @@ export function forgetIndexed(model, collection) {
  */
 export async function dropModelCollection(store, model, collection) {
   await store.dropCollection(validateCollectionName(collection));
-  forgetIndexed(model, collection);
+  if (store.model !== model) throw new Error(`dropModelCollection: the store is model ${store.model}'s, not ${model}'s`);
+  await layoutRecords(store).record(collection, null);
 }
 
 /**
@@ -236,9 +301,10 @@ export async function dropModelCollection(store, model, collection) {
  * @param {string} model
  * @param {string} collection
  * @param {VectorLayout} layout
+ * @param {{store: Config['store']}} config
  */
-export function indexedLayoutDifference(model, collection, layout) {
-  const recorded = readIndexed(model)[collection];
+export async function indexedLayoutDifference(model, collection, layout, config) {
+  const recorded = (await readLayoutsOf(model, config))[collection];
   return recorded ? layoutDifference(recorded.layout, layout) : '';
 }
 
@@ -247,12 +313,12 @@ export function indexedLayoutDifference(model, collection, layout) {
  * `configured`.
  * @param {string} model
  * @param {string | undefined} collection
- * @param {Config['embed']} configured
- * @returns {Config['embed']}
+ * @param {{embed: Config['embed'], store: Config['store']}} config its embed settings are used when none are recorded
+ * @returns {Promise<Config['embed']>}
  */
-export function collectionEmbedConfig(model, collection, configured) {
-  const recorded = collection === undefined ? undefined : readIndexed(model)[collection];
-  return recorded ? recorded.layout.embed : configured;
+export async function collectionEmbedConfig(model, collection, config) {
+  const recorded = collection === undefined ? undefined : (await readLayoutsOf(model, config))[collection];
+  return recorded ? recorded.layout.embed : config.embed;
 }
 
 /**
@@ -261,12 +327,13 @@ export function collectionEmbedConfig(model, collection, configured) {
  * says. Collections indexed with different settings cannot all be served by one embedder: then the config's
  * settings stay, and the others are named in a warning.
  * @param {string} name
- * @param {Config['embed']} configured
+ * @param {{embed: Config['embed'], store: Config['store']}} config its embed settings are the configured ones
  * @param {ServingLog} [log]
- * @returns {Config['embed']}
+ * @returns {Promise<Config['embed']>}
  */
-export function servingEmbedConfig(name, configured, log) {
-  const recorded = Object.entries(readIndexed(name));
+export async function servingEmbedConfig(name, config, log) {
+  const configured = config.embed;
+  const recorded = Object.entries(await readLayoutsOf(name, config));
   if (recorded.length === 0) return configured;
   const first = recorded[0][1].layout;
   const differing = recorded.filter(([, r]) => layoutDifference(r.layout, first) !== '');

@@ -16,7 +16,7 @@ import { writeFileAtomic } from '../fsutil.js';
 import { openModelStore, validateCollectionName } from '../store/index.js';
 import { findDuplicateIds } from '../corpus/duplicates.js';
 import { vectorLayout } from '../embed/layout.js';
-import { indexedLayoutDifference, recordIndexed } from '../serving/index.js';
+import { indexedLayoutDifference, recordCollectionLayout } from '../serving/index.js';
 import { errors } from '../errors.js';
 
 /**
@@ -66,7 +66,7 @@ export async function runIndex(opts) {
   const corpus = path.resolve(opts.corpus);
   const storeDir = storeDirFor(opts.model);
   // A collection holds vectors of one layout: adding documents embedded otherwise would make its scores meaningless.
-  const diff = indexedLayoutDifference(opts.model, collection, layout);
+  const diff = await indexedLayoutDifference(opts.model, collection, layout, config);
   if (diff && ((await collectionNow(opts.model, config, collection))?.count ?? 0) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
   rejectUnreadableCorpus(corpus);
   // Recorded with the layout: a server refuses to serve the collection with other model files (checkModelFiles).
@@ -127,8 +127,17 @@ export async function runIndex(opts) {
     writeFileAtomic(reportFile, issues.map((x) => JSON.stringify(x)).join('\n') + (issues.length ? '\n' : ''));
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
     const warning = checkUsableRun({ corpus, lines: plan.lines, documents, empty, rejectedByCode, details: reportFile, config });
+    // Workers write without waiting for searchability: everything they wrote becomes searchable now.
+    await flushCollection(opts.model, config, collection);
     // A run that wrote no document created no collection: there is no layout to record for it.
-    if ((await collectionNow(opts.model, config, collection)) !== null) recordIndexed(opts.model, collection, layout, plan.sha256, corpus, modelFilesSha256);
+    if ((await collectionNow(opts.model, config, collection)) !== null) {
+      const store = await openModelStore(opts.model, config);
+      try {
+        await recordCollectionLayout(store, collection, layout, plan.sha256, corpus, modelFilesSha256);
+      } finally {
+        await store.close();
+      }
+    }
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,
@@ -138,6 +147,21 @@ export async function runIndex(opts) {
   }
 }
 
+
+/**
+ * Makes what the workers wrote searchable (a cluster's `_refresh`; the native store turns its WAL into a segment).
+ * @param {string} model
+ * @param {import('../config.js').Config} config
+ * @param {string} collection
+ */
+async function flushCollection(model, config, collection) {
+  const store = await openModelStore(model, config);
+  try {
+    if ((await store.collectionInfo(collection)) !== null) await (await store.collection(collection)).flush();
+  } finally {
+    await store.close();
+  }
+}
 
 /**
  * The collection as the store has it now, null when it does not exist (nothing is created: a collection is

@@ -13,12 +13,14 @@
  * @property {string} name
  * @property {number} width vector width, fixed at creation
  * @property {string | null} createdAt the collection's creation time (ISO), null before its first stored document
- * @property {(docs: import('./collection.js').StoreDocInput[]) => Promise<void>} upsert resolves when acknowledged
+ * @property {(docs: import('./collection.js').StoreDocInput[], opts?: {refresh?: boolean}) => Promise<void>} upsert resolves
+ *   when acknowledged (durable). `refresh: false` (batch indexing): a networked backend need not make the write
+ *   searchable before answering; the batch calls flush() at its end. The native store is always visible at once.
  * @property {(ids: string[]) => Promise<number>} delete how many of the ids were live
  * @property {(id: string) => MaybePromise<import('./collection.js').StoredDoc | null>} get
  * @property {(id: string) => MaybePromise<boolean>} exists
- * @property {(vector: import('./validate.js').SparseVector, opts?: import('./validate.js').SearchOptions) => MaybePromise<import('./collection.js').SearchHit[]>} search
- * @property {(vector: import('./validate.js').SparseVector, opts?: import('./validate.js').SearchOptions) => Promise<import('./collection.js').SearchHit[]>} searchAsync without blocking the event loop
+ * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => MaybePromise<import('./collection.js').SearchHit[]>} search
+ * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => Promise<import('./collection.js').SearchHit[]>} searchAsync without blocking the event loop
  * @property {() => Promise<Iterable<string>>} ids
  * @property {() => MaybePromise<number>} version grows whenever the contents may have changed
  * @property {() => MaybePromise<number>} count live documents
@@ -51,6 +53,10 @@
  * @property {(name: string) => Promise<void>} dropCollection
  * @property {() => MaybePromise<BackendHealth>} health
  * @property {() => Promise<void>} close
+ * @property {() => Promise<Record<string, LayoutEntry>>} [readLayouts] the layouts recorded in the backend (a shared
+ *   backend keeps them, so every host sees them); absent on the native store, whose record is the model folder's
+ *   indexed.json (pipeline/serving: layoutRecords() is the one switch)
+ * @property {(collection: string, entry: LayoutEntry | null) => Promise<void>} [recordLayout] null forgets
  */
 
 export {};

@@ -20,7 +20,12 @@ export default function healthRoutes(app, ctx) {
     properties: {
       status: { type: 'string', enum: ['ready', 'not_ready'] },
       model: { type: ['string', 'null'] },
-      store: { type: 'boolean', description: 'the active model\'s store is open' },
+      store: { type: 'boolean', description: 'the active model\'s store is open and its backend answers' },
+      backend: {
+        type: 'object',
+        description: 'the store backend\'s own health (native: always ok; opensearch: reachable and not red)',
+        properties: { backend: { type: 'string' }, ok: { type: 'boolean' }, detail: { type: 'string' } },
+      },
       redis: { type: 'string', enum: ['up', 'down'], description: 'down: reads still work, queue routes answer 503' },
     },
   };
@@ -28,14 +33,19 @@ export default function healthRoutes(app, ctx) {
     config: { access: 'open' },
     schema: {
       tags: ['operations'],
-      summary: 'Ready to answer: a model loaded and its store open (Redis is reported, not required)',
+      summary: 'Ready to answer: a model loaded, its store open and its backend healthy (Redis is reported, not required)',
       response: { 200: ready, 503: ready },
     },
   }, async (_request, reply) => {
     const sm = ctx.models.current;
-    const ok = Boolean(sm && !sm.closed) && !ctx.status.shuttingDown;
+    const open = Boolean(sm && !sm.closed);
+    const backend = open && sm ? await sm.store.health() : null;
+    const ok = open && Boolean(backend?.ok) && !ctx.status.shuttingDown;
     reply.code(ok ? 200 : 503);
-    return { status: ok ? 'ready' : 'not_ready', model: sm?.name ?? null, store: Boolean(sm && !sm.closed), redis: ctx.hub?.up ? 'up' : 'down' };
+    return {
+      status: ok ? 'ready' : 'not_ready', model: sm?.name ?? null, store: open && Boolean(backend?.ok), ...(backend ? { backend } : {}),
+      redis: ctx.hub?.up ? 'up' : 'down',
+    };
   });
 
   app.get('/metrics', {

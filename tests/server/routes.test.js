@@ -52,7 +52,7 @@ test('health, readiness, collections', async () => {
   assert.deepEqual((await call('/healthz')).body, { status: 'ok' });
   const ready = await call('/readyz');
   assert.equal(ready.status, 200);
-  assert.deepEqual(ready.body, { status: 'ready', model: h.MODEL_A, store: true, redis: 'up' });
+  assert.deepEqual(ready.body, { status: 'ready', model: h.MODEL_A, store: true, backend: { ok: true, backend: 'native' }, redis: 'up' });
   const c = await call('/v1/collections');
   assert.equal(c.body.model, h.MODEL_A);
   assert.deepEqual(c.body.collections.map((/** @type {any} */ x) => [x.name, x.count]), [['ads', 5], ['articles', 306]]);
