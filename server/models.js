@@ -195,6 +195,8 @@ export class ModelState {
     }
     if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, 'the models folder');
     const reuse = this.previous?.name === name && !this.previous.closed;
+    // The files of a model kept loaded may have been replaced since, or the collections re-indexed from another copy.
+    if (reuse) await checkModelFiles(name, await readLayoutsOf(name, this.config));
     const next = reuse ? /** @type {ServingModel} */ (this.previous) : await ServingModel.open(name, this.config, this.log);
     let unserved = /** @type {string[]} */ ([]);
     try {
