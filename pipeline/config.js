@@ -187,7 +187,8 @@ export const DEFAULT_CONFIG = Object.freeze({
     defaultK: 10,
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
     indexWorkers: 1,
-    /** How often every process checks the active-model file, so that all of them follow an activation. */
+    /** How often every process reads the active-model record (the file; on OpenSearch, the shared Redis, where a
+     * pub/sub message makes servers follow at once and this poll is the safety net), so that all follow an activation. */
     modelPollMs: 500,
     /** Related-by-id results kept per process, each valid while its collection is unchanged (0: no cache). */
     relatedCacheEntries: 10_000,

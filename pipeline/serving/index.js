@@ -80,6 +80,12 @@ export async function storeCollections(model, config) {
  * @returns {Promise<string>}
  */
 export async function resolveModelName(explicit, config, opts = {}) {
+  // A command told which model, that records nothing, has no need of the record (nor of the shared Redis).
+  if (explicit !== undefined && opts.record === false) {
+    validateModelName(explicit);
+    if (!listModels().some((m) => m.name === explicit)) throw errors.MODEL_NOT_FOUND(explicit, modelsDir());
+    return explicit;
+  }
   const records = opts.records ?? activeRecords(config);
   try {
     const record = await records.read();
