@@ -69,6 +69,8 @@ export function mappingOf(meta) {
   return {
     dynamic: 'strict',
     _meta: meta,
+    // The features are indexed, not kept: `vi`/`vv` hold the same vector exactly (half the stored bytes).
+    _source: { excludes: ['f'] },
     properties: {
       id: { type: 'keyword' },
       f: { type: 'rank_features' },

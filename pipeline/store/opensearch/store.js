@@ -72,6 +72,7 @@ export class OpenSearchStore {
    * @returns {Promise<{createdAt: string, shards: number}>}
    */
   async #create(name, width) {
+    await this.#ensureVersionsIndex();
     const index = this.#names.index(name);
     const createdAt = new Date().toISOString();
     const meta = { scdv: { model: this.#model, collection: name, width, created_at: createdAt, format: OS_FORMAT } };
@@ -92,6 +93,20 @@ export class OpenSearchStore {
 
   #checkOpen() {
     this.#ctx.checkOpen();
+  }
+
+  /**
+   * The versions index (one tiny document per collection), made explicitly rather than left to auto-creation,
+   * which production clusters often disable. Its documents are not searched: nothing of them is indexed.
+   */
+  async #ensureVersionsIndex() {
+    const body = {
+      settings: { index: { number_of_shards: 1, number_of_replicas: this.#cfg.replicas } },
+      mappings: { dynamic: false, properties: {} },
+    };
+    const res = await request(() => this.#client.indices.create({ index: this.#names.versions, body: /** @type {any} */ (body) }, { ignore: [400] }), this.#rctx('create the versions index'));
+    const err = /** @type {any} */ (res.body)?.error;
+    if (err && err.type !== 'resource_already_exists_exception') throw errors.BACKEND_REJECTED('opensearch', `creating index ${this.#names.versions}`, String(err.reason), String(err.type));
   }
 
   /**
