@@ -103,6 +103,8 @@ export async function runShards(o) {
   const queue = openQueue(o.queueName, o.redisUrl, o.config.queue);
   queue.on('error', () => {}); // reconnects are automatic; failures surface as missing progress
   const jobId = (/** @type {number} */ i) => shardJobId(o.runKey, i);
+  // A travelling job stays after completion until its result is harvested (below).
+  const jobOptions = (/** @type {number} */ i) => ({ jobId: jobId(i), ...(o.travel ? { removeOnComplete: false } : {}) });
   const remaining = new Set(o.pending.map((s) => s.index));
   /**
    * A travelling job's result becomes this host's marker; then the job goes (so a job that is gone and a marker
@@ -121,7 +123,7 @@ export async function runShards(o) {
     if (stale && o.travel && (await stale.isCompleted())) await harvest(stale); // done while no one was waiting
     if (readShardResult(o.outDir, shard.index, o.runKey)) return;
     if (stale && ((await stale.isFailed()) || (await stale.isCompleted()))) await stale.remove();
-    await queue.add('shard', o.jobData(shard), { jobId: jobId(shard.index), ...(o.travel ? { removeOnComplete: false } : {}) });
+    await queue.add('shard', o.jobData(shard), jobOptions(shard.index));
   };
   const window = o.travel ? o.config.index.queuedShards : Infinity;
   /** o.pending[0, queued) have been queued */
@@ -143,7 +145,7 @@ export async function runShards(o) {
       if (o.pending.findIndex((s) => s.index === index) >= queued) continue; // not queued yet
       if (await queue.getJob(jobId(index))) continue;
       if (readShardResult(o.outDir, index, o.runKey)) continue;
-      await queue.add('shard', o.jobData(/** @type {import('../corpus/plan.js').Shard} */ (byIndex.get(index))), { jobId: jobId(index) });
+      await queue.add('shard', o.jobData(/** @type {import('../corpus/plan.js').Shard} */ (byIndex.get(index))), jobOptions(index));
       n++;
     }
     if (n) o.log(`${o.queueName}: ${n} shard job(s) were lost by Redis and are queued again`);

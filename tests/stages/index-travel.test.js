@@ -130,3 +130,28 @@ test('a worker whose model files differ from the queuing host\'s refuses the job
     await worker.stop();
   }
 });
+
+test('travelling jobs lost by Redis are queued again, and their results still reach the queuing host', { timeout: 120_000 }, async () => {
+  const queue = openQueue('index', redis.url, config.queue);
+  try {
+    const run = runTravelling('travel-3', 'requeued', await modelFilesDigest('small'));
+    // No worker yet: the first window of jobs waits; Redis "loses" it (a restart without persistence).
+    let lost = 0;
+    for (let i = 0; i < 200 && lost < config.index.queuedShards; i++) {
+      for (const job of await queue.getWaiting()) if (String(job.id).startsWith('travel-3-')) { await job.remove(); lost++; }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(lost, config.index.queuedShards);
+    await new Promise((r) => setTimeout(r, 2500)); // the run's check for lost jobs (every 2 s) queues them again
+    const worker = startRemoteWorker();
+    try {
+      const { plan, outDir } = await run;
+      for (const s of plan.shards) assert.ok(readShardResult(outDir, s.index, 'travel-3'), `marker of shard ${s.index}`);
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(await queue.getCompleted(), [], 'every result was harvested and its job removed');
+  } finally {
+    await queue.close();
+  }
+});
