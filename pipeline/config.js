@@ -114,6 +114,9 @@ export const DEFAULT_CONFIG = Object.freeze({
     writeBatchSize: 100,
     shardSize: 1000,
     workers: 2,
+    /** Shard jobs in Redis at a time when they carry their documents (store.backend "opensearch": workers may
+     * run on other hosts): each holds its shard's bytes, so this bounds Redis memory to about this many shards. */
+    queuedShards: 16,
   },
   /** Where document vectors live (pipeline/store/): one store per model, opened by openModelStore(model, config). */
   store: {
@@ -196,7 +199,8 @@ export const DEFAULT_CONFIG = Object.freeze({
     embedThreads: 2,
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
     indexWorkers: 1,
-    /** How often every process checks the active-model file, so that all of them follow an activation. */
+    /** How often every process reads the active-model record (the file; on OpenSearch, the shared Redis, where a
+     * pub/sub message makes servers follow at once and this poll is the safety net), so that all follow an activation. */
     modelPollMs: 500,
     /** Related-by-id results kept per process, each valid while its collection is unchanged (0: no cache). */
     relatedCacheEntries: 10_000,
@@ -465,6 +469,7 @@ function validate(cfg) {
     ['tokenize.workers', cfg.tokenize.workers], ['tokenize.batchSize', cfg.tokenize.batchSize],
     ['queue.attempts', cfg.queue.attempts], ['tokenizer.maxTokenBytes', cfg.tokenizer.maxTokenBytes],
     ['index.writeBatchSize', cfg.index.writeBatchSize], ['index.shardSize', cfg.index.shardSize], ['index.workers', cfg.index.workers],
+    ['index.queuedShards', cfg.index.queuedShards],
   ]);
   for (const [name, v] of positive) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);

@@ -5,17 +5,17 @@
 // so an activation never changes the model under a request; the replaced model stays loaded as `previous`
 // (instant rollback) and is closed only once no request holds it.
 //
-// Which model to serve at start, the active-model file every server process polls (so an activation received
-// by one process of `scdv serve --workers N` is followed by all of them) and the embed settings requests use
-// are decided in pipeline/serving/; this file holds the server's runtime state only.
-import fs from 'node:fs';
+// Which model to serve at start, the active-model record every server process follows (so an activation received
+// by one process of `scdv serve --workers N`, or by any server of the deployment on the OpenSearch backend, is
+// followed by all of them) and the embed settings requests use are decided in pipeline/serving/; this file holds
+// the server's runtime state only.
 import { errors } from '../pipeline/errors.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { EmbedPool } from '../pipeline/embed/pool.js';
 import { validateModelName } from '../pipeline/paths.js';
 import {
-  activationRefused, activationShortfall, activeModelFile, dropModelCollection, listModels, readActiveRecord, resolveModelName,
-  servingEmbedConfig, writeActiveRecord,
+  activationRefused, activationShortfall, checkModelFiles, dropModelCollection, listModels, readLayoutsOf, resolveModelName,
+  servingEmbedConfig,
 } from '../pipeline/serving/index.js';
 import { openModelStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
@@ -59,6 +59,9 @@ export class ServingModel {
    * @param {{warn?: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} [log]
    */
   static async open(name, config, log) {
+    // Refused before anything is loaded: this host's model files must be those the collections were indexed with
+    // (their layouts are recorded where the backend keeps them: every host sees the same digests).
+    await checkModelFiles(name, await readLayoutsOf(name, config));
     const embed = await servingEmbedConfig(name, config, log);
     const embedConfig = embed === config.embed ? config : { ...config, embed };
     const embedder = await createEmbedder(validateModelName(name), embedConfig);
@@ -128,10 +131,13 @@ export class ServingModel {
 
 export class ModelState {
   /**
-   * @param {{config: Config, log: {info: (o: any, m?: string) => void, error: (o: any, m?: string) => void}}} opts
+   * @param {{config: Config, records: import('../pipeline/serving/index.js').ActiveRecords,
+   *   log: {info: (o: any, m?: string) => void, error: (o: any, m?: string) => void}}} opts records: the active-model
+   *   record (activeRecords(config)); closed with this state
    */
   constructor(opts) {
     this.config = opts.config;
+    this.records = opts.records;
     this.log = opts.log;
     /** @type {ServingModel | null} */
     this.current = null;
@@ -139,9 +145,8 @@ export class ModelState {
     this.previous = null;
     /** @type {string | null} name of a model being activated by this process */
     this.activating = null;
-    /** @type {NodeJS.Timeout | null} */
-    this.timer = null;
-    this.fileStamp = '';
+    /** The last record this process could not follow (as text): logged once, not retried until another is written. */
+    this.unfollowable = '';
     /** Serialises switches (API activations and file-driven ones). */
     this.chain = Promise.resolve();
   }
@@ -151,9 +156,8 @@ export class ModelState {
    * @param {string} [explicit]
    */
   async start(explicit) {
-    const name = await resolveModelName(explicit, this.config);
+    const name = await resolveModelName(explicit, this.config, { records: this.records });
     this.current = await ServingModel.open(name, this.config, this.log);
-    this.fileStamp = this.stamp();
     return this.current;
   }
 
@@ -204,11 +208,13 @@ export class ModelState {
       // Named collections must be there even when nothing changes.
       const missing = check && chosen ? activationShortfall({ name, collections: [] }, { name, collections: await cur.collections() }, chosen).missing : [];
       if (missing.length) throw await activationRefused(name, name, missing, { chosen, has: [], config: this.config });
-      if (record) this.record(cur.name, this.previous?.name ?? readActiveRecord()?.previous ?? null);
+      if (record) await this.record(cur.name, this.previous?.name ?? (await this.records.read())?.previous ?? null);
       return { active: name, previous: this.previous?.name ?? null, changed: false };
     }
     if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, 'the models folder');
     const reuse = this.previous?.name === name && !this.previous.closed;
+    // The files of a model kept loaded may have been replaced since, or the collections re-indexed from another copy.
+    if (reuse) await checkModelFiles(name, await readLayoutsOf(name, this.config));
     const next = reuse ? /** @type {ServingModel} */ (this.previous) : await ServingModel.open(name, this.config, this.log);
     let unserved = /** @type {string[]} */ ([]);
     try {
@@ -236,7 +242,7 @@ export class ModelState {
       old.retired = true;
       if (old.refs === 0) await old.close();
     }
-    if (record) this.record(name, cur.name, chosen ? { collections: chosen, unserved } : undefined);
+    if (record) await this.record(name, cur.name, chosen ? { collections: chosen, unserved } : undefined);
     this.log.info({ model: name, previous: cur.name, ...(unserved.length ? { unserved } : {}) }, 'model activated');
     return { active: name, previous: cur.name, changed: true, ...(unserved.length ? { unserved } : {}) };
   }
@@ -246,39 +252,32 @@ export class ModelState {
    * @param {string | null} previous
    * @param {{collections: string[], unserved: string[]}} [chosen] what an activation with `collections` kept and let go
    */
-  record(model, previous, chosen) {
-    writeActiveRecord({ model, previous, activated_at: new Date().toISOString(), ...chosen });
-    this.fileStamp = this.stamp();
+  async record(model, previous, chosen) {
+    await this.records.write({ model, previous, activated_at: new Date().toISOString(), ...chosen });
   }
 
-  stamp() {
-    try {
-      const st = fs.statSync(activeModelFile());
-      return `${st.mtimeMs}:${st.size}:${st.ino}`;
-    } catch {
-      return '';
-    }
-  }
-
-  /** Follow activations made by other processes (and by `scdv` commands) through the file. */
+  /**
+   * Follow activations made by other processes, other hosts and `scdv` commands through the active-model record.
+   * A record this process cannot follow (the model is missing here, its files differ from the index's) is logged
+   * once and left until another is written: this process keeps serving its model meanwhile.
+   */
   watch() {
-    this.timer = setInterval(() => {
-      const stamp = this.stamp();
-      if (stamp === this.fileStamp || this.activating) return;
-      this.fileStamp = stamp;
-      const r = readActiveRecord();
-      if (!r || r.model === this.current?.name) return;
+    this.records.follow((r) => {
+      if (this.activating || r.model === this.current?.name) return;
+      const text = JSON.stringify(r);
+      if (text === this.unfollowable) return;
       this.activating = r.model;
       const run = this.chain.then(() => this.switchTo(r.model, false, false));
       this.chain = run.then(() => {}, () => {});
-      run.catch((err) => this.log.error({ model: r.model, err: err.message }, 'cannot follow the model activated in the active-model file'))
-        .finally(() => { this.activating = null; });
+      run.catch((err) => {
+        this.unfollowable = text;
+        this.log.error({ model: r.model, code: err.code, err: err.message }, `cannot follow the model activated in ${this.records.where}`);
+      }).finally(() => { this.activating = null; });
     }, this.config.server.modelPollMs);
-    this.timer.unref();
   }
 
   async close() {
-    if (this.timer) clearInterval(this.timer);
+    await this.records.close();
     await this.chain;
     await Promise.all([this.current?.close(), this.previous?.close()]);
   }

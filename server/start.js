@@ -11,7 +11,7 @@ import { WorkerPool } from '../pipeline/queue/worker-pool.js';
 import { buildApp } from './app.js';
 import { Metrics, serveClusterMetrics } from './metrics.js';
 import { ModelState } from './models.js';
-import { resolveModelName } from '../pipeline/serving/index.js';
+import { activeRecords, resolveModelName } from '../pipeline/serving/index.js';
 import { QueueHub } from './queues.js';
 import { ResultCache } from './cache.js';
 
@@ -53,9 +53,9 @@ export async function startServer(opts) {
     metrics.attachWorker();
     // Logs before the app exists (model loading) go to stderr; the app's logger takes over once built.
     const early = { info: () => {}, error: (/** @type {any} */ o, /** @type {string=} */ m) => { process.stderr.write(`scdv serve: ${m} ${JSON.stringify(o)}\n`); } };
-    const models = new ModelState({ config, log: early });
-    await models.start(opts.model);
+    const models = new ModelState({ config, records: activeRecords(config, { redisUrl: redis.url, privateRedis: redis.private }), log: early });
     cleanups.push(() => models.close());
+    await models.start(opts.model);
     /** @type {import('./app.js').AppContext} */
     const ctx = { config, models, hub: null, metrics, status: { shuttingDown: false }, relatedCache: new ResultCache(s.relatedCacheEntries) };
     const hubLog = { warn: (/** @type {any} */ o, /** @type {string=} */ m) => { ctx.log?.warn(o, m); }, info: (/** @type {any} */ o) => { ctx.log?.info(o); } };
@@ -136,8 +136,9 @@ export async function runServe(opts) {
   }
   const { config } = opts;
   const redis = opts.redisUrl ? { url: opts.redisUrl, stop: async () => {}, private: false } : await connectOrStartRedis();
-  // Resolved once, recorded in the active-model file that every worker reads.
-  const model = await resolveModelName(opts.model, config);
+  // Resolved once, recorded in the active-model record that every worker reads.
+  const records = activeRecords(config, { redisUrl: redis.url, privateRedis: redis.private });
+  const model = await resolveModelName(opts.model, config, { records }).finally(() => records.close());
   const indexWorkers = opts.indexWorkers ?? config.server.indexWorkers;
   const pool = indexWorkers > 0 ? new WorkerPool({ stage: 'index', count: indexWorkers, redisUrl: redis.url, config: withoutKeys(config), log: say }) : null;
   pool?.start();

@@ -1,7 +1,9 @@
 // Bull processor of the `index` queue: one job = one shard of a corpus, embedded with a model and written
 // to a store collection in batches. Every write is an upsert, so a shard redone after a crash rewrites the
 // same documents instead of duplicating them; the shard's marker is written only after its last write is
-// acknowledged (durable).
+// acknowledged (durable). A job that carries its shard's documents (OpenSearch backend) may come from another
+// host: its result goes back through the queue, and the worker checks that its copy of the model's files is the
+// one the queuing host embeds with.
 import os from 'node:os';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { openModelStore } from '../pipeline/store/index.js';
@@ -11,6 +13,7 @@ import { ISSUE } from '../pipeline/line-issues.js';
 import { hashOf } from '../pipeline/config.js';
 import { documentMeta } from '../pipeline/embed/meta.js';
 import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
+import { checkModelFiles } from '../pipeline/serving/index.js';
 
 /** @typedef {import('../pipeline/queue/index-job.js').IndexShardJob} IndexShardJob */
 /** @typedef {import('../pipeline/queue/index-job.js').IndexShardResult} IndexShardResult */
@@ -53,6 +56,7 @@ function storeFor(job, own) {
  */
 export async function processIndexShard(job, onProgress, ownStore = job.config.store) {
   const startedAt = Date.now();
+  if (job.modelFilesSha256) await checkModelFiles(job.model, { [job.collection]: { model_files_sha256: job.modelFilesSha256 } });
   const embedder = await embedderFor(job);
   const collection = await (await storeFor(job, ownStore)).collection(job.collection, { width: embedder.width });
   const { shard, config } = job;
@@ -102,6 +106,8 @@ export function runIndexWorker(opts) {
     ...opts, queueName: 'index', jobName: 'shard',
     handle: async (/** @type {import('bull').Job<IndexShardJob>} */ job, progress) => {
       const r = await processIndexShard(job.data, progress, opts.config.store);
+      // A job that carried its documents is answered with the whole result: the queuing host writes the marker.
+      if (job.data.lines !== undefined) return r;
       return { shard: r.shard, documents: r.documents, rejected: r.rejected.length, empty: r.empty.length };
     },
     onStop: () => { for (const s of stores.values()) void s.then((store) => store.close(), () => {}); },

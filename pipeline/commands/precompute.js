@@ -39,7 +39,7 @@ async function run(values) {
   const { resolveModelName } = await import('../serving/index.js');
   const { runPrecompute } = await import('../stages/precompute.js');
   const { localPrecompute } = await import('../../workers/precompute.js');
-  // The model the server serves (the active-model file) unless one is named.
+  // The model the server serves (the active-model record) unless one is named.
   const model = await resolveModelName(values.model, config, { record: false });
   if (!process.env.REDIS_URL) {
     process.stderr.write('scdv precompute: REDIS_URL is not set: the entries go to a private Redis that stops with this command (useful only as a dry run)\n');

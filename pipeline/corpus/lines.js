@@ -8,7 +8,7 @@ import fs from 'node:fs';
 
 /**
  * Yield the lines of `file` in [start, end), numbered from `firstLine` (1-based); '\r\n' is accepted.
- * @param {string} file
+ * @param {string | Buffer} file a path, or the bytes themselves (a shard carried by its queue job)
  * @param {{start?: number, end?: number, firstLine?: number, maxLineBytes: number}} opts
  * @returns {AsyncGenerator<Line>}
  */
@@ -16,7 +16,9 @@ export async function* readLines(file, opts) {
   const { start = 0, end = Infinity, maxLineBytes } = opts;
   let lineNo = opts.firstLine ?? 1;
   if (end <= start) return;
-  const stream = fs.createReadStream(file, { start, end: end === Infinity ? undefined : end - 1, highWaterMark: 1 << 20 });
+  const stream = typeof file === 'string'
+    ? fs.createReadStream(file, { start, end: end === Infinity ? undefined : end - 1, highWaterMark: 1 << 20 })
+    : [file.subarray(start, end === Infinity ? file.length : end)];
   /** @type {Buffer[]} */
   let parts = [];
   let pendingBytes = 0;

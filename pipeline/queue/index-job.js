@@ -1,6 +1,12 @@
 // The `index` queue's shard job: its payload, built in one place for everyone who queues it (`scdv index`,
 // the server's bulk uploads: the worker cannot tell them apart), and the result marker its worker writes.
+//
+// On the OpenSearch backend `scdv index` may have workers on other hosts (`scdv worker index` with the same
+// REDIS_URL and OpenSearch config, their own data folder): its jobs carry what such a worker needs and cannot
+// read from the queuing host, the shard's bytes (ShardJob.lines) and the digest of the model's files, and name
+// the backend instead of a store folder; the worker opens the model's store from its own config.
 import { duplicatesIn } from '../corpus/duplicates.js';
+import { shardBytes } from './shard.js';
 
 /**
  * @typedef {object} IndexShardFields
@@ -9,6 +15,8 @@ import { duplicatesIn } from '../corpus/duplicates.js';
  *   store settings: `openModelStore(model, its config)`); no store folder travels, so workers on other hosts
  *   write straight to a cluster
  * @property {string} collection
+ * @property {string} [modelFilesSha256] modelFilesDigest() of the model on the queuing host: a worker whose copy
+ *   differs refuses the job (SCDV_MODEL_FILES_MISMATCH) instead of writing vectors of another space
  * @property {[number, number][]} [duplicates] lines of this shard whose id an earlier line has: [line, first line]
  */
 
@@ -30,6 +38,26 @@ import { duplicatesIn } from '../corpus/duplicates.js';
  */
 
 /**
+ * Whether the shard jobs of `scdv index` carry their documents (any host can run them) or a path on this host:
+ * the one place that decides. The native store is a folder of this host, so its workers are local anyway.
+ * @param {import('../config.js').Config} config
+ */
+export const shardsTravel = (config) => backendOf(config) === 'opensearch';
+
+/** @param {import('../config.js').Config} config */
+export const backendOf = (config) => config.store.backend;
+
+/**
+ * Job data is visible to everyone with access to Redis (and in Bull Board), and a worker reaches the store with
+ * its own settings anyway: the cluster's credentials stay out of it.
+ * @param {import('../config.js').Config} config
+ * @returns {import('../config.js').Config}
+ */
+const withoutStoreSecrets = (config) => ({
+  ...config, store: { ...config.store, opensearch: { ...config.store.opensearch, password: null } },
+});
+
+/**
  * The payload of one `index` shard job.
  * @param {object} run
  * @param {string} run.runKey
@@ -39,12 +67,16 @@ import { duplicatesIn } from '../corpus/duplicates.js';
  * @param {string} run.collection
  * @param {import('../config.js').Config} run.config
  * @param {Map<number, {id: string, firstLine: number}>} run.duplicates the corpus's repeated ids (findDuplicateIds)
+ * @param {string} [run.modelFilesSha256] with `travel`
+ * @param {boolean} [run.travel] carry the shard's documents (see shardsTravel; the server's bulk jobs do not)
  * @param {import('../corpus/plan.js').Shard} shard
  * @returns {IndexShardJob}
  */
 export function indexShardJob(run, shard) {
+  const backend = backendOf(run.config);
   return {
-    runKey: run.runKey, corpus: run.corpus, shard, outDir: run.outDir, model: run.model, backend: run.config.store.backend,
-    collection: run.collection, config: run.config, duplicates: duplicatesIn(run.duplicates, shard),
+    runKey: run.runKey, corpus: run.corpus, shard, outDir: run.outDir, model: run.model, backend,
+    collection: run.collection, config: withoutStoreSecrets(run.config), duplicates: duplicatesIn(run.duplicates, shard),
+    ...(run.travel ? { lines: shardBytes(run.corpus, shard), modelFilesSha256: run.modelFilesSha256 } : {}),
   };
 }

@@ -13,10 +13,13 @@ import { ISSUE } from '../line-issues.js';
  * The payload of a shard job; each stage adds its own fields.
  * @typedef {object} ShardJob
  * @property {string} runKey
- * @property {string} corpus absolute path
+ * @property {string} corpus absolute path (on the host that queued the job)
  * @property {import('../corpus/plan.js').Shard} shard
  * @property {string} outDir the run folder (shard markers live in outDir/shards)
  * @property {import('../config.js').Config} config
+ * @property {string} [lines] the shard's bytes, base64: a job that carries them can run on any host. Its worker
+ *   reads them instead of `corpus` and returns the shard's result through the queue (job.returnvalue) instead of
+ *   writing the marker, which lives on the queuing host: that host writes it (runShards)
  */
 
 /**
@@ -57,6 +60,38 @@ export function readShardResult(outDir, index, runKey) {
     return r.runKey === runKey ? r : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Write a shard's marker (last, atomically): the shard is done.
+ * @param {string} outDir
+ * @param {number} index
+ * @param {ShardResultBase} result
+ */
+export function writeShardResult(outDir, index, result) {
+  fs.mkdirSync(shardsDir(outDir), { recursive: true });
+  writeFileAtomic(shardMarker(outDir, index), JSON.stringify(result));
+}
+
+/**
+ * The bytes of a shard, base64, for a job that carries them (ShardJob.lines).
+ * @param {string} corpus
+ * @param {import('../corpus/plan.js').Shard} shard
+ */
+export function shardBytes(corpus, shard) {
+  const buf = Buffer.alloc(shard.end - shard.start);
+  const fd = fs.openSync(corpus, 'r');
+  try {
+    let n = 0;
+    while (n < buf.length) {
+      const r = fs.readSync(fd, buf, n, buf.length - n, shard.start + n);
+      if (r === 0) break;
+      n += r;
+    }
+    return buf.subarray(0, n).toString('base64');
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -117,10 +152,10 @@ export async function processShardLines(job, o) {
     await o.flush(full);
     if (FAULT_BATCH_DELAY_MS > 0) await new Promise((r) => setTimeout(r, FAULT_BATCH_DELAY_MS));
   };
+  const source = job.lines === undefined ? job.corpus : Buffer.from(job.lines, 'base64');
+  const range = typeof source === 'string' ? { start: shard.start, end: shard.end } : { start: 0, end: source.length };
   try {
-    for await (const l of readLines(job.corpus, {
-      start: shard.start, end: shard.end, firstLine: shard.firstLine, maxLineBytes: config.corpus.maxDocumentBytes,
-    })) {
+    for await (const l of readLines(source, { ...range, firstLine: shard.firstLine, maxLineBytes: config.corpus.maxDocumentBytes })) {
       result.lines++;
       if ('tooLongBytes' in l) {
         result.rejected.push({
@@ -145,7 +180,6 @@ export async function processShardLines(job, o) {
     throw err;
   }
   result.seconds = (Date.now() - t0) / 1000;
-  fs.mkdirSync(shardsDir(job.outDir), { recursive: true });
-  writeFileAtomic(shardMarker(job.outDir, shard.index), JSON.stringify(result));
+  if (job.lines === undefined) writeShardResult(job.outDir, shard.index, result);
   return result;
 }

@@ -2,55 +2,34 @@
 // server, the CLI, `scdv index`, eval, inspect and the demo share (server/models.js keeps only the server's
 // runtime state: the loaded models and the switch between them).
 //
-// The active model is recorded in dataDir()/server/active-model.json; every server process follows that file.
+// The active model is recorded in one place every server process follows: dataDir()/server/active-model.json on
+// the native backend, the shared Redis on OpenSearch (./active.js).
 // The settings a collection was indexed with are recorded by `scdv index` in the model folder:
 //   models/<name>/indexed.json: { "<collection>": { "layout": VectorLayout, "indexed_at": ISO 8601, "corpus_sha256": "…",
-//                                  "corpus": "/absolute/path.jsonl" }, … }  (corpus: since issue 14; older entries lack it)
+//                                  "corpus": "/absolute/path.jsonl", "model_files_sha256": "…" }, … }
+//   (corpus: since issue 14, model_files_sha256: since issue 13; older entries lack them)
 // A query must be embedded with the layout of the vectors it is compared with (a hybrid and a pure SCDV
 // vector, or two hybrid vectors of different α, do not mix).
 import fs from 'node:fs';
 import path from 'node:path';
-import { dataDir, modelsDir, validateModelName } from '../paths.js';
+import { modelsDir, validateModelName } from '../paths.js';
 import { errors } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { layoutDifference } from '../embed/layout.js';
 import { MODEL_FORMAT } from '../model/names.js';
 import { mayHaveModelStore, openModelStore, validateCollectionName } from '../store/index.js';
+import { activeRecords } from './active.js';
+import { modelFilesDigest } from '../model/files-digest.js';
 
 /** @typedef {import('../config.js').Config} Config */
 /** @typedef {import('../embed/layout.js').VectorLayout} VectorLayout */
 /** @typedef {{warn?: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} ServingLog */
+/** @typedef {import('./active.js').ActiveRecord} ActiveRecord */
+/** @typedef {import('./active.js').ActiveRecords} ActiveRecords */
 
 // ---- which model serves ----
 
-/** The file every server process follows. */
-export const activeModelFile = () => path.join(dataDir(), 'server', 'active-model.json');
-
-/**
- * @typedef {object} ActiveRecord
- * @property {string} model
- * @property {string | null} previous
- * @property {string} activated_at ISO 8601
- * @property {string[]} [collections] the collections the activation was asked to keep serving (`{"collections"}`
- *   of the activate body); absent when it kept every collection the previous model served
- * @property {string[]} [unserved] collections with documents the previous model served that this one lacks
- */
-
-/** @returns {ActiveRecord | null} */
-export function readActiveRecord() {
-  try {
-    const r = JSON.parse(fs.readFileSync(activeModelFile(), 'utf8'));
-    return typeof r?.model === 'string' ? r : null;
-  } catch {
-    return null;
-  }
-}
-
-/** @param {ActiveRecord} r */
-export function writeActiveRecord(r) {
-  fs.mkdirSync(path.dirname(activeModelFile()), { recursive: true });
-  writeFileAtomic(activeModelFile(), JSON.stringify(r, null, 2) + '\n');
-}
+export { activeModelFile, activeRecords } from './active.js';
 
 /**
  * Trained models in modelsDir() (complete ones: a manifest of the current format), newest first.
@@ -91,32 +70,44 @@ export async function storeCollections(model, config) {
 }
 
 /**
- * The model to serve at start: `explicit` (a flag), else the active-model file, else server.model, else the
- * newest model whose store holds documents, else the newest model. Recorded in the file when it changes
- * (unless `record` is false: commands that only read, such as `scdv precompute`).
+ * The model to serve at start: `explicit` (a flag), else the active-model record, else server.model, else the
+ * newest model whose store holds documents, else the newest model. Recorded as active when it changes (unless
+ * `record` is false: commands that only read, such as `scdv precompute`).
  * @param {string | undefined} explicit
  * @param {Config} config
- * @param {{record?: boolean}} [opts]
+ * @param {{record?: boolean, records?: ActiveRecords}} [opts] records: the active-model record to use (default:
+ *   activeRecords(config), opened and closed here)
  * @returns {Promise<string>}
  */
 export async function resolveModelName(explicit, config, opts = {}) {
-  const record = readActiveRecord();
-  let name = explicit ?? record?.model ?? config.server.model ?? null;
-  if (!name) {
-    const models = listModels();
-    if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${modelsDir()}: train one with \`scdv train\``);
-    for (const m of models) {
-      if ((await storeCollections(m.name, config)).some((c) => c.count > 0)) { name = m.name; break; }
+  // A command told which model, that records nothing, has no need of the record (nor of the shared Redis).
+  if (explicit !== undefined && opts.record === false) {
+    validateModelName(explicit);
+    if (!listModels().some((m) => m.name === explicit)) throw errors.MODEL_NOT_FOUND(explicit, modelsDir());
+    return explicit;
+  }
+  const records = opts.records ?? activeRecords(config);
+  try {
+    const record = await records.read();
+    let name = explicit ?? record?.model ?? config.server.model ?? null;
+    if (!name) {
+      const models = listModels();
+      if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${modelsDir()}: train one with \`scdv train\``);
+      for (const m of models) {
+        if ((await storeCollections(m.name, config)).some((c) => c.count > 0)) { name = m.name; break; }
+      }
+      name ??= models[0].name;
     }
-    name ??= models[0].name;
+    validateModelName(name);
+    if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, modelsDir());
+    if ((opts.record ?? true) && (!record || record.model !== name)) {
+      const previous = record && record.model !== name ? record.model : record?.previous ?? null;
+      await records.write({ model: name, previous, activated_at: new Date().toISOString() });
+    }
+    return name;
+  } finally {
+    if (!opts.records) await records.close();
   }
-  validateModelName(name);
-  if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, modelsDir());
-  if ((opts.record ?? true) && (!record || record.model !== name)) {
-    const previous = record && record.model !== name ? record.model : record?.previous ?? null;
-    writeActiveRecord({ model: name, previous, activated_at: new Date().toISOString() });
-  }
-  return name;
 }
 
 // ---- what an activation must keep serving ----
@@ -170,7 +161,7 @@ const modelDirOf = (model) => path.join(modelsDir(), validateModelName(model));
 
 /**
  * @param {string} model
- * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string}>}
+ * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string}>}
  */
 export function readIndexed(model) {
   try {
@@ -188,10 +179,11 @@ export function readIndexed(model) {
  * @param {string} [corpusSha256]
  * @param {string} [corpusPath] the corpus file (absolute), so that an activation refused for lack of this
  *   collection can name the command that indexes it into another model
+ * @param {string} [modelFilesSha256] modelFilesDigest() of the model files the documents were embedded with
  */
-export function recordIndexed(model, collection, layout, corpusSha256, corpusPath) {
+export function recordIndexed(model, collection, layout, corpusSha256, corpusPath, modelFilesSha256) {
   const all = readIndexed(model);
-  all[collection] = indexedEntry(layout, corpusSha256, corpusPath);
+  all[collection] = indexedEntry(layout, corpusSha256, corpusPath, modelFilesSha256);
   writeFileAtomic(path.join(modelDirOf(model), INDEXED_FILE), JSON.stringify(all, null, 2) + '\n');
 }
 
@@ -199,11 +191,13 @@ export function recordIndexed(model, collection, layout, corpusSha256, corpusPat
  * @param {VectorLayout} layout
  * @param {string} [corpusSha256]
  * @param {string} [corpusPath]
+ * @param {string} [modelFilesSha256]
  */
-function indexedEntry(layout, corpusSha256, corpusPath) {
+function indexedEntry(layout, corpusSha256, corpusPath, modelFilesSha256) {
   return {
     layout, indexed_at: new Date().toISOString(),
     ...(corpusSha256 ? { corpus_sha256: corpusSha256 } : {}), ...(corpusPath ? { corpus: corpusPath } : {}),
+    ...(modelFilesSha256 ? { model_files_sha256: modelFilesSha256 } : {}),
   };
 }
 
@@ -214,16 +208,17 @@ function indexedEntry(layout, corpusSha256, corpusPath) {
  * @param {VectorLayout} layout
  * @param {string} [corpusSha256]
  * @param {string} [corpusPath]
+ * @param {string} [modelFilesSha256] modelFilesDigest() of the model files the documents were embedded with
  */
-export async function recordCollectionLayout(store, collection, layout, corpusSha256, corpusPath) {
-  await layoutRecords(store).record(collection, indexedEntry(layout, corpusSha256, corpusPath));
+export async function recordCollectionLayout(store, collection, layout, corpusSha256, corpusPath, modelFilesSha256) {
+  await layoutRecords(store).record(collection, indexedEntry(layout, corpusSha256, corpusPath, modelFilesSha256));
 }
 
 /**
  * The layouts recorded for a model's collections, from where its backend keeps them.
  * @param {string} model
  * @param {{store: Config['store']}} config
- * @returns {Promise<Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string}>>}
+ * @returns {Promise<Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string}>>}
  */
 export async function readLayoutsOf(model, config) {
   // A native model without a store folder has nothing to open (and opening would create it): its file is read.
@@ -233,6 +228,27 @@ export async function readLayoutsOf(model, config) {
   } finally {
     await store?.close();
   }
+}
+
+/**
+ * Refuse a model whose files on this host differ from those a collection was indexed with: its queries (or the
+ * documents a worker embeds) would land in another space than the stored vectors, and every score would be
+ * meaningless without any error. Each host needs the same models/<name>/ (a shared path or a copy of the folder).
+ * Entries without a digest (indexed before issue 13) are not checked.
+ * @param {string} model
+ * @param {Record<string, {model_files_sha256?: string}>} indexed layout entries by collection
+ * @throws SCDV_MODEL_FILES_MISMATCH with both digests and the folder to copy
+ */
+export async function checkModelFiles(model, indexed) {
+  const recorded = Object.entries(indexed).filter(([, e]) => typeof e.model_files_sha256 === 'string');
+  if (!recorded.length) return;
+  const local = await modelFilesDigest(model);
+  const bad = recorded.find(([, e]) => e.model_files_sha256 !== local);
+  if (!bad) return;
+  const [collection, entry] = bad;
+  const err = errors.MODEL_FILES_MISMATCH(model, local, collection, String(entry.model_files_sha256), model);
+  err.details = { model, collection, local_sha256: local, indexed_sha256: entry.model_files_sha256, folder: modelDirOf(model) };
+  throw err;
 }
 
 /**

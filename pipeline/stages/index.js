@@ -10,7 +10,8 @@ import { startShardWorkers } from '../queue/worker-pool.js';
 /** @typedef {import('../queue/worker-pool.js').WorkerPool} WorkerPool */
 import { checkUsableRun, rejectUnreadableCorpus, runShards } from './sharded.js';
 import { prepareRunDir, readShardResult, shardMarker } from '../queue/shard.js';
-import { indexShardJob } from '../queue/index-job.js';
+import { indexShardJob, shardsTravel } from '../queue/index-job.js';
+import { modelFilesDigest } from '../model/files-digest.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { openModelStore, validateCollectionName } from '../store/index.js';
 import { findDuplicateIds } from '../corpus/duplicates.js';
@@ -68,6 +69,9 @@ export async function runIndex(opts) {
   const diff = await indexedLayoutDifference(opts.model, collection, layout, config);
   if (diff && ((await collectionNow(opts.model, config, collection))?.count ?? 0) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
   rejectUnreadableCorpus(corpus);
+  // Recorded with the layout: a server refuses to serve the collection with other model files (checkModelFiles).
+  const modelFilesSha256 = await modelFilesDigest(opts.model);
+  const travel = shardsTravel(config);
   /** @type {WorkerPool | null} */
   let pool = null;
   try {
@@ -97,8 +101,8 @@ export async function runIndex(opts) {
       pool = startShardWorkers({ stage: 'index', requested: opts.workers ?? config.index.workers, shards: pending.length, redisUrl: opts.redisUrl, config, log });
       opts.onWorkersStarted?.(pool);
       await runShards({
-        queueName: 'index', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
-        jobData: (shard) => indexShardJob({ runKey, corpus, outDir, model: opts.model, collection, config, duplicates: dups }, shard),
+        queueName: 'index', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool, travel,
+        jobData: (shard) => indexShardJob({ runKey, corpus, outDir, model: opts.model, collection, config, duplicates: dups, travel, modelFilesSha256 }, shard),
       });
     }
     /** @type {import('../corpus/document.js').LineIssue[]} */
@@ -129,7 +133,7 @@ export async function runIndex(opts) {
     if ((await collectionNow(opts.model, config, collection)) !== null) {
       const store = await openModelStore(opts.model, config);
       try {
-        await recordCollectionLayout(store, collection, layout, plan.sha256, corpus);
+        await recordCollectionLayout(store, collection, layout, plan.sha256, corpus, modelFilesSha256);
       } finally {
         await store.close();
       }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { errors } from '../errors.js';
 import { ISSUE } from '../line-issues.js';
 import { openQueue } from '../queue/queues.js';
-import { readShardResult, shardJobId } from '../queue/shard.js';
+import { readShardResult, shardJobId, writeShardResult } from '../queue/shard.js';
 import { ProgressBar } from '../progress.js';
 
 /** How often a run looks for shard jobs that Redis lost. */
@@ -89,6 +89,9 @@ export function checkUsableRun(o) {
  * @property {(m: string) => void} log
  * @property {boolean} [quiet]
  * @property {{failure: string | null}} [pool] local workers: the run fails when they all died for good
+ * @property {boolean} [travel] the jobs carry their documents (ShardJob.lines) and may run on other hosts: each
+ *   returns its result through the queue and this process writes the marker, then removes the job; at most
+ *   index.queuedShards of them are in Redis at a time (each holds a shard's bytes)
  */
 
 /**
@@ -100,11 +103,35 @@ export async function runShards(o) {
   const queue = openQueue(o.queueName, o.redisUrl, o.config.queue);
   queue.on('error', () => {}); // reconnects are automatic; failures surface as missing progress
   const jobId = (/** @type {number} */ i) => shardJobId(o.runKey, i);
-  for (const shard of o.pending) {
+  // A travelling job stays after completion until its result is harvested (below).
+  const jobOptions = (/** @type {number} */ i) => ({ jobId: jobId(i), ...(o.travel ? { removeOnComplete: false } : {}) });
+  const remaining = new Set(o.pending.map((s) => s.index));
+  /**
+   * A travelling job's result becomes this host's marker; then the job goes (so a job that is gone and a marker
+   * that is absent still mean a lost shard, as below).
+   * @param {import('bull').Job} job
+   */
+  const harvest = async (job) => {
+    const r = job.returnvalue;
+    if (!r || r.runKey !== o.runKey) return;
+    if (remaining.has(r.shard)) writeShardResult(o.outDir, r.shard, r);
+    await job.remove();
+  };
+  /** @param {import('../corpus/plan.js').Shard} shard */
+  const add = async (shard) => {
     const stale = await queue.getJob(jobId(shard.index));
+    if (stale && o.travel && (await stale.isCompleted())) await harvest(stale); // done while no one was waiting
+    if (readShardResult(o.outDir, shard.index, o.runKey)) return;
     if (stale && ((await stale.isFailed()) || (await stale.isCompleted()))) await stale.remove();
-    await queue.add('shard', o.jobData(shard), { jobId: jobId(shard.index) });
-  }
+    await queue.add('shard', o.jobData(shard), jobOptions(shard.index));
+  };
+  const window = o.travel ? o.config.index.queuedShards : Infinity;
+  /** o.pending[0, queued) have been queued */
+  let queued = 0;
+  const queueMore = async () => {
+    while (queued < o.pending.length && queued - (o.pending.length - remaining.size) < window) await add(o.pending[queued++]);
+  };
+  await queueMore();
   const byIndex = new Map(o.pending.map((s) => [s.index, s]));
   /**
    * Queue again the unfinished shards whose job Redis no longer has (a Redis restarted without its data).
@@ -115,9 +142,10 @@ export async function runShards(o) {
   const requeueLost = async (indexes) => {
     let n = 0;
     for (const index of indexes) {
+      if (o.pending.findIndex((s) => s.index === index) >= queued) continue; // not queued yet
       if (await queue.getJob(jobId(index))) continue;
       if (readShardResult(o.outDir, index, o.runKey)) continue;
-      await queue.add('shard', o.jobData(/** @type {import('../corpus/plan.js').Shard} */ (byIndex.get(index))), { jobId: jobId(index) });
+      await queue.add('shard', o.jobData(/** @type {import('../corpus/plan.js').Shard} */ (byIndex.get(index))), jobOptions(index));
       n++;
     }
     if (n) o.log(`${o.queueName}: ${n} shard job(s) were lost by Redis and are queued again`);
@@ -139,7 +167,6 @@ export async function runShards(o) {
     } catch { /* not ours */ }
   });
 
-  const remaining = new Set(o.pending.map((s) => s.index));
   const totalLines = o.pending.reduce((a, s) => a + s.lines, 0);
   /** @type {string[]} */
   const failures = [];
@@ -147,6 +174,11 @@ export async function runShards(o) {
   const started = Date.now();
   try {
     while (remaining.size > 0) {
+      if (o.travel) {
+        try {
+          for (const job of await queue.getCompleted()) if (String(job.id).startsWith(`${o.runKey}-`)) await harvest(job);
+        } catch { /* Redis unreachable: next round */ }
+      }
       for (const index of [...remaining]) {
         const r = readShardResult(o.outDir, index, o.runKey);
         if (r) {
@@ -163,6 +195,7 @@ export async function runShards(o) {
             failures.push(`shard ${index} (lines ${job.data.shard.firstLine}-${job.data.shard.firstLine + job.data.shard.lines - 1}): ${job.failedReason}`);
           }
         }
+        await queueMore();
         if (remaining.size > 0 && Date.now() - lastLostCheck > LOST_JOB_CHECK_MS) {
           lastLostCheck = Date.now();
           await requeueLost([...remaining]);

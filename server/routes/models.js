@@ -1,6 +1,6 @@
 // Models: which exist, which one answers, and switching (with rollback to the previous one).
 import { errorResponses } from '../errors.js';
-import { listModels, readActiveRecord, storeCollections } from '../../pipeline/serving/index.js';
+import { listModels, storeCollections } from '../../pipeline/serving/index.js';
 import { OPTIONAL_BODY, collectionName, keyed, modelName } from '../schemas.js';
 
 /**
@@ -68,7 +68,7 @@ export default function modelRoutes(app, ctx) {
     const loaded = new Map([[cur.name, cur], ...(prev ? /** @type {const} */ ([[prev.name, prev]]) : [])]);
     return {
       active: cur.name,
-      previous: prev?.name ?? readActiveRecord()?.previous ?? null,
+      previous: prev?.name ?? (await models.records.read())?.previous ?? null,
       models: await Promise.all(listModels().map(async (m) => {
         const sm = loaded.get(m.name);
         const counts = m.manifest.counts ?? {};

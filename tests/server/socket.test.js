@@ -80,8 +80,8 @@ test('activating another model under load: no request fails, answers switch mode
   } finally {
     await srv.close();
     // Leave model A active for the tests that follow.
-    const { readActiveRecord } = await import('../../pipeline/serving/index.js');
-    if (readActiveRecord()?.model !== h.MODEL_A) {
+    const { activeRecords } = await import('../../pipeline/serving/index.js');
+    if ((await activeRecords(h.testConfig()).read())?.model !== h.MODEL_A) {
       const s = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0 });
       await s.close();
     }

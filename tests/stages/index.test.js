@@ -79,6 +79,9 @@ test('index: every good document stored once; empty and bad lines reported; batc
   // The corpus is recorded, so that a refused activation can name the command that indexes it into another model.
   const indexed = JSON.parse(fs.readFileSync(path.join(process.env.SCDV_MODELS_DIR ?? '', 'small', 'indexed.json'), 'utf8'));
   assert.equal(indexed.articles.corpus, path.resolve(corpus));
+  // And the digest of the model files it embedded with: a server with other files refuses the collection.
+  const { modelFilesDigest } = await import('../../pipeline/model/files-digest.js');
+  assert.equal(indexed.articles.model_files_sha256, await modelFilesDigest('small'));
 
   const again = await runIndex({ corpus, model: 'small', collection: 'articles', config: config(), redisUrl: redis.url, quiet: true, log: () => {} });
   assert.equal(again.reusedShards, again.shards, 'a re-run skips finished shards');
