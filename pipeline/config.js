@@ -114,6 +114,41 @@ export const DEFAULT_CONFIG = Object.freeze({
     shardSize: 1000,
     workers: 2,
   },
+  /** Where document vectors live (pipeline/store/): one store per model, opened by openModelStore(model, config). */
+  store: {
+    /**
+     * 'native': the embedded store in storeDir()/<model>/ (one machine, the default that `npm start` uses).
+     * 'opensearch': an OpenSearch cluster (below), shared by servers and index workers on several hosts.
+     * Env: SCDV_STORE_BACKEND.
+     */
+    backend: /** @type {'native'|'opensearch'} */ ('native'),
+    opensearch: {
+      /** Node URLs of the cluster (env SCDV_OPENSEARCH_NODES, comma-separated). */
+      nodes: ['http://127.0.0.1:9200'],
+      /** Basic authentication (env SCDV_OPENSEARCH_USERNAME, SCDV_OPENSEARCH_PASSWORD: keep the password out of files). */
+      username: /** @type {string|null} */ (null),
+      password: /** @type {string|null} */ (null),
+      /** API key authentication instead of basic (env SCDV_OPENSEARCH_API_KEY). */
+      apiKey: /** @type {string|null} */ (null),
+      tls: {
+        /** PEM file of the CA that signed the cluster's certificates (null: the system's CAs). */
+        ca: /** @type {string|null} */ (null),
+        rejectUnauthorized: true,
+      },
+      /** Every index this project creates starts with this (env SCDV_OPENSEARCH_INDEX_PREFIX): lower case. */
+      indexPrefix: 'scdv-',
+      /** Primary shards and replicas of each collection's index (fixed when the index is created). */
+      shards: 1,
+      replicas: 1,
+      /** A request without an answer for this long fails and is retried on another node (maxRetries times). */
+      requestTimeoutMs: 30_000,
+      maxRetries: 3,
+      /** Documents per bulk request of `scdv index` (larger requests amortise the round trip). */
+      bulkDocs: 500,
+      /** How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms. */
+      versionPollMs: 250,
+    },
+  },
   tokenize: {
     shardSize: 500,
     workers: 2,
@@ -312,9 +347,32 @@ export function loadConfig(opts = {}) {
     }
     cfg = merge(cfg, parsed, '');
   }
+  const env = envOverrides();
+  if (env) cfg = merge(cfg, env, '');
   if (opts.overrides) cfg = merge(cfg, opts.overrides, '');
   validate(cfg);
   return cfg;
+}
+
+/**
+ * Config keys set by the environment (between the file and the flags): the store backend and how to reach the
+ * cluster, so that hosts share one config file and secrets stay out of it.
+ * @returns {Record<string, any> | null}
+ */
+function envOverrides() {
+  const env = process.env;
+  /** @type {Record<string, unknown>} */
+  const os = {};
+  if (env.SCDV_OPENSEARCH_NODES) os.nodes = env.SCDV_OPENSEARCH_NODES.split(',').map((n) => n.trim()).filter(Boolean);
+  if (env.SCDV_OPENSEARCH_USERNAME) os.username = env.SCDV_OPENSEARCH_USERNAME;
+  if (env.SCDV_OPENSEARCH_PASSWORD) os.password = env.SCDV_OPENSEARCH_PASSWORD;
+  if (env.SCDV_OPENSEARCH_API_KEY) os.apiKey = env.SCDV_OPENSEARCH_API_KEY;
+  if (env.SCDV_OPENSEARCH_INDEX_PREFIX) os.indexPrefix = env.SCDV_OPENSEARCH_INDEX_PREFIX;
+  /** @type {Record<string, unknown>} */
+  const store = {};
+  if (env.SCDV_STORE_BACKEND) store.backend = env.SCDV_STORE_BACKEND;
+  if (Object.keys(os).length) store.opensearch = os;
+  return Object.keys(store).length ? { store } : null;
 }
 
 /** @param {Config} cfg */
@@ -356,6 +414,33 @@ function validate(cfg) {
   }
   validateTrain(cfg.train);
   validateServer(cfg.server);
+  validateStore(cfg.store);
+}
+
+/** @param {Config['store']} s */
+function validateStore(s) {
+  if (!['native', 'opensearch'].includes(s.backend)) throw errors.CONFIG_INVALID(`store.backend must be native or opensearch, got ${JSON.stringify(s.backend)}`);
+  const o = s.opensearch;
+  if (!o.nodes.length) throw errors.CONFIG_INVALID('store.opensearch.nodes must name at least one node URL');
+  o.nodes.forEach((n, i) => {
+    if (typeof n !== 'string' || !/^https?:\/\/[^/\s]+\/?$/.test(n)) {
+      throw errors.CONFIG_INVALID(`store.opensearch.nodes[${i}] must be a URL such as http://127.0.0.1:9200, got ${JSON.stringify(n)}`);
+    }
+  });
+  // Index names are lower case, and the prefix must not be mistaken for a collection's index (no "--").
+  if (!/^[a-z0-9][a-z0-9_.-]{0,40}$/.test(o.indexPrefix) || o.indexPrefix.includes('--')) {
+    throw errors.CONFIG_INVALID(`store.opensearch.indexPrefix must be 1-41 characters a-z, 0-9, "_", "." or "-" (no "--"), starting with a letter or digit, got ${JSON.stringify(o.indexPrefix)}`);
+  }
+  for (const [name, v, min] of /** @type {const} */ ([
+    ['store.opensearch.shards', o.shards, 1], ['store.opensearch.replicas', o.replicas, 0],
+    ['store.opensearch.requestTimeoutMs', o.requestTimeoutMs, 1], ['store.opensearch.maxRetries', o.maxRetries, 0],
+    ['store.opensearch.bulkDocs', o.bulkDocs, 1], ['store.opensearch.versionPollMs', o.versionPollMs, 0],
+  ])) {
+    if (!Number.isInteger(v) || v < min) throw errors.CONFIG_INVALID(`${name} must be a whole number of at least ${min}, got ${JSON.stringify(v)}`);
+  }
+  if (o.username !== null && o.password === null) {
+    throw errors.CONFIG_INVALID('store.opensearch.username is set without a password (set SCDV_OPENSEARCH_PASSWORD)');
+  }
 }
 
 /**

@@ -101,6 +101,10 @@ export const errors = {
   STORE_QUERY_INVALID: define('SCDV_STORE_QUERY_INVALID', 400, 'invalid search: %s'),
   STORE_CORRUPT: define('SCDV_STORE_CORRUPT', 500, 'vector store file %s is damaged: %s'),
   STORE_FORMAT_UNSUPPORTED: define('SCDV_STORE_FORMAT_UNSUPPORTED', 500, 'collection at %s has format %s; this version reads format %s'),
+  // Store backends other than the embedded one (pipeline/store/opensearch/).
+  BACKEND_UNAVAILABLE: define('SCDV_BACKEND_UNAVAILABLE', 503, 'the %s store backend is unavailable (nodes tried: %s): %s; retry when it is back'),
+  BACKEND_REJECTED: define('SCDV_BACKEND_REJECTED', 502, 'the %s store backend refused %s: %s (%s)'),
+  MODEL_FILES_MISMATCH: define('SCDV_MODEL_FILES_MISMATCH', 409, 'model %s: its files on this host (sha256 %s) differ from those collection "%s" was indexed with (sha256 %s); copy models/%s/ from the host that indexed it (or a shared path), or index again'),
   STORE_CLOSED: define('SCDV_STORE_CLOSED', 409, 'the vector store at %s is closed'),
   // Inspecting a model (scdv inspect, scdv explain, scdv report).
   ANALYSIS_FAILED: define('SCDV_ANALYSIS_FAILED', 500, 'analysing model %s failed: %s'),

@@ -219,7 +219,7 @@ export async function buildApp(ctx, opts = {}) {
   metrics.readRedis = () => Boolean(ctx.hub?.up);
   metrics.readStore = async () => {
     const sm = ctx.models.current;
-    return sm ? sm.collections().map((c) => ({ model: sm.name, collection: c.name, count: c.count })) : [];
+    return sm ? (await sm.collections()).map((c) => ({ model: sm.name, collection: c.name, count: c.count })) : [];
   };
   metrics.readQueues = async () => (ctx.hub ? ctx.hub.depths() : []);
 

@@ -6,14 +6,15 @@
 
 /**
  * The state fingerprint of a collection: changes whenever a document is written or deleted, by any process.
- * @param {import('../pipeline/store/index.js').Collection} coll
+ * @param {import('../pipeline/store/index.js').CollectionHandle} coll
+ * @returns {Promise<string>}
  */
-export function collectionVersion(coll) {
+export async function collectionVersion(coll) {
   const c = /** @type {any} */ (coll);
   // A cheap counter from the store when it has one; else the fields of stats() that move on every write.
   // With the creation time: a collection deleted and created again starts its counter over.
-  if (typeof c.version === 'function') return `${c.createdAt ?? ''}:${c.version()}`;
-  const s = coll.stats();
+  if (typeof c.version === 'function') return `${c.createdAt ?? ''}:${await c.version()}`;
+  const s = /** @type {any} */ (await coll.stats());
   return `${s.generation}:${s.wal.seq}:${s.wal.bytes}`;
 }
 
@@ -35,13 +36,14 @@ export class ResultCache {
   /**
    * The collection's version, read at most every VERSION_TTL_MS (forget() after a write in this process).
    * @param {string} id model and collection
-   * @param {import('../pipeline/store/index.js').Collection} coll
+   * @param {import('../pipeline/store/index.js').CollectionHandle} coll
+   * @returns {Promise<string>}
    */
-  version(id, coll) {
+  async version(id, coll) {
     const now = performance.now();
     const v = this.versions.get(id);
     if (v && now - v.at < VERSION_TTL_MS) return v.version;
-    const version = collectionVersion(coll);
+    const version = await collectionVersion(coll);
     this.versions.set(id, { version, at: now });
     return version;
   }

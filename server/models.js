@@ -11,17 +11,17 @@
 import fs from 'node:fs';
 import { errors } from '../pipeline/errors.js';
 import { createEmbedder } from '../pipeline/embed/index.js';
-import { storeDirFor, validateModelName } from '../pipeline/paths.js';
+import { validateModelName } from '../pipeline/paths.js';
 import {
   activationRefused, activationShortfall, activeModelFile, dropModelCollection, listModels, readActiveRecord, resolveModelName,
   servingEmbedConfig, writeActiveRecord,
 } from '../pipeline/serving/index.js';
-import { openStore } from '../pipeline/store/index.js';
+import { openModelStore } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
 
 /** @typedef {import('../pipeline/config.js').Config} Config */
-/** @typedef {ReturnType<typeof openStore>} Store */
-/** @typedef {ReturnType<Store['collection']>} Collection */
+/** @typedef {import('../pipeline/store/index.js').StoreBackend} Store */
+/** @typedef {import('../pipeline/store/index.js').CollectionHandle} Collection */
 
 /**
  * @typedef {object} SwitchResult
@@ -59,7 +59,7 @@ export class ServingModel {
     const embedder = await createEmbedder(validateModelName(name), embed === config.embed ? config : { ...config, embed });
     let store;
     try {
-      store = openStore(storeDirFor(name));
+      store = await openModelStore(name, config);
     } catch (err) {
       embedder.model.wordTopics.close();
       throw err;
@@ -70,9 +70,9 @@ export class ServingModel {
   /**
    * An existing collection, or 404 (SCDV_COLLECTION_NOT_FOUND). Creates nothing.
    * @param {string} name
-   * @returns {Collection}
+   * @returns {Promise<Collection>}
    */
-  collection(name) {
+  async collection(name) {
     return this.store.collection(validateCollectionName(name));
   }
 
@@ -80,8 +80,9 @@ export class ServingModel {
    * A collection to write to, with the model's width: created on disk by its first written document (a
    * refused write leaves nothing behind).
    * @param {string} name
+   * @returns {Promise<Collection>}
    */
-  writableCollection(name) {
+  async writableCollection(name) {
     return this.store.collection(validateCollectionName(name), { width: this.width });
   }
 
@@ -94,8 +95,8 @@ export class ServingModel {
     await dropModelCollection(this.store, this.name, name);
   }
 
-  /** @returns {{name: string, width: number, count: number}[]} */
-  collections() {
+  /** @returns {Promise<{name: string, width: number, count: number}[]>} */
+  async collections() {
     return this.store.listCollections();
   }
 
@@ -132,7 +133,7 @@ export class ModelState {
    * @param {string} [explicit]
    */
   async start(explicit) {
-    const name = resolveModelName(explicit, this.config);
+    const name = await resolveModelName(explicit, this.config);
     this.current = await ServingModel.open(name, this.config, this.log);
     this.fileStamp = this.stamp();
     return this.current;
@@ -183,7 +184,7 @@ export class ModelState {
     const cur = /** @type {ServingModel} */ (this.current);
     if (cur.name === name) {
       // Named collections must be there even when nothing changes.
-      const missing = check && chosen ? activationShortfall({ name, collections: [] }, { name, collections: cur.collections() }, chosen).missing : [];
+      const missing = check && chosen ? activationShortfall({ name, collections: [] }, { name, collections: await cur.collections() }, chosen).missing : [];
       if (missing.length) throw activationRefused(name, name, missing, { chosen, has: [] });
       if (record) this.record(cur.name, this.previous?.name ?? readActiveRecord()?.previous ?? null);
       return { active: name, previous: this.previous?.name ?? null, changed: false };
@@ -196,9 +197,10 @@ export class ModelState {
       if (check) {
         // An empty collection serves nothing: the new model need not have it (older versions left empty
         // collections behind after refused writes).
-        const shortfall = activationShortfall({ name: cur.name, collections: cur.collections() }, { name, collections: next.collections() }, chosen);
+        const nextCollections = await next.collections();
+        const shortfall = activationShortfall({ name: cur.name, collections: await cur.collections() }, { name, collections: nextCollections }, chosen);
         if (shortfall.missing.length) {
-          const has = next.collections().filter((c) => c.count > 0).map((c) => c.name);
+          const has = nextCollections.filter((c) => c.count > 0).map((c) => c.name);
           throw activationRefused(cur.name, name, shortfall.missing, { chosen, has });
         }
         unserved = shortfall.unserved;

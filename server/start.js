@@ -137,7 +137,7 @@ export async function runServe(opts) {
   const { config } = opts;
   const redis = opts.redisUrl ? { url: opts.redisUrl, stop: async () => {}, private: false } : await connectOrStartRedis();
   // Resolved once, recorded in the active-model file that every worker reads.
-  const model = resolveModelName(opts.model, config);
+  const model = await resolveModelName(opts.model, config);
   const indexWorkers = opts.indexWorkers ?? config.server.indexWorkers;
   const pool = indexWorkers > 0 ? new WorkerPool({ stage: 'index', count: indexWorkers, redisUrl: redis.url, config: withoutKeys(config), log: say }) : null;
   pool?.start();

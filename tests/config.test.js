@@ -74,3 +74,35 @@ test('server.model is checked as a model name (a folder name: no path tricks)', 
   }
   assert.equal(loadConfig({ overrides: { server: { model: 'news-v2.1' } } }).server.model, 'news-v2.1');
 });
+
+test('store: native by default; the backend and the cluster come from the file, the environment or flags, checked', () => {
+  assert.equal(loadConfig().store.backend, 'native');
+  const keys = ['SCDV_STORE_BACKEND', 'SCDV_OPENSEARCH_NODES', 'SCDV_OPENSEARCH_USERNAME', 'SCDV_OPENSEARCH_PASSWORD', 'SCDV_OPENSEARCH_INDEX_PREFIX'];
+  const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
+  try {
+    Object.assign(process.env, {
+      SCDV_STORE_BACKEND: 'opensearch', SCDV_OPENSEARCH_NODES: 'http://a:9200, http://b:9200', SCDV_OPENSEARCH_USERNAME: 'scdv',
+      SCDV_OPENSEARCH_PASSWORD: 's3cret', SCDV_OPENSEARCH_INDEX_PREFIX: 'prod-',
+    });
+    const c = loadConfig();
+    assert.equal(c.store.backend, 'opensearch');
+    assert.deepEqual(c.store.opensearch.nodes, ['http://a:9200', 'http://b:9200']);
+    assert.equal(c.store.opensearch.password, 's3cret');
+    assert.equal(c.store.opensearch.indexPrefix, 'prod-');
+    // flags (overrides) win over the environment
+    assert.equal(loadConfig({ overrides: { store: { backend: 'native' } } }).store.backend, 'native');
+    process.env.SCDV_STORE_BACKEND = 'faiss';
+    assert.throws(() => loadConfig(), /store\.backend must be native or opensearch, got "faiss"/);
+  } finally {
+    for (const k of keys) if (saved[k] === undefined) delete process.env[k]; else process.env[k] = saved[k];
+  }
+  const os = (/** @type {object} */ o) => () => loadConfig({ overrides: { store: { opensearch: o } } });
+  assert.throws(os({ nodes: [] }), /store\.opensearch\.nodes must name at least one/);
+  assert.throws(os({ nodes: ['127.0.0.1:9200'] }), /store\.opensearch\.nodes\[0\] must be a URL/);
+  assert.throws(os({ indexPrefix: 'Big' }), /store\.opensearch\.indexPrefix/);
+  assert.throws(os({ indexPrefix: 'a--b' }), /no "--"/);
+  assert.throws(os({ shards: 0 }), /store\.opensearch\.shards must be a whole number of at least 1/);
+  assert.throws(os({ replicas: -1 }), /store\.opensearch\.replicas/);
+  assert.throws(os({ username: 'u' }), /without a password/);
+  assert.equal(loadConfig({ overrides: { store: { opensearch: { replicas: 0 } } } }).store.opensearch.replicas, 0);
+});

@@ -4,7 +4,7 @@
 // acknowledged (durable).
 import os from 'node:os';
 import { createEmbedder } from '../pipeline/embed/index.js';
-import { openStore } from '../pipeline/store/index.js';
+import { openModelStore } from '../pipeline/store/index.js';
 import { runQueueWorker } from '../pipeline/queue/worker.js';
 import { processShardLines } from '../pipeline/queue/shard.js';
 import { ISSUE } from '../pipeline/line-issues.js';
@@ -17,6 +17,7 @@ import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
 
 /** Embedders and stores by key: loaded once per worker process. */
 const embedders = new Map();
+/** @type {Map<string, Promise<import('../pipeline/store/index.js').StoreBackend>>} */
 const stores = new Map();
 
 /** @param {IndexShardJob} job */
@@ -26,21 +27,34 @@ async function embedderFor(job) {
   return embedders.get(key);
 }
 
-/** @param {string} dir */
-function storeFor(dir) {
-  if (!stores.has(dir)) stores.set(dir, openStore(dir));
-  return stores.get(dir);
+/**
+ * The job's model's store on the job's backend, reached with this process's own settings (its nodes, its
+ * credentials, its store folder): a worker on another host writes straight to the cluster.
+ * @param {IndexShardJob} job
+ * @param {import('../pipeline/config.js').Config['store']} own this process's store config
+ */
+function storeFor(job, own) {
+  const store = { ...own, backend: job.backend ?? own.backend };
+  const key = `${store.backend}\u0000${job.model}`;
+  let opened = stores.get(key);
+  if (!opened) {
+    opened = openModelStore(job.model, { store });
+    opened.catch(() => stores.delete(key)); // a failed open (backend down) is tried again by the next job
+    stores.set(key, opened);
+  }
+  return opened;
 }
 
 /**
  * @param {IndexShardJob} job
  * @param {(p: {lines: number, documents: number}) => void} [onProgress]
+ * @param {import('../pipeline/config.js').Config['store']} [ownStore] this process's store config (default: the job's)
  * @returns {Promise<IndexShardResult>}
  */
-export async function processIndexShard(job, onProgress) {
+export async function processIndexShard(job, onProgress, ownStore = job.config.store) {
   const startedAt = Date.now();
   const embedder = await embedderFor(job);
-  const collection = storeFor(job.storeDir).collection(job.collection, { width: embedder.width });
+  const collection = await (await storeFor(job, ownStore)).collection(job.collection, { width: embedder.width });
   const { shard, config } = job;
   const duplicates = new Map(job.duplicates ?? []);
   /** @type {IndexShardResult} */
@@ -86,9 +100,9 @@ export function runIndexWorker(opts) {
   return runQueueWorker({
     ...opts, queueName: 'index', jobName: 'shard',
     handle: async (/** @type {import('bull').Job<IndexShardJob>} */ job, progress) => {
-      const r = await processIndexShard(job.data, progress);
+      const r = await processIndexShard(job.data, progress, opts.config.store);
       return { shard: r.shard, documents: r.documents, rejected: r.rejected.length, empty: r.empty.length };
     },
-    onStop: () => { for (const s of stores.values()) s.close(); },
+    onStop: () => { for (const s of stores.values()) void s.then((store) => store.close(), () => {}); },
   });
 }

@@ -3,25 +3,33 @@
 // `scdv precompute` runs it in its own process; `scdv worker precompute` lets more processes join.
 import { encodeEntry, keys, resultItem } from '../pipeline/match/index.js';
 import { runQueueWorker } from '../pipeline/queue/worker.js';
-import { storeDirFor } from '../pipeline/paths.js';
-import { openStore } from '../pipeline/store/index.js';
+import { DEFAULT_CONFIG } from '../pipeline/config.js';
+import { openModelStore } from '../pipeline/store/index.js';
 
 /** @typedef {import('../pipeline/match/index.js').PrecomputeJob} PrecomputeJob */
 /** @typedef {import('../pipeline/match/index.js').MatchEntry} MatchEntry */
 
-/** Stores by folder, opened once per worker process. */
+/** Stores by model, opened once per worker process. @type {Map<string, Promise<import('../pipeline/store/index.js').StoreBackend>>} */
 const stores = new Map();
-/** @param {string} model */
-function storeOf(model) {
-  const dir = storeDirFor(model);
-  if (!stores.has(dir)) stores.set(dir, openStore(dir));
-  return stores.get(dir);
+/**
+ * @param {string} model
+ * @param {{store: import('../pipeline/config.js').Config['store']}} config
+ */
+function storeOf(model, config) {
+  let store = stores.get(model);
+  if (!store) {
+    store = openModelStore(model, config);
+    store.catch(() => stores.delete(model)); // a failed open (backend down) is tried again by the next job
+    stores.set(model, store);
+  }
+  return store;
 }
 
 /** Closes the stores this process opened for precompute jobs. */
 export async function closePrecomputeStores() {
-  for (const s of stores.values()) await s.close();
+  const open = [...stores.values()];
   stores.clear();
+  for (const s of open) await (await s.catch(() => null))?.close();
 }
 
 /**
@@ -29,12 +37,13 @@ export async function closePrecomputeStores() {
  * @param {PrecomputeJob} job
  * @param {import('ioredis').Redis} redis
  * @param {(done: number) => void} [onProgress]
+ * @param {{store: import('../pipeline/config.js').Config['store']}} [config] this process's (which store backend)
  * @returns {Promise<{written: number, missing: number}>}
  */
-export async function processPrecompute(job, redis, onProgress) {
-  const store = storeOf(job.model);
-  const src = store.collection(job.source);
-  const tgt = store.collection(job.target);
+export async function processPrecompute(job, redis, onProgress, config = { store: DEFAULT_CONFIG.store }) {
+  const store = await storeOf(job.model, config);
+  const src = await store.collection(job.source);
+  const tgt = await store.collection(job.target);
   const k = keys(job.prefix);
   const gen = Number((await redis.get(k.gen(job.model, job.target))) ?? 0);
   let written = 0;
@@ -42,7 +51,7 @@ export async function processPrecompute(job, redis, onProgress) {
   for (let i = 0; i < job.ids.length; i += 100) {
     const multi = redis.multi();
     for (const id of job.ids.slice(i, i + 100)) {
-      const doc = src.get(id);
+      const doc = await src.get(id);
       if (!doc) { missing++; continue; }
       const hits = await tgt.searchAsync(doc.vector, {
         k: job.k, mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}),
@@ -74,7 +83,7 @@ export function runPrecomputeWorker(opts) {
     ...opts, queueName: 'precompute', jobName: 'batch',
     handle: (/** @type {import('bull').Job<PrecomputeJob>} */ job, progress) => {
       const redis = /** @type {import('ioredis').Redis} */ (/** @type {any} */ (job.queue).client);
-      return processPrecompute(job.data, redis, (done) => progress({ done }));
+      return processPrecompute(job.data, redis, (done) => progress({ done }), opts.config);
     },
     onStop: () => { void closePrecomputeStores(); },
   });

@@ -40,21 +40,19 @@ async function run(values, positionals) {
   if (extra.length || (action === 'list' && name)) throw errors.USAGE(`unexpected argument "${action === 'list' ? name : extra[0]}" (${USAGE})`);
   const config = configFromFlags(values);
   const { dropModelCollection, resolveModelName } = await import('../serving/index.js');
-  const { storeDirFor } = await import('../paths.js');
-  const { openStore, validateCollectionName } = await import('../store/index.js');
-  const model = resolveModelName(values.model, config, { record: false });
-  const dir = storeDirFor(model);
+  const { mayHaveModelStore, openModelStore, validateCollectionName } = await import('../store/index.js');
+  const model = await resolveModelName(values.model, config, { record: false });
   if (action === 'delete') validateCollectionName(name);
-  if (!fs.existsSync(dir)) {
+  if (!mayHaveModelStore(model, config)) {
     // No store yet: nothing to list, nothing to delete (and nothing is created by looking).
     if (action === 'delete') throw errors.COLLECTION_NOT_FOUND(name, model);
     process.stdout.write(values.json ? `${JSON.stringify({ model, collections: [] })}\n` : `model ${model}: no collections\n`);
     return;
   }
-  const store = openStore(dir);
+  const store = await openModelStore(model, config);
   try {
     if (action === 'list') {
-      const collections = store.listCollections();
+      const collections = await store.listCollections();
       if (values.json) process.stdout.write(`${JSON.stringify({ model, collections })}\n`);
       else if (!collections.length) process.stdout.write(`model ${model}: no collections\n`);
       else for (const c of collections) process.stdout.write(`${c.name}\t${c.count} documents\twidth ${c.width}\n`);

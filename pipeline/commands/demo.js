@@ -16,7 +16,7 @@ import { storeDirFor, modelsDir } from '../paths.js';
 import { loadModel } from '../model/load.js';
 import { vectorLayout } from '../embed/layout.js';
 import { dropModelCollection, indexedLayoutDifference } from '../serving/index.js';
-import { openStore } from '../store/index.js';
+import { mayHaveModelStore, openModelStore } from '../store/index.js';
 import { keyDigest } from '../api-keys.js';
 import { printIndexSummary } from './index.js';
 import { startServer } from '../../server/start.js';
@@ -179,11 +179,10 @@ async function dropStaleDemoCollections(config, say) {
   const model = loadModel(DEMO_MODEL);
   const layout = vectorLayout(config.embed, model.width, model.wordTopics.nWords);
   model.wordTopics.close();
-  const storeDir = storeDirFor(DEMO_MODEL);
-  if (!fs.existsSync(storeDir)) return; // nothing indexed yet (and nothing is created by looking)
-  const store = openStore(storeDir);
+  if (!mayHaveModelStore(DEMO_MODEL, config)) return; // nothing indexed yet (and nothing is created by looking)
+  const store = await openModelStore(DEMO_MODEL, config);
   try {
-    for (const c of store.listCollections().filter((x) => x.name === 'articles' || x.name === 'ads')) {
+    for (const c of (await store.listCollections()).filter((x) => x.name === 'articles' || x.name === 'ads')) {
       const diff = indexedLayoutDifference(DEMO_MODEL, c.name, layout);
       if (c.width === layout.width && !diff) continue;
       say(`\nCollection "${c.name}" was indexed with another vector layout (${diff || `width ${c.width}, now ${layout.width}`}): re-creating it.`);

@@ -34,7 +34,7 @@ async function run(values) {
   const { runPrecompute } = await import('../stages/precompute.js');
   const { localPrecompute } = await import('../../workers/precompute.js');
   // The model the server serves (the active-model file) unless one is named.
-  const model = resolveModelName(values.model, config, { record: false });
+  const model = await resolveModelName(values.model, config, { record: false });
   if (!process.env.REDIS_URL) {
     process.stderr.write('scdv precompute: REDIS_URL is not set: the entries go to a private Redis that stops with this command (useful only as a dry run)\n');
   }

@@ -12,9 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createEmbedder, Embedder } from '../embed/index.js';
 import { indexedLayoutDifference } from '../serving/index.js';
-import { openStore } from '../store/index.js';
-import { storeDirFor } from '../paths.js';
+import { openModelStore, openStore } from '../store/index.js';
 import { errors } from '../errors.js';
+import { DEFAULT_CONFIG } from '../config.js';
 import { modelsDir } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { latencySummary, rankingMetrics } from './metrics.js';
@@ -96,7 +96,7 @@ export async function runEval(opts) {
   log(`eval: ${corpus.docs.length} documents, ${Object.keys(corpus.labels).length} labels (${opts.labelField}); model ${opts.model}`);
   const embedder = await createEmbedder(opts.model, opts.config, { inMemory: true });
   const tokens = await tokenizeAll(embedder, corpus.docs);
-  const scdv = await scdvNeighbours(embedder, corpus.docs, tokens, { k, mode, collection: opts.collection ?? null, log });
+  const scdv = await scdvNeighbours(embedder, corpus.docs, tokens, { k, mode, collection: opts.collection ?? null, log, config: opts.config });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-'));
   try {
     /** @type {Record<string, number[]>} */
@@ -188,35 +188,38 @@ export async function tokenizeAll(embedder, docs) {
  * @param {Embedder} embedder
  * @param {{id: string, title: string}[]} docs
  * @param {string[][]} tokens
- * @param {{k: number, mode: 'fast'|'exact', collection: string|null, log: (m: string) => void}} o
+ * @param {{k: number, mode: 'fast'|'exact', collection: string|null, log: (m: string) => void, config?: {store: import('../config.js').Config['store']}}} o
+ *   config: the store backend of an indexed `collection` (the documents' own vectors otherwise go to a scratch
+ *   native store that is deleted afterwards)
  */
 export async function scdvNeighbours(embedder, docs, tokens, o) {
   const row = new Map(docs.map((d, i) => [d.id, i]));
   /** @type {{indices: Uint32Array, values: Float32Array}[]} */
   let vectors;
-  let storeDir;
   let temp = null;
   let collectionName;
+  /** @type {import('../store/index.js').StoreBackend} */
+  let store;
   if (o.collection) {
     const diff = indexedLayoutDifference(embedder.model.name, o.collection, embedder.layout);
     if (diff) throw errors.EMBED_LAYOUT_MISMATCH(embedder.model.name, o.collection, diff);
-    storeDir = storeDirFor(embedder.model.name);
+    store = await openModelStore(embedder.model.name, o.config ?? { store: DEFAULT_CONFIG.store });
     collectionName = o.collection;
   } else {
     temp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-store-'));
-    storeDir = temp;
+    store = openStore(temp);
     collectionName = 'eval';
   }
-  const store = openStore(storeDir);
   try {
-    const c = o.collection ? store.collection(collectionName) : store.collection(collectionName, { width: embedder.width });
+    const c = o.collection ? await store.collection(collectionName) : await store.collection(collectionName, { width: embedder.width });
     if (c.width !== embedder.width) throw errors.STORE_WIDTH_MISMATCH(collectionName, String(c.width), String(embedder.width));
     if (o.collection) {
-      vectors = docs.map((d) => {
-        const got = c.get(d.id);
+      vectors = [];
+      for (const d of docs) {
+        const got = await c.get(d.id);
         if (!got) throw errors.DOCUMENT_NOT_FOUND(d.id, collectionName);
-        return { indices: Uint32Array.from(got.vector.indices), values: Float32Array.from(got.vector.values) };
-      });
+        vectors.push({ indices: Uint32Array.from(got.vector.indices), values: Float32Array.from(got.vector.values) });
+      }
     } else {
       vectors = tokens.map((t) => { const e = embedder.embedTokens(t); return { indices: e.indices, values: e.values }; });
       const writes = vectors.map((v, i) => ({ id: docs[i].id, vector: v, meta: { title: docs[i].title } })).filter((w) => w.vector.indices.length);
@@ -229,14 +232,14 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
     const latencies = [];
     let noVector = 0;
     let nnz = 0;
-    vectors.forEach((v, i) => {
+    for (const [i, v] of vectors.entries()) {
       nnz += v.indices.length;
-      if (!v.indices.length) { noVector++; neighbours.push([]); return; }
+      if (!v.indices.length) { noVector++; neighbours.push([]); continue; }
       const t = performance.now();
-      const hits = c.search(v, { k: o.k, excludeIds: [docs[i].id], mode: o.mode });
+      const hits = await c.search(v, { k: o.k, excludeIds: [docs[i].id], mode: o.mode });
       latencies.push(performance.now() - t);
       neighbours.push(hits.map((h) => /** @type {number} */ (row.get(h.id))).filter((r) => r !== undefined));
-    });
+    }
     return { neighbours, latencies, vectors, noVector, meanNnz: nnz / Math.max(1, vectors.length - noVector) };
   } finally {
     await store.close();

@@ -22,7 +22,7 @@ export async function openInspectContext(modelName, config, opts) {
     opts.log?.(`warning: no cluster labels: ${/** @type {Error} */ (err).message}`);
   }
   return {
-    embedder, embedCfg: embed, collection: opts.collection, corpus: opts.corpus, analysis,
+    embedder, embedCfg: embed, collection: opts.collection, corpus: opts.corpus, analysis, store: config.store,
     close: () => embedder.model.wordTopics.close(),
   };
 }

@@ -43,6 +43,7 @@ export const AGREEMENT_MIN = 0.999;
  * @property {string} [collection]
  * @property {string} [corpus] JSON Lines corpus to find texts by id
  * @property {Record<string, any>|null} analysis for cluster labels
+ * @property {import('../config.js').Config['store']} store which store backend holds the collection
  */
 
 /**
@@ -54,44 +55,56 @@ export const AGREEMENT_MIN = 0.999;
 export async function resolveDocuments(ctx, specs) {
   const ids = specs.filter((s) => s.id !== undefined && s.text === undefined).map((s) => /** @type {string} */ (s.id));
   const texts = ctx.corpus && ids.length ? await findCorpusDocuments(ctx.corpus, ids) : null;
-  /** @type {ReturnType<typeof openCollection> | null} */
+  /** @type {Awaited<ReturnType<typeof openCollection>> | null} */
   let opened = null;
   try {
     if (specs.some((s) => s.id !== undefined)) {
       if (!ctx.collection) throw errors.USAGE('an id needs --collection C');
-      opened = openCollection(ctx.embedder.model.name, ctx.collection);
+      opened = await openCollection(ctx.embedder.model.name, ctx.collection, ctx);
     }
-    return specs.map((s) => {
-      const stored = s.id !== undefined && opened ? storedDocument(opened.coll, s.id, /** @type {string} */ (ctx.collection)) : null;
-      let text = s.text;
-      if (text === undefined && s.id !== undefined && texts) {
-        const doc = texts.get(s.id);
-        if (!doc) throw errors.DOCUMENT_TEXT_NOT_FOUND(s.id, /** @type {string} */ (ctx.corpus));
-        text = documentText(doc);
-      }
-      if (text === undefined) {
-        const v = /** @type {NonNullable<typeof stored>} */ (stored).vector;
-        return {
-          id: s.id ?? null, meta: stored?.meta ?? null, vector: { indices: Uint32Array.from(v.indices), values: Float32Array.from(v.values) },
-          vectorSource: /** @type {const} */ ('store'), tokens: null, agreement: null, knownWords: 0, unknownWords: 0,
-          scdvWidth: ctx.embedder.model.wordTopics.width,
-          hybrid: /** @type {NonNullable<typeof opened>} */ (opened).coll.width > ctx.embedder.model.wordTopics.width,
-        };
-      }
-      const tokens = ctx.embedder.tokenizer.tokenize(text);
-      const e = ctx.embedder.vectorizer.embed(tokens);
-      if (e.indices.length === 0) throw errors.NO_USABLE_WORDS(ctx.embedder.model.name, new Set(tokens).size);
-      return {
-        id: s.id ?? null, meta: stored?.meta ?? null, vector: { indices: e.indices, values: e.values },
-        vectorSource: /** @type {const} */ ('text'), tokens,
-        agreement: stored ? sparseDot(e, stored.vector) : null, knownWords: e.knownWords, unknownWords: e.unknownWords,
-        scdvWidth: ctx.embedder.model.wordTopics.width,
-        hybrid: ctx.embedder.layout.kind === 'hybrid',
-      };
-    });
+    /** @type {ResolvedDoc[]} */
+    const out = [];
+    for (const s of specs) out.push(await resolveOne(ctx, s, texts, opened));
+    return out;
   } finally {
-    opened?.store.close();
+    await opened?.store.close();
   }
+}
+
+/**
+ * @param {InspectContext} ctx
+ * @param {DocSpec} s
+ * @param {Map<string, import('../corpus/document.js').Document> | null} texts
+ * @param {Awaited<ReturnType<typeof openCollection>> | null} opened
+ * @returns {Promise<ResolvedDoc>}
+ */
+async function resolveOne(ctx, s, texts, opened) {
+  const stored = s.id !== undefined && opened ? await storedDocument(opened.coll, s.id, /** @type {string} */ (ctx.collection)) : null;
+  let text = s.text;
+  if (text === undefined && s.id !== undefined && texts) {
+    const doc = texts.get(s.id);
+    if (!doc) throw errors.DOCUMENT_TEXT_NOT_FOUND(s.id, /** @type {string} */ (ctx.corpus));
+    text = documentText(doc);
+  }
+  if (text === undefined) {
+    const v = /** @type {NonNullable<typeof stored>} */ (stored).vector;
+    return {
+      id: s.id ?? null, meta: stored?.meta ?? null, vector: { indices: Uint32Array.from(v.indices), values: Float32Array.from(v.values) },
+      vectorSource: /** @type {const} */ ('store'), tokens: null, agreement: null, knownWords: 0, unknownWords: 0,
+      scdvWidth: ctx.embedder.model.wordTopics.width,
+      hybrid: /** @type {NonNullable<typeof opened>} */ (opened).coll.width > ctx.embedder.model.wordTopics.width,
+    };
+  }
+  const tokens = ctx.embedder.tokenizer.tokenize(text);
+  const e = ctx.embedder.vectorizer.embed(tokens);
+  if (e.indices.length === 0) throw errors.NO_USABLE_WORDS(ctx.embedder.model.name, new Set(tokens).size);
+  return {
+    id: s.id ?? null, meta: stored?.meta ?? null, vector: { indices: e.indices, values: e.values },
+    vectorSource: /** @type {const} */ ('text'), tokens,
+    agreement: stored ? sparseDot(e, stored.vector) : null, knownWords: e.knownWords, unknownWords: e.unknownWords,
+    scdvWidth: ctx.embedder.model.wordTopics.width,
+    hybrid: ctx.embedder.layout.kind === 'hybrid',
+  };
 }
 
 /**

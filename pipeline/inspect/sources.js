@@ -2,7 +2,7 @@
 // for its words, its text (given, or looked up by id in the corpus the collection was indexed from).
 import fs from 'node:fs';
 import { errors } from '../errors.js';
-import { openStore } from '../store/index.js';
+import { openModelStore } from '../store/index.js';
 import { storeDirFor } from '../paths.js';
 import { readLines } from '../corpus/lines.js';
 import { parseDocument } from '../corpus/document.js';
@@ -11,26 +11,27 @@ import { parseDocument } from '../corpus/document.js';
  * Open an existing collection of a model's store (never creates one).
  * @param {string} model
  * @param {string} collection
+ * @param {{store: import('../config.js').Config['store']}} config
  */
-export function openCollection(model, collection) {
-  const dir = storeDirFor(model);
-  if (!fs.existsSync(dir)) throw errors.COLLECTION_NOT_FOUND(collection, model);
-  const store = openStore(dir);
+export async function openCollection(model, collection, config) {
+  // Opening a native store creates its folder: a model without one has no collection to inspect.
+  if (config.store.backend === 'native' && !fs.existsSync(storeDirFor(model))) throw errors.COLLECTION_NOT_FOUND(collection, model);
+  const store = await openModelStore(model, config);
   try {
-    return { store, coll: store.collection(collection) };
+    return { store, coll: await store.collection(collection) };
   } catch (err) {
-    store.close(); // SCDV_COLLECTION_NOT_FOUND when it does not exist
+    await store.close(); // SCDV_COLLECTION_NOT_FOUND when it does not exist
     throw err;
   }
 }
 
 /**
- * @param {import('../store/collection.js').Collection} coll
+ * @param {import('../store/index.js').CollectionHandle} coll
  * @param {string} id
  * @param {string} collection
  */
-export function storedDocument(coll, id, collection) {
-  const doc = coll.get(id);
+export async function storedDocument(coll, id, collection) {
+  const doc = await coll.get(id);
   if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
   return doc;
 }

@@ -1,12 +1,13 @@
 // The `index` queue's shard job: its payload, built in one place for everyone who queues it (`scdv index`,
 // the server's bulk uploads: the worker cannot tell them apart), and the result marker its worker writes.
-import { storeDirFor } from '../paths.js';
 import { duplicatesIn } from '../corpus/duplicates.js';
 
 /**
  * @typedef {object} IndexShardFields
  * @property {string} model
- * @property {string} storeDir the model's store
+ * @property {'native'|'opensearch'} backend the store backend to write to (the worker reaches it with its own
+ *   store settings: `openModelStore(model, its config)`); no store folder travels, so workers on other hosts
+ *   write straight to a cluster
  * @property {string} collection
  * @property {[number, number][]} [duplicates] lines of this shard whose id an earlier line has: [line, first line]
  */
@@ -43,7 +44,7 @@ import { duplicatesIn } from '../corpus/duplicates.js';
  */
 export function indexShardJob(run, shard) {
   return {
-    runKey: run.runKey, corpus: run.corpus, shard, outDir: run.outDir, model: run.model, storeDir: storeDirFor(run.model),
+    runKey: run.runKey, corpus: run.corpus, shard, outDir: run.outDir, model: run.model, backend: run.config.store.backend,
     collection: run.collection, config: run.config, duplicates: duplicatesIn(run.duplicates, shard),
   };
 }

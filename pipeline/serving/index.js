@@ -10,12 +10,12 @@
 // vector, or two hybrid vectors of different α, do not mix).
 import fs from 'node:fs';
 import path from 'node:path';
-import { dataDir, modelsDir, storeDirFor, validateModelName } from '../paths.js';
+import { dataDir, modelsDir, validateModelName } from '../paths.js';
 import { errors } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { layoutDifference } from '../embed/layout.js';
 import { MODEL_FORMAT } from '../model/names.js';
-import { openStore, validateCollectionName } from '../store/index.js';
+import { mayHaveModelStore, openModelStore, validateCollectionName } from '../store/index.js';
 
 /** @typedef {import('../config.js').Config} Config */
 /** @typedef {import('../embed/layout.js').VectorLayout} VectorLayout */
@@ -77,16 +77,16 @@ export function listModels() {
 /**
  * Collections of a model's store without keeping it open ([] when it has no store yet).
  * @param {string} model
- * @returns {{name: string, width: number, count: number}[]}
+ * @param {{store: Config['store']}} config
+ * @returns {Promise<{name: string, width: number, count: number}[]>}
  */
-export function storeCollections(model) {
-  const dir = storeDirFor(model);
-  if (!fs.existsSync(dir)) return [];
-  const store = openStore(dir);
+export async function storeCollections(model, config) {
+  if (!mayHaveModelStore(model, config)) return [];
+  const store = await openModelStore(model, config);
   try {
-    return store.listCollections();
+    return await store.listCollections();
   } finally {
-    void store.close();
+    await store.close();
   }
 }
 
@@ -97,15 +97,18 @@ export function storeCollections(model) {
  * @param {string | undefined} explicit
  * @param {Config} config
  * @param {{record?: boolean}} [opts]
- * @returns {string}
+ * @returns {Promise<string>}
  */
-export function resolveModelName(explicit, config, opts = {}) {
+export async function resolveModelName(explicit, config, opts = {}) {
   const record = readActiveRecord();
   let name = explicit ?? record?.model ?? config.server.model ?? null;
   if (!name) {
     const models = listModels();
     if (!models.length) throw errors.MODEL_NOT_FOUND('(any)', `${modelsDir()}: train one with \`scdv train\``);
-    name = (models.find((m) => storeCollections(m.name).some((c) => c.count > 0)) ?? models[0]).name;
+    for (const m of models) {
+      if ((await storeCollections(m.name, config)).some((c) => c.count > 0)) { name = m.name; break; }
+    }
+    name ??= models[0].name;
   }
   validateModelName(name);
   if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, modelsDir());
@@ -210,7 +213,7 @@ export function forgetIndexed(model, collection) {
 /**
  * Deletes a collection of a model: from its store (see Store.dropCollection; SCDV_COLLECTION_NOT_FOUND when
  * absent) and from the model's record of indexed layouts.
- * @param {import('../store/index.js').Store} store the model's store (storeDirFor(model))
+ * @param {import('../store/index.js').StoreBackend} store the model's store (openModelStore(model, config))
  * @param {string} model
  * @param {string} collection
  */

@@ -12,7 +12,7 @@ import { checkUsableRun, rejectUnreadableCorpus, runShards } from './sharded.js'
 import { prepareRunDir, readShardResult, shardMarker } from '../queue/shard.js';
 import { indexShardJob } from '../queue/index-job.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { openStore, validateCollectionName } from '../store/index.js';
+import { openModelStore, validateCollectionName } from '../store/index.js';
 import { findDuplicateIds } from '../corpus/duplicates.js';
 import { vectorLayout } from '../embed/layout.js';
 import { indexedLayoutDifference, recordIndexed } from '../serving/index.js';
@@ -66,7 +66,7 @@ export async function runIndex(opts) {
   const storeDir = storeDirFor(opts.model);
   // A collection holds vectors of one layout: adding documents embedded otherwise would make its scores meaningless.
   const diff = indexedLayoutDifference(opts.model, collection, layout);
-  if (diff && (collectionNow(storeDir, collection)?.count ?? 0) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
+  if (diff && ((await collectionNow(opts.model, config, collection))?.count ?? 0) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
   rejectUnreadableCorpus(corpus);
   /** @type {WorkerPool | null} */
   let pool = null;
@@ -80,7 +80,7 @@ export async function runIndex(opts) {
     prepareRunDir(outDir, runKey, log);
     // A finished shard counts only if its documents are in the collection as it is now: one written to a
     // collection since deleted (and maybe re-created) is done again. Shards that wrote nothing always count.
-    const created = collectionNow(storeDir, collection, layout.width)?.createdAt ?? null;
+    const created = (await collectionNow(opts.model, config, collection, layout.width))?.createdAt ?? null;
     const pending = plan.shards.filter((s) => {
       const r = readShardResult(outDir, s.index, runKey);
       if (r && (r.documents === 0 || r.collectionCreated === created)) return false;
@@ -124,7 +124,7 @@ export async function runIndex(opts) {
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
     const warning = checkUsableRun({ corpus, lines: plan.lines, documents, empty, rejectedByCode, details: reportFile, config });
     // A run that wrote no document created no collection: there is no layout to record for it.
-    if (collectionNow(storeDir, collection) !== null) recordIndexed(opts.model, collection, layout, plan.sha256, corpus);
+    if ((await collectionNow(opts.model, config, collection)) !== null) recordIndexed(opts.model, collection, layout, plan.sha256, corpus);
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,
@@ -139,18 +139,19 @@ export async function runIndex(opts) {
  * The collection as the store has it now, null when it does not exist (nothing is created: a collection is
  * created by its first written document). With `width`, a collection of another width is refused before any
  * worker starts. Its createdAt tells a deleted and re-created collection from the one a finished shard wrote to.
- * @param {string} storeDir
+ * @param {string} model
+ * @param {import('../config.js').Config} config
  * @param {string} collection
  * @param {number} [width]
- * @returns {{width: number, createdAt: string, count: number} | null}
+ * @returns {Promise<{width: number, createdAt: string, count: number} | null>}
  */
-function collectionNow(storeDir, collection, width) {
-  const store = openStore(storeDir);
+async function collectionNow(model, config, collection, width) {
+  const store = await openModelStore(model, config);
   try {
-    const info = store.collectionInfo(collection);
+    const info = await store.collectionInfo(collection);
     if (info && width !== undefined && info.width !== width) throw errors.STORE_WIDTH_MISMATCH(collection, String(info.width), String(width));
     return info;
   } finally {
-    void store.close();
+    await store.close();
   }
 }

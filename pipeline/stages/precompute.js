@@ -4,15 +4,15 @@
 // on the same Redis. Failed batches are retried per queue.attempts; a batch that fails for good fails the run.
 import { errors } from '../errors.js';
 import { closeWorkerQueue, openQueue } from '../queue/queues.js';
-import { storeDirFor } from '../paths.js';
-import { openStore } from '../store/index.js';
+import { openModelStore } from '../store/index.js';
 
 /** @typedef {import('../match/index.js').PrecomputeJob} PrecomputeJob */
 
 /**
  * Processing of batches in this process.
  * @typedef {object} PrecomputeProcessor
- * @property {(job: PrecomputeJob, redis: import('ioredis').Redis, onProgress?: (done: number) => void) => Promise<{written: number, missing: number}>} process
+ * @property {(job: PrecomputeJob, redis: import('ioredis').Redis, onProgress?: (done: number) => void, config?: import('../config.js').Config) => Promise<{written: number, missing: number}>} process
+ *   config: the run's (which store backend to open)
  * @property {() => Promise<void>} close once the run is over
  */
 
@@ -32,11 +32,11 @@ export async function runPrecompute(o) {
   const t0 = Date.now();
   const { config } = o;
   if (!(Number.isInteger(o.k) && o.k >= 1 && o.k <= config.server.maxK)) throw errors.USAGE(`--k must be 1-${config.server.maxK}, got ${o.k}`);
-  const store = openStore(storeDirFor(o.model));
+  const store = await openModelStore(o.model, config);
   let ids;
   try {
-    store.collection(o.target); // SCDV_COLLECTION_NOT_FOUND when missing
-    ids = [...(await store.collection(o.source).ids())];
+    await store.collection(o.target); // SCDV_COLLECTION_NOT_FOUND when missing
+    ids = [...(await (await store.collection(o.source)).ids())];
   } finally {
     await store.close();
   }
@@ -51,7 +51,7 @@ export async function runPrecompute(o) {
   try {
     queue.process('batch', config.server.precompute.concurrency, async (/** @type {import('bull').Job<PrecomputeJob>} */ job) => {
       let last = 0;
-      const r = await o.processor.process(job.data, redis, (n) => { done += n - last; last = n; o.onProgress?.({ done, total }); });
+      const r = await o.processor.process(job.data, redis, (n) => { done += n - last; last = n; o.onProgress?.({ done, total }); }, config);
       return r;
     });
     const jobs = [];

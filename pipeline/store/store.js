@@ -83,6 +83,18 @@ export class Store {
 
   /** @returns {string} */
   get dir() { return this.#dir; }
+  /** @returns {'native'} which backend this is (the contract's `backend`) */
+  get backend() { return 'native'; }
+  /** @returns {string} the model whose store this is (the folder's name: storeDirFor(model)) */
+  get model() { return path.basename(this.#dir); }
+
+  /**
+   * The embedded store is up whenever this process is.
+   * @returns {import('./contract.js').BackendHealth}
+   */
+  health() {
+    return { ok: true, backend: 'native' };
+  }
 
   /**
    * A collection. The same object is returned for the same name; many processes may open one at once.

@@ -46,7 +46,7 @@ export default function documentRoutes(app, ctx) {
   }, async () => {
     const sm = models.acquire();
     try {
-      return { model: sm.name, collections: sm.collections() };
+      return { model: sm.name, collections: await sm.collections() };
     } finally {
       models.release(sm);
     }
@@ -96,7 +96,7 @@ export default function documentRoutes(app, ctx) {
     const { collection, id } = /** @type {{collection: string, id: string}} */ (request.params);
     const sm = models.acquire();
     try {
-      const doc = sm.collection(collection).get(id);
+      const doc = await (await sm.collection(collection)).get(id);
       if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
       const meta = typeof doc.meta === 'string' ? JSON.parse(doc.meta) : doc.meta;
       return { ...meta, id, collection, model: sm.name, nnz: doc.vector.indices.length };
@@ -141,7 +141,7 @@ export default function documentRoutes(app, ctx) {
     const doc = parsed.doc;
     const sm = models.acquire();
     try {
-      const coll = sm.writableCollection(collection);
+      const coll = await sm.writableCollection(collection);
       const v = await embedRequestText(sm, { title: doc.title, text: doc.body }, metrics);
       await coll.upsert([{ id, vector: { indices: v.indices, values: v.values }, meta: documentMeta(doc) }]);
       ctx.relatedCache.forget(`${sm.name}\0${collection}`);
@@ -168,8 +168,8 @@ export default function documentRoutes(app, ctx) {
     const { collection, id } = /** @type {{collection: string, id: string}} */ (request.params);
     const sm = models.acquire();
     try {
-      const coll = sm.collection(collection);
-      if (!coll.get(id)) throw errors.DOCUMENT_NOT_FOUND(id, collection);
+      const coll = await sm.collection(collection);
+      if (!(await coll.get(id))) throw errors.DOCUMENT_NOT_FOUND(id, collection);
       await coll.delete([id]);
       ctx.relatedCache.forget(`${sm.name}\0${collection}`);
       if (ctx.hub) await invalidate(ctx.hub.redis, config.queue.prefix, sm.name, collection, [id]);
@@ -238,7 +238,7 @@ export default function documentRoutes(app, ctx) {
       }
       const sm = models.acquire();
       try {
-        sm.writableCollection(collection);
+        await sm.writableCollection(collection);
         const rec = await createBulkJob({ id, corpus, uploaded, model: sm.name, collection, config, hub });
         reply.code(202);
         return { job: id, status_url: `/v1/jobs/${id}`, model: sm.name, collection, lines: rec.lines, shards: rec.shards.length };

@@ -65,8 +65,8 @@ export default function matchRoutes(app, ctx) {
       } else {
         metrics.precomputed.inc({ served_from: 'live-redis-down' });
       }
-      const target = sm.collection(q.collection);
-      const doc = sm.collection(q.source).get(q.for);
+      const target = await sm.collection(q.collection);
+      const doc = await (await sm.collection(q.source)).get(q.for);
       if (!doc) throw errors.DOCUMENT_NOT_FOUND(q.for, q.source);
       const end = metrics.searchDuration.startTimer({ kind: 'match' });
       const hits = await target.searchAsync(doc.vector, { k: q.k, mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) });
@@ -97,7 +97,7 @@ export default function matchRoutes(app, ctx) {
     const min = b.min_score ?? -Infinity;
     const sm = models.acquire();
     try {
-      const target = sm.collection(b.collection);
+      const target = await sm.collection(b.collection);
       const v = await embedRequestText(sm, b, metrics);
       const end = metrics.searchDuration.startTimer({ kind: 'match-text' });
       const hits = await target.searchAsync({ indices: v.indices, values: v.values }, { k: b.k, mode });

@@ -69,14 +69,14 @@ export default function modelRoutes(app, ctx) {
     return {
       active: cur.name,
       previous: prev?.name ?? readActiveRecord()?.previous ?? null,
-      models: listModels().map((m) => {
+      models: await Promise.all(listModels().map(async (m) => {
         const sm = loaded.get(m.name);
         const counts = m.manifest.counts ?? {};
         return {
           name: m.name, created_at: m.created_at, width: sm?.width ?? counts.dims ?? 0,
-          active: m.name === cur.name, loaded: Boolean(sm), collections: sm ? sm.collections() : storeCollections(m.name),
+          active: m.name === cur.name, loaded: Boolean(sm), collections: sm ? await sm.collections() : await storeCollections(m.name, models.config),
         };
-      }),
+      })),
     };
   });
 

@@ -49,11 +49,11 @@ export default function relatedRoutes(app, ctx) {
     const want = searchWindow(q.from, q.k, s.maxK, 'querystring');
     const sm = models.acquire();
     try {
-      const coll = sm.collection(collection);
+      const coll = await sm.collection(collection);
       const cid = `${sm.name}\0${collection}`;
       // The serialised reply is what is cached: a hit costs a map lookup and a socket write.
-      const { value: payload, hit } = await cache.get(`${cid}\0${id}\0${JSON.stringify(q)}`, cache.version(cid, coll), async () => {
-        const doc = coll.get(id);
+      const { value: payload, hit } = await cache.get(`${cid}\0${id}\0${JSON.stringify(q)}`, await cache.version(cid, coll), async () => {
+        const doc = await coll.get(id);
         if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
         const end = metrics.searchDuration.startTimer({ kind: 'related' });
         const hits = await coll.searchAsync(doc.vector, { k: want, mode, ...filters, excludeIds: [id] });
@@ -97,7 +97,7 @@ export default function relatedRoutes(app, ctx) {
     const want = searchWindow(b.from, b.k, s.maxK, 'body');
     const sm = models.acquire();
     try {
-      const coll = sm.collection(collection);
+      const coll = await sm.collection(collection);
       const v = await embedRequestText(sm, b, metrics);
       const end = metrics.searchDuration.startTimer({ kind: 'related-text' });
       const hits = await coll.searchAsync({ indices: v.indices, values: v.values }, { k: want, mode, ...filters });
@@ -144,7 +144,7 @@ export default function relatedRoutes(app, ctx) {
       const vectorOf = async (/** @type {Ref} */ r) => {
         if (r.id !== undefined) {
           const c = r.collection ?? b.collection;
-          const doc = sm.collection(c).get(r.id);
+          const doc = await (await sm.collection(c)).get(r.id);
           if (!doc) throw errors.DOCUMENT_NOT_FOUND(r.id, c);
           return doc.vector;
         }

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { indexShardJob } from '../../pipeline/queue/index-job.js';
 import { findDuplicateIds } from '../../pipeline/corpus/duplicates.js';
 import { planShards } from '../../pipeline/corpus/plan.js';
-import { storeDirFor, usePaths } from '../../pipeline/paths.js';
+import { usePaths } from '../../pipeline/paths.js';
 import { loadConfig } from '../../pipeline/config.js';
 
-test('an index job carries the model store and only the repeated ids of its own shard', async () => {
+test('an index job carries the model and its store backend (no store folder) and only the repeated ids of its own shard', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-index-job-'));
   try {
     usePaths({ storeDir: path.join(dir, 'store') });
@@ -26,10 +26,12 @@ test('an index job carries the model store and only the repeated ids of its own 
     const jobs = plan.shards.map((s) => indexShardJob(run, s));
     assert.deepEqual(jobs.map((j) => j.duplicates), [[[3, 1]], [[5, 2]], [[7, 1]]]);
     assert.deepEqual(jobs[1], {
-      runKey: 'k1', corpus, shard: plan.shards[1], outDir: run.outDir, model: 'm1', storeDir: path.join(dir, 'store', 'm1'),
+      runKey: 'k1', corpus, shard: plan.shards[1], outDir: run.outDir, model: 'm1', backend: 'native',
       collection: 'news', config, duplicates: [[5, 2]],
     });
-    assert.equal(jobs[0].storeDir, storeDirFor('m1'));
+    const remote = loadConfig({ overrides: { store: { backend: 'opensearch' } } });
+    assert.equal(indexShardJob({ ...run, config: remote }, plan.shards[0]).backend, 'opensearch');
+    assert.ok(!('storeDir' in jobs[0]), 'a store folder is a path on the submitting host: it does not travel');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

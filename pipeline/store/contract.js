@@ -1,0 +1,56 @@
+// The backend contract every store implements (native: store.js; OpenSearch: opensearch/). Types only.
+// A method may return its value or a promise of it: callers always `await` (awaiting a value is free), so the
+// native store keeps its synchronous implementation and a networked backend answers asynchronously.
+// See README.md, "Backend contract".
+
+/**
+ * @template T
+ * @typedef {T | Promise<T>} MaybePromise
+ */
+
+/**
+ * @typedef {object} CollectionHandle
+ * @property {string} name
+ * @property {number} width vector width, fixed at creation
+ * @property {string | null} createdAt the collection's creation time (ISO), null before its first stored document
+ * @property {(docs: import('./collection.js').StoreDocInput[]) => Promise<void>} upsert resolves when acknowledged
+ * @property {(ids: string[]) => Promise<number>} delete how many of the ids were live
+ * @property {(id: string) => MaybePromise<import('./collection.js').StoredDoc | null>} get
+ * @property {(id: string) => MaybePromise<boolean>} exists
+ * @property {(vector: import('./validate.js').SparseVector, opts?: import('./validate.js').SearchOptions) => MaybePromise<import('./collection.js').SearchHit[]>} search
+ * @property {(vector: import('./validate.js').SparseVector, opts?: import('./validate.js').SearchOptions) => Promise<import('./collection.js').SearchHit[]>} searchAsync without blocking the event loop
+ * @property {() => Promise<Iterable<string>>} ids
+ * @property {() => MaybePromise<number>} version grows whenever the contents may have changed
+ * @property {() => MaybePromise<number>} count live documents
+ * @property {() => MaybePromise<import('./engine.js').EngineStats>} stats
+ * @property {() => Promise<void>} flush
+ */
+
+/**
+ * @typedef {{name: string, width: number, count: number}} CollectionListing
+ * @typedef {{name: string, width: number, createdAt: string, count: number}} CollectionInfo
+ */
+
+/**
+ * The health of a backend (for /readyz): ok, or not with the reason.
+ * @typedef {{ok: boolean, backend: string, detail?: string}} BackendHealth
+ */
+
+/**
+ * The indexed-layout record of one collection (models/<name>/indexed.json's entries; see pipeline/serving).
+ * @typedef {Record<string, unknown>} LayoutEntry
+ */
+
+/**
+ * @typedef {object} StoreBackend
+ * @property {'native' | 'opensearch'} backend
+ * @property {string} model the model whose store this is
+ * @property {(name: string, options?: import('./store.js').CollectionOptions) => MaybePromise<CollectionHandle>} collection
+ * @property {(name: string) => MaybePromise<CollectionInfo | null>} collectionInfo
+ * @property {() => MaybePromise<CollectionListing[]>} listCollections
+ * @property {(name: string) => Promise<void>} dropCollection
+ * @property {() => MaybePromise<BackendHealth>} health
+ * @property {() => Promise<void>} close
+ */
+
+export {};
