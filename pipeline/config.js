@@ -128,8 +128,6 @@ export const DEFAULT_CONFIG = Object.freeze({
       /** Basic authentication (env SCDV_OPENSEARCH_USERNAME, SCDV_OPENSEARCH_PASSWORD: keep the password out of files). */
       username: /** @type {string|null} */ (null),
       password: /** @type {string|null} */ (null),
-      /** API key authentication instead of basic (env SCDV_OPENSEARCH_API_KEY). */
-      apiKey: /** @type {string|null} */ (null),
       tls: {
         /** PEM file of the CA that signed the cluster's certificates (null: the system's CAs). */
         ca: /** @type {string|null} */ (null),
@@ -147,6 +145,13 @@ export const DEFAULT_CONFIG = Object.freeze({
       bulkDocs: 500,
       /** How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms. */
       versionPollMs: 250,
+      /**
+       * Documents re-ranked exactly per search: max(min, perK·k) + perShard·(shards − 1), at most max (OpenSearch's
+       * max_result_window). PLACEHOLDER until measured on real vectors (README.md, "OpenSearch backend").
+       */
+      candidates: { min: 50, perK: 5, perShard: 10, max: 10_000 },
+      /** Query terms sent as rank_feature clauses (the largest by magnitude): the cluster's max_clause_count caps it. */
+      maxQueryTerms: 1024,
     },
   },
   tokenize: {
@@ -366,7 +371,6 @@ function envOverrides() {
   if (env.SCDV_OPENSEARCH_NODES) os.nodes = env.SCDV_OPENSEARCH_NODES.split(',').map((n) => n.trim()).filter(Boolean);
   if (env.SCDV_OPENSEARCH_USERNAME) os.username = env.SCDV_OPENSEARCH_USERNAME;
   if (env.SCDV_OPENSEARCH_PASSWORD) os.password = env.SCDV_OPENSEARCH_PASSWORD;
-  if (env.SCDV_OPENSEARCH_API_KEY) os.apiKey = env.SCDV_OPENSEARCH_API_KEY;
   if (env.SCDV_OPENSEARCH_INDEX_PREFIX) os.indexPrefix = env.SCDV_OPENSEARCH_INDEX_PREFIX;
   /** @type {Record<string, unknown>} */
   const store = {};
@@ -435,8 +439,14 @@ function validateStore(s) {
     ['store.opensearch.shards', o.shards, 1], ['store.opensearch.replicas', o.replicas, 0],
     ['store.opensearch.requestTimeoutMs', o.requestTimeoutMs, 1], ['store.opensearch.maxRetries', o.maxRetries, 0],
     ['store.opensearch.bulkDocs', o.bulkDocs, 1], ['store.opensearch.versionPollMs', o.versionPollMs, 0],
+    ['store.opensearch.maxQueryTerms', o.maxQueryTerms, 1], ['store.opensearch.candidates.min', o.candidates.min, 1],
+    ['store.opensearch.candidates.perShard', o.candidates.perShard, 0], ['store.opensearch.candidates.max', o.candidates.max, 1],
   ])) {
     if (!Number.isInteger(v) || v < min) throw errors.CONFIG_INVALID(`${name} must be a whole number of at least ${min}, got ${JSON.stringify(v)}`);
+  }
+  if (!(o.candidates.perK >= 1)) throw errors.CONFIG_INVALID(`store.opensearch.candidates.perK must be a number of at least 1, got ${JSON.stringify(o.candidates.perK)}`);
+  if (o.candidates.max > 10_000 || o.candidates.max < o.candidates.min) {
+    throw errors.CONFIG_INVALID(`store.opensearch.candidates.max must be from candidates.min (${o.candidates.min}) to 10000 (OpenSearch's max_result_window), got ${o.candidates.max}`);
   }
   if (o.username !== null && o.password === null) {
     throw errors.CONFIG_INVALID('store.opensearch.username is set without a password (set SCDV_OPENSEARCH_PASSWORD)');

@@ -17,8 +17,8 @@
  * @property {(ids: string[]) => Promise<number>} delete how many of the ids were live
  * @property {(id: string) => MaybePromise<import('./collection.js').StoredDoc | null>} get
  * @property {(id: string) => MaybePromise<boolean>} exists
- * @property {(vector: import('./validate.js').SparseVector, opts?: import('./validate.js').SearchOptions) => MaybePromise<import('./collection.js').SearchHit[]>} search
- * @property {(vector: import('./validate.js').SparseVector, opts?: import('./validate.js').SearchOptions) => Promise<import('./collection.js').SearchHit[]>} searchAsync without blocking the event loop
+ * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => MaybePromise<import('./collection.js').SearchHit[]>} search
+ * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => Promise<import('./collection.js').SearchHit[]>} searchAsync without blocking the event loop
  * @property {() => Promise<Iterable<string>>} ids
  * @property {() => MaybePromise<number>} version grows whenever the contents may have changed
  * @property {() => MaybePromise<number>} count live documents

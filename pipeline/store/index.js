@@ -35,7 +35,12 @@ export async function openModelStore(model, config) {
   validateModelName(model);
   const backend = config.store.backend;
   if (backend === 'native') return openStore(storeDirFor(model));
-  throw errors.CONFIG_INVALID(`store.backend ${JSON.stringify(backend)} is not available in this build (native only)`);
+  if (backend === 'opensearch') {
+    // Loaded only when used: `npm start` on the native store never loads the client.
+    const { openOpenSearchStore } = await import('./opensearch/store.js');
+    return openOpenSearchStore(model, config.store.opensearch);
+  }
+  throw errors.CONFIG_INVALID(`store.backend must be native or opensearch, got ${JSON.stringify(backend)}`);
 }
 
 /**

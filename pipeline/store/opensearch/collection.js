@@ -1,0 +1,412 @@
+// One collection on OpenSearch: the handle the contract describes (pipeline/store/contract.js), on the index
+// `<prefix><model>--<collection>`. Writes go through the alias `<index>.w` with `require_alias`, so a write
+// racing a drop is refused (SCDV_COLLECTION_NOT_FOUND) instead of auto-creating an index of guessed mappings.
+import { errors } from '../../errors.js';
+import { normalizeId, normalizeSearchOptions, normalizeVector, prepareDoc } from '../validate.js';
+import { osId, sourceOf, storedDoc } from './encoding.js';
+import { request } from './connection.js';
+import { FEATURE_REL_ERROR, candidateCount, candidateQuery, filtersOf, rerank } from './search.js';
+
+/** The engine options the native store accepts in search options; here `candidates` overrides the formula. */
+const SEARCH_DEFAULTS = { budget: 1, candidates: 0, minPostings: 0 };
+/** OpenSearch's index.max_result_window: one search returns at most this many hits. */
+const MAX_WINDOW = 10_000;
+
+/**
+ * What a handle shares with its store.
+ * @typedef {object} StoreContext
+ * @property {import('@opensearch-project/opensearch').Client} client
+ * @property {string} model
+ * @property {string[]} nodes
+ * @property {import('../../config.js').Config['store']['opensearch']} cfg
+ * @property {ReturnType<typeof import('./encoding.js').namesOf>} names
+ * @property {() => void} checkOpen throws SCDV_STORE_CLOSED
+ * @property {(name: string) => void} forget drops the store's cached handle of a collection found dropped
+ * @property {(name: string, width: number) => Promise<{createdAt: string, shards: number}>} create the index (or the one another process created)
+ */
+
+export class OpenSearchCollection {
+  /** @type {StoreContext} */ #s;
+  #name;
+  #width;
+  /** @type {string | null} */ #createdAt;
+  #shards;
+  #writer;
+  #dropped = false;
+  /** @type {Set<Promise<unknown>>} writes in flight: a drop and close wait for them */
+  #writes = new Set();
+  /** @type {{value: number, at: number}} */ #version = { value: 0, at: -Infinity };
+
+  /**
+   * @param {StoreContext} s
+   * @param {string} name
+   * @param {number} width
+   * @param {{createdAt: string, shards: number} | null} existing null: a writer's handle of a collection not created yet
+   * @param {boolean} writer
+   */
+  constructor(s, name, width, existing, writer) {
+    this.#s = s;
+    this.#name = name;
+    this.#width = width;
+    this.#createdAt = existing?.createdAt ?? null;
+    this.#shards = existing?.shards ?? s.cfg.shards;
+    this.#writer = writer;
+  }
+
+  get name() { return this.#name; }
+  get width() { return this.#width; }
+  /** @returns {string | null} */
+  get createdAt() { return this.#createdAt; }
+  get #index() { return this.#s.names.index(this.#name); }
+  get #writeAlias() { return this.#s.names.writeAlias(this.#name); }
+
+  /** @param {string} what */
+  #ctx(what) {
+    return { nodes: this.#s.nodes, what: `${what} (collection ${this.#name} of model ${this.#s.model})`, model: this.#s.model, collection: this.#name };
+  }
+
+  #check() {
+    this.#s.checkOpen();
+    if (this.#dropped) throw errors.COLLECTION_NOT_FOUND(this.#name, this.#s.model);
+  }
+
+  /**
+   * A call found no index. A writer's handle of a collection it never saw reads as empty; otherwise the
+   * collection was dropped (by any process): this handle is done.
+   * @param {unknown} err
+   * @returns {boolean} true: read as empty
+   */
+  #absent(err) {
+    if (/** @type {any} */ (err)?.code !== 'SCDV_COLLECTION_NOT_FOUND') throw err;
+    if (this.#writer && this.#createdAt === null) return true;
+    this.#dropped = true;
+    this.#s.forget(this.#name);
+    throw err;
+  }
+
+  /**
+   * @template T
+   * @param {() => Promise<T>} fn
+   * @returns {Promise<T>}
+   */
+  #track(fn) {
+    const p = fn();
+    this.#writes.add(p);
+    const done = () => { this.#writes.delete(p); };
+    p.then(done, done);
+    return p;
+  }
+
+  /** Resolves when this handle's writes in flight are done (for drop and close). */
+  async idle() {
+    await Promise.allSettled([...this.#writes]);
+  }
+
+  /** Marks the handle dropped by this process. */
+  markDropped() {
+    this.#dropped = true;
+  }
+
+  /**
+   * Inserts or replaces documents by id (bulk API). Resolves when acknowledged by the primary and its replicas
+   * (translog fsynced). With `refresh` (default) it is searchable when it resolves (`refresh=wait_for`: up to
+   * the index's refresh interval, 1 s); batch indexing passes `{refresh: false}` and calls flush() at the end.
+   * Not atomic across documents: after a failure some may be written (an upsert again is harmless).
+   * @param {import('../collection.js').StoreDocInput[]} docs
+   * @param {{refresh?: boolean}} [opts]
+   * @returns {Promise<void>}
+   */
+  async upsert(docs, opts = {}) {
+    this.#check();
+    if (!Array.isArray(docs)) throw errors.STORE_DOC_INVALID('?', 'upsert takes an array of documents');
+    const prepared = docs.map((d) => prepareDoc(d, this.#width));
+    if (prepared.length === 0) return;
+    if (this.#createdAt === null) {
+      if (!this.#writer) throw errors.COLLECTION_NOT_FOUND(this.#name, this.#s.model);
+      const made = await this.#s.create(this.#name, this.#width);
+      this.#createdAt = made.createdAt;
+      this.#shards = made.shards;
+    }
+    await this.#track(async () => {
+      for (let i = 0; i < prepared.length; i += this.#s.cfg.bulkDocs) {
+        const chunk = prepared.slice(i, i + this.#s.cfg.bulkDocs);
+        /** @type {object[]} */
+        const body = [];
+        for (const d of chunk) body.push({ index: { _index: this.#writeAlias, _id: osId(d.id), require_alias: true } }, sourceOf(d));
+        await this.#bulk(body, opts.refresh ?? true, 'upsert', chunk.map((d) => d.id));
+      }
+    });
+  }
+
+  /**
+   * Deletes documents by id.
+   * @param {(string | number)[]} ids
+   * @returns {Promise<number>} how many of them were live
+   */
+  async delete(ids) {
+    this.#check();
+    if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', 'delete takes an array of ids');
+    const unique = [...new Set(ids.map(normalizeId))];
+    if (unique.length === 0 || (this.#createdAt === null && this.#writer)) return 0;
+    return this.#track(async () => {
+      let live = 0;
+      for (let i = 0; i < unique.length; i += this.#s.cfg.bulkDocs) {
+        const chunk = unique.slice(i, i + this.#s.cfg.bulkDocs);
+        const body = chunk.map((id) => ({ delete: { _index: this.#writeAlias, _id: osId(id), require_alias: true } }));
+        const items = await this.#bulk(body, true, 'delete', chunk);
+        live += items.filter((it) => it.delete?.result === 'deleted').length;
+      }
+      return live;
+    });
+  }
+
+  /**
+   * One bulk request plus the bump of the collection's version document (other processes' caches follow it).
+   * @param {object[]} body
+   * @param {boolean} refresh
+   * @param {string} what
+   * @param {string[]} ids the documents, in the order of the body's operations
+   * @returns {Promise<any[]>} the items of the collection's operations
+   */
+  async #bulk(body, refresh, what, ids) {
+    const { client, names } = this.#s;
+    const ops = [...body, { index: { _index: names.versions, _id: names.versionId(this.#name) } }, { model: this.#s.model, collection: this.#name, at: Date.now() }];
+    let res;
+    try {
+      res = await request(() => client.bulk({ body: ops, refresh: refresh ? 'wait_for' : false }), this.#ctx(`bulk ${what}`));
+    } catch (err) {
+      this.#absent(err);
+      throw err;
+    }
+    const items = /** @type {any[]} */ (res.body.items);
+    const bump = items.pop()?.index;
+    if (bump?._version) this.#version = { value: bump._version, at: performance.now() };
+    items.forEach((it, j) => {
+      const r = it.index ?? it.delete;
+      if (!r?.error || (it.delete && r.status === 404 && r.error === undefined)) return;
+      const type = String(r.error.type);
+      if (type === 'index_not_found_exception' || /require_alias/.test(String(r.error.reason))) {
+        this.#dropped = true;
+        this.#s.forget(this.#name);
+        throw errors.COLLECTION_NOT_FOUND(this.#name, this.#s.model);
+      }
+      if (r.status === 429 || r.status === 503) throw errors.BACKEND_UNAVAILABLE('opensearch', this.#s.nodes.join(', '), `${what} of document ${JSON.stringify(ids[j])}: ${type}: ${r.error.reason}`);
+      throw errors.BACKEND_REJECTED('opensearch', `${what} of document ${JSON.stringify(ids[j])}`, String(r.error.reason), type);
+    });
+    return items;
+  }
+
+  /**
+   * @param {string | number} id
+   * @returns {Promise<import('../collection.js').StoredDoc | null>}
+   */
+  async get(id) {
+    this.#check();
+    const key = normalizeId(id);
+    try {
+      const res = await request(() => this.#s.client.get({ index: this.#index, id: osId(key) }, { ignore: [404] }), this.#ctx('get'));
+      const body = /** @type {any} */ (res.body);
+      if (body?.error?.type === 'index_not_found_exception') this.#absent(errors.COLLECTION_NOT_FOUND(this.#name, this.#s.model));
+      return body?.found ? storedDoc(body._source) : null;
+    } catch (err) {
+      this.#absent(err);
+      return null;
+    }
+  }
+
+  /**
+   * Whether a live document has this id (its vector is not fetched).
+   * @param {string | number} id
+   */
+  async exists(id) {
+    this.#check();
+    const key = normalizeId(id);
+    try {
+      const res = await request(() => this.#s.client.get({ index: this.#index, id: osId(key), _source: false }, { ignore: [404] }), this.#ctx('exists'));
+      const body = /** @type {any} */ (res.body);
+      if (body?.error?.type === 'index_not_found_exception') this.#absent(errors.COLLECTION_NOT_FOUND(this.#name, this.#s.model));
+      return Boolean(body?.found);
+    } catch (err) {
+      this.#absent(err);
+      return false;
+    }
+  }
+
+  /**
+   * Top-k by exact dot product (see search.js). 'fast': one round of candidates (the formula, or `candidates`);
+   * 'exact': rounds of growing candidates until the k-th exact score is proven above what any document left out
+   * can reach (its agreeing-sign part, bounded through Lucene's feature precision), up to 10,000 candidates.
+   * @param {import('../validate.js').SparseVectorInput} vector
+   * @param {import('../validate.js').SearchOptions} [opts]
+   * @returns {Promise<import('../collection.js').SearchHit[]>}
+   */
+  async search(vector, opts) {
+    this.#check();
+    const { indices, values } = normalizeVector(vector, this.#width, (m) => errors.STORE_QUERY_INVALID(m));
+    const o = normalizeSearchOptions(opts, SEARCH_DEFAULTS);
+    if (this.#createdAt === null && this.#writer) {
+      // Created meanwhile by another process? Ask once; else it reads as empty.
+      if ((await this.count()) === 0) return [];
+    }
+    const c = this.#s.cfg.candidates;
+    const asked = o.candidates ?? 0;
+    let size = asked > 0 ? Math.min(MAX_WINDOW, Math.max(o.k, asked)) : candidateCount(o.k, this.#shards, c);
+    const query = candidateQuery(indices, values, o, this.#s.cfg.maxQueryTerms);
+    for (;;) {
+      const res = await this.#query({ query, size, _source: ['id', 'vi', 'vv', 'meta'], track_total_hits: false }, 'search');
+      const hits = /** @type {any[]} */ (res.hits.hits);
+      const ranked = rerank(hits, indices, values);
+      const all = hits.length < size; // every document with an agreeing term was fetched
+      if (all && ranked.length < o.k) return this.#fill(ranked, indices, values, o);
+      if (!o.exact || all || size >= MAX_WINDOW) return ranked.slice(0, o.k);
+      const lastApprox = Number(hits[hits.length - 1]._score);
+      const kth = ranked[o.k - 1]?.score ?? -Infinity;
+      if (kth > lastApprox * (1 + FEATURE_REL_ERROR) + 1e-6 && values.length <= this.#s.cfg.maxQueryTerms) return ranked.slice(0, o.k);
+      size = Math.min(MAX_WINDOW, size * 4);
+    }
+  }
+
+  /** Same as search (never blocks the event loop). */
+  /**
+   * @param {import('../validate.js').SparseVectorInput} vector
+   * @param {import('../validate.js').SearchOptions} [opts]
+   */
+  searchAsync(vector, opts) {
+    return this.search(vector, opts);
+  }
+
+  /**
+   * Fewer documents share an agreeing term with the query than k: the rest (score 0 or below) come from the
+   * filters alone, scored exactly too (at most 10,000 of them are looked at).
+   * @param {import('../collection.js').SearchHit[]} ranked
+   * @param {Uint32Array} qi
+   * @param {Float32Array} qv
+   * @param {import('../native.js').NativeSearchOptions} o
+   */
+  async #fill(ranked, qi, qv, o) {
+    const { filter, mustNot } = filtersOf(o);
+    if (ranked.length) mustNot.push({ ids: { values: ranked.map((h) => osId(h.id)) } });
+    const size = o.exact ? MAX_WINDOW : Math.min(MAX_WINDOW, 2 * o.k);
+    const res = await this.#query({ query: { bool: { filter, must_not: mustNot } }, size, sort: [{ id: 'asc' }], _source: ['id', 'vi', 'vv', 'meta'], track_total_hits: false }, 'search');
+    const rest = rerank(res.hits.hits, qi, qv);
+    return [...ranked, ...rest].sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).slice(0, o.k);
+  }
+
+  /**
+   * @param {object} body
+   * @param {string} what
+   * @returns {Promise<any>}
+   */
+  async #query(body, what) {
+    try {
+      const res = await request(() => this.#s.client.search({ index: this.#index, body }), this.#ctx(what));
+      return res.body;
+    } catch (err) {
+      this.#absent(err);
+      return { hits: { hits: [] } };
+    }
+  }
+
+  /**
+   * Every live id as of the call (a point-in-time scroll), each once.
+   * @returns {Promise<Iterable<string>>}
+   */
+  async ids() {
+    this.#check();
+    /** @type {string[]} */
+    const out = [];
+    const { client } = this.#s;
+    /** @type {any} */
+    let res;
+    try {
+      res = (await request(() => client.search({ index: this.#index, scroll: '1m', body: { size: 5000, _source: ['id'], sort: ['_doc'] } }), this.#ctx('ids'))).body;
+    } catch (err) {
+      this.#absent(err);
+      return out;
+    }
+    let scrollId = res._scroll_id;
+    try {
+      for (;;) {
+        const hits = /** @type {any[]} */ (res.hits.hits);
+        for (const h of hits) out.push(String(h._source.id));
+        if (!scrollId || hits.length === 0) break;
+        const sid = scrollId;
+        res = (await request(() => client.scroll({ body: { scroll_id: sid, scroll: '1m' } }), this.#ctx('ids'))).body;
+        scrollId = res._scroll_id;
+      }
+    } finally {
+      if (scrollId) {
+        const sid = scrollId;
+        await client.clearScroll({ body: { scroll_id: sid } }).catch(() => {});
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A number that grows with every write by any process: the `_version` of the collection's document in the
+   * versions index, read at most every versionPollMs (this process's own writes update it at once).
+   * @returns {Promise<number>}
+   */
+  async version() {
+    this.#check();
+    const now = performance.now();
+    if (now - this.#version.at < this.#s.cfg.versionPollMs) return this.#version.value;
+    const { client, names } = this.#s;
+    const res = await request(() => client.get({ index: names.versions, id: names.versionId(this.#name), _source: false }, { ignore: [404] }), this.#ctx('version'));
+    const body = /** @type {any} */ (res.body);
+    const value = body?.found ? Number(body._version) : 0;
+    if (value !== this.#version.value || now - this.#version.at >= this.#s.cfg.versionPollMs) this.#version = { value, at: now };
+    return value;
+  }
+
+  /** @returns {Promise<number>} live documents (as of the last refresh: writes are refreshed when acknowledged) */
+  async count() {
+    this.#check();
+    try {
+      const res = await request(() => this.#s.client.count({ index: this.#index }), this.#ctx('count'));
+      if (this.#createdAt === null && this.#writer) await this.#adoptExisting();
+      return Number(res.body.count);
+    } catch (err) {
+      this.#absent(err);
+      return 0;
+    }
+  }
+
+  /** A writer's handle finds the collection another process created: it takes its creation time. */
+  async #adoptExisting() {
+    const made = await this.#s.create(this.#name, this.#width);
+    this.#createdAt = made.createdAt;
+    this.#shards = made.shards;
+  }
+
+  /** @returns {Promise<import('../engine.js').EngineStats>} what OpenSearch knows (segments, WAL: 0) */
+  async stats() {
+    this.#check();
+    const docs = await this.count();
+    let bytes = 0;
+    let segments = 0;
+    if (this.#createdAt !== null) {
+      const res = await request(() => this.#s.client.indices.stats({ index: this.#index, metric: ['store', 'segments'] }), this.#ctx('stats'));
+      const all = /** @type {any} */ (res.body)._all?.primaries;
+      bytes = Number(all?.store?.size_in_bytes ?? 0);
+      segments = Number(all?.segments?.count ?? 0);
+    }
+    return {
+      name: this.#name, width: this.#width, segments, docs, deleted: 0, bytes, nnz: 0, bytes_per_nnz: { postings: 0, total: 0 },
+      wal: { seq: 0, docs: 0, bytes: 0 }, generation: await this.version(), segmentDetails: [], lastBackgroundError: null,
+    };
+  }
+
+  /** Makes every acknowledged write searchable now (`_refresh`); writes are already durable when acknowledged. */
+  async flush() {
+    this.#check();
+    await Promise.allSettled([...this.#writes]);
+    if (this.#createdAt === null && this.#writer) return;
+    try {
+      await request(() => this.#s.client.indices.refresh({ index: this.#index }), this.#ctx('flush'));
+    } catch (err) {
+      this.#absent(err);
+    }
+  }
+}
