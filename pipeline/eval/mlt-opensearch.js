@@ -9,9 +9,8 @@
 // One primary shard, no replica: document frequencies (idf, min_doc_freq) are then those of the whole corpus, as
 // in the re-implementation; with several shards each shard would count its own.
 import crypto from 'node:crypto';
-import { Client } from '@opensearch-project/opensearch';
-import fs from 'node:fs';
 import { errors } from '../errors.js';
+import { createClient, request } from '../store/opensearch/connection.js';
 
 /** Documents per bulk request while filling the temporary index. */
 const BULK_DOCS = 500;
@@ -28,21 +27,6 @@ const FIELD = 't';
  */
 
 /**
- * A client for the configured cluster (config.store.opensearch: nodes, authentication, TLS, timeouts).
- * @param {import('../config.js').Config['store']['opensearch']} o
- */
-export function evalClient(o) {
-  const ca = o.tls?.ca ? fs.readFileSync(o.tls.ca, 'utf8') : undefined;
-  return new Client({
-    nodes: o.nodes,
-    ...(o.apiKey ? { headers: { authorization: `ApiKey ${o.apiKey}` } } : o.username ? { auth: { username: o.username, password: o.password ?? '' } } : {}),
-    ssl: { ...(ca ? { ca } : {}), rejectUnauthorized: o.tls?.rejectUnauthorized !== false },
-    requestTimeout: o.requestTimeoutMs,
-    maxRetries: o.maxRetries,
-  });
-}
-
-/**
  * Top-k more_like_this neighbours of every document, computed by OpenSearch on a temporary index.
  * @param {string[][]} tokens per document, the kept tokens
  * @param {{k: number, opensearch: import('../config.js').Config['store']['opensearch'], log?: (m: string) => void}} o
@@ -50,12 +34,14 @@ export function evalClient(o) {
  */
 export async function mltOpenSearch(tokens, o) {
   const log = o.log ?? (() => {});
-  const client = evalClient(o.opensearch);
+  const client = createClient(o.opensearch);
   const index = `${o.opensearch.indexPrefix}eval-mlt-${crypto.randomBytes(6).toString('hex')}`;
+  /** Runs a client call, its failure mapped onto the catalogue (unreachable: SCDV_BACKEND_UNAVAILABLE). */
+  const call = /** @type {<T>(what: string, f: () => Promise<T>) => Promise<T>} */ ((what, f) => request(f, { nodes: o.opensearch.nodes, what, model: 'eval' }));
   try {
-    const engine = await reach(client, o.opensearch.nodes, () => client.info());
+    const engine = await call('ask the cluster its version', () => client.info());
     const version = `OpenSearch ${engine.body.version?.number ?? '?'}`;
-    await rejected('create the temporary more_like_this index', () => client.indices.create({
+    await call('create the temporary more_like_this index', () => client.indices.create({
       index,
       body: {
         settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '-1' },
@@ -67,13 +53,13 @@ export async function mltOpenSearch(tokens, o) {
       /** @type {object[]} */
       const body = [];
       for (let j = i; j < Math.min(tokens.length, i + BULK_DOCS); j++) body.push({ index: { _id: String(j) } }, { [FIELD]: tokens[j].join(' ') });
-      const r = await rejected('index the documents for more_like_this', () => client.bulk({ index, body }));
+      const r = await call('index the documents for more_like_this', () => client.bulk({ index, body }));
       if (r.body.errors) {
         const bad = r.body.items.find((/** @type {any} */ it) => it.index?.error)?.index;
-        throw errors.BACKEND_REJECTED('opensearch', `document ${bad?._id} of the more_like_this index`, bad?.error?.type ?? '?', bad?.error?.reason ?? '?');
+        throw errors.BACKEND_REJECTED('opensearch', `document ${bad?._id} of the more_like_this index`, bad?.error?.reason ?? '?', bad?.error?.type ?? '?');
       }
     }
-    await rejected('refresh the more_like_this index', () => client.indices.refresh({ index }));
+    await call('refresh the more_like_this index', () => client.indices.refresh({ index }));
     /** @type {number[][]} */
     const neighbours = [];
     /** @type {number[]} */
@@ -81,7 +67,7 @@ export async function mltOpenSearch(tokens, o) {
     let empty = 0;
     for (let i = 0; i < tokens.length; i++) {
       const t = performance.now();
-      const r = await rejected('more_like_this', () => client.search({
+      const r = await call('more_like_this', () => client.search({
         index,
         body: {
           size: o.k, _source: false, track_total_hits: false,
@@ -97,36 +83,5 @@ export async function mltOpenSearch(tokens, o) {
   } finally {
     await client.indices.delete({ index }, { ignore: [404] }).catch(() => {});
     await client.close();
-  }
-}
-
-/**
- * The first call: a cluster that cannot be reached is SCDV_BACKEND_UNAVAILABLE, naming the nodes.
- * @template T
- * @param {Client} client
- * @param {string[]} nodes
- * @param {() => Promise<T>} call
- */
-async function reach(client, nodes, call) {
-  try {
-    return await call();
-  } catch (err) {
-    throw errors.BACKEND_UNAVAILABLE('opensearch', nodes.join(', '), /** @type {Error} */ (err).message);
-  }
-}
-
-/**
- * An error answer of the cluster: SCDV_BACKEND_REJECTED with its type and reason.
- * @template T
- * @param {string} what
- * @param {() => Promise<T>} call
- */
-async function rejected(what, call) {
-  try {
-    return await call();
-  } catch (err) {
-    const e = /** @type {any} */ (err);
-    const cause = e?.meta?.body?.error;
-    throw errors.BACKEND_REJECTED('opensearch', what, cause?.type ?? e?.name ?? 'error', cause?.reason ?? e?.message ?? String(err));
   }
 }
