@@ -5,6 +5,7 @@ import { EVAL_DEFAULTS, runEval } from '../eval/run.js';
 import fs from 'node:fs';
 import { loadModel } from '../model/load.js';
 import { refreshReport } from '../report/index.js';
+import { engineMltLabel } from '../report/eval-table.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
@@ -27,6 +28,9 @@ export const command = {
     opt('--alpha <a>', 'hybrid layout: weight of the SCDV block (1: pure SCDV)', { config: 'embed.hybrid.alpha' }),
     opt('--max-terms <n>', 'hybrid layout: heaviest words kept in the TF-IDF block (null: all)', { config: 'embed.hybrid.maxTerms' }),
     opt('--no-baselines', 'skip TF-IDF and more_like_this'),
+    opt('--mlt <where>', 'opensearch: also score OpenSearch\'s own more_like_this on the cluster of store.opensearch ' +
+      '(row mlt_opensearch, a temporary index); python: the re-implementation only (default: opensearch when ' +
+      'store.backend is opensearch)', { choices: ['python', 'opensearch'] }),
     opt('--lang <lang>', 'check that the model was trained for this language; with --sweep, train for it', { config: 'tokenizer.lang', choices: ['ja', 'en'] }),
     opt('--json', 'the figures as JSON on the last line of stdout (the table goes to stderr)'),
     opt('--classify', 'LinearSVC test accuracy on the vectors vs on TF-IDF (needs --train and --test)'),
@@ -87,11 +91,22 @@ async function run(values) {
   const r = await runEval({
     model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', config,
     collection: values.collection ?? null, k, folds: intFlag(values.folds, '--folds'),
-    searchMode: /** @type {'fast'|'exact'|undefined} */ (mode), baselines: !values['no-baselines'],
+    searchMode: /** @type {'fast'|'exact'|undefined} */ (mode), baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),
   });
   out.write(formatEval(r));
   await refreshReport(values.model, (m) => process.stderr.write(`${m}\n`));
-  if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt })}\n`);
+  if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt, ...(r.mlt_opensearch ? { mlt_opensearch: r.mlt_opensearch } : {}) })}\n`);
+}
+
+/**
+ * --mlt python|opensearch (absent: auto, by store.backend).
+ * @param {unknown} v
+ * @returns {'auto'|'python'|'opensearch'}
+ */
+function mltFlag(v) {
+  if (v === undefined) return 'auto';
+  if (v !== 'python' && v !== 'opensearch') throw errors.USAGE(`--mlt must be python or opensearch, got "${v}"`);
+  return v;
 }
 
 /**
@@ -122,10 +137,11 @@ export function formatEval(r) {
   const pct = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : (100 * x).toFixed(1));
   const ms = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : x.toFixed(3));
   const rows = [['method', 'P@1', 'P@10', 'MAP@10', 'acc(5-fold)', 'mean ms', 'median ms']];
-  for (const name of ['scdv', 'tfidf', 'mlt']) {
+  for (const name of ['scdv', 'tfidf', 'mlt', 'mlt_opensearch']) {
     const m = r[name];
     if (!m) continue;
-    rows.push([name === 'scdv' && r.settings.layout.kind === 'hybrid' ? `scdv (hybrid α=${r.settings.embed.hybrid.alpha})` : name,
+    rows.push([name === 'scdv' && r.settings.layout.kind === 'hybrid' ? `scdv (hybrid α=${r.settings.embed.hybrid.alpha})`
+      : name === 'mlt_opensearch' ? engineMltLabel(m.engine) : name,
       pct(m.p_at_1), pct(m.p_at_10), pct(m.map_at_10), pct(m.accuracy), ms(m.mean_latency_ms), ms(m.median_latency_ms)]);
   }
   const w = rows[0].map((_, j) => Math.max(...rows.map((row) => row[j].length)));
@@ -135,7 +151,7 @@ export function formatEval(r) {
       `vectors ${r.settings.layout.kind} width ${r.scdv.width}, ${r.scdv.mean_nnz.toFixed(0)} non-zeros each` +
       (r.scdv.no_vector ? `, ${r.scdv.no_vector} without a vector` : ''),
     ...lines,
-    `(SCDV latency: the store's search; baselines: brute force in scipy. load average ${r.load_average.join(' ')}; ${r.seconds.toFixed(1)} s)`,
+    `(SCDV latency: the store's search; baselines: brute force in scipy${r.mlt_opensearch ? ', more_like_this (OpenSearch): a search request to the cluster' : ''}. load average ${r.load_average.join(' ')}; ${r.seconds.toFixed(1)} s)`,
   ].join('\n') + '\n';
 }
 

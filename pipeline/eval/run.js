@@ -41,6 +41,8 @@ export const EVAL_FORMAT = 'scdv-eval/1';
  * @property {number} [width] vector width (SCDV)
  * @property {number} [no_vector] documents without a vector (no known word): queries with no answer (SCDV)
  * @property {number} [queries_without_terms] documents with no interesting term (mlt): no answer
+ * @property {number} [queries_without_hits] documents OpenSearch's more_like_this answered nothing for (mlt_opensearch)
+ * @property {string} [engine] the engine that ran the method, e.g. "OpenSearch 2.19.3" (mlt_opensearch)
  */
 
 /**
@@ -54,12 +56,13 @@ export const EVAL_FORMAT = 'scdv-eval/1';
  *                  "train": {...model hyperparameters}, "tokenizer": {dictionary, stopwordFamilies}},
  *     "load_average": [1, 5, 15 min] at the end of the run, "seconds": total,
  *     "scdv": MethodResult, "tfidf": MethodResult, "mlt": MethodResult,
- *     "per_query": {"hits_at_10": {"scdv": [int], "tfidf": [int], "mlt": [int]}}
+ *     "mlt_opensearch": MethodResult (only when OpenSearch scored its own more_like_this: EvalOptions.mlt),
+ *     "per_query": {"hits_at_10": {"scdv": [int], "tfidf": [int], "mlt": [int], "mlt_opensearch": [int]}}
  *   }
  * per_query.hits_at_10: for every scored query (corpus order, the same queries for every method), its relevant
  * neighbours among the first 10 (P@10 × 10); the report's verdict resamples them (a bootstrap over queries).
  * Written one array per line to keep the file small.
- * The last line `scdv eval --json` prints is {"scdv", "tfidf", "mlt"} of the same object.
+ * The last line `scdv eval --json` prints is {"scdv", "tfidf", "mlt"} of the same object (and "mlt_opensearch").
  * @typedef {object} EvalFile
  */
 
@@ -75,6 +78,9 @@ export const EVAL_FORMAT = 'scdv-eval/1';
  * @property {'fast'|'exact'} [searchMode] default: config.server.searchMode (what the server uses)
  * @property {boolean} [baselines] false: SCDV only (sweeps)
  * @property {boolean} [write] write models/<name>/eval.json (true)
+ * @property {'auto'|'python'|'opensearch'} [mlt] also score OpenSearch's own more_like_this (row `mlt_opensearch`):
+ *   'opensearch' always, 'python' never (the re-implementation's row only), 'auto' (default) when
+ *   config.store.backend is 'opensearch'
  * @property {(m: string) => void} [log]
  */
 
@@ -109,6 +115,12 @@ export async function runEval(opts) {
       const b = await baselines(work, tokens, labels, scdv.vectors, embedder.width, { k, folds, log });
       result.tfidf = methodResult(labels, b.tfidf.neighbours, b.tfidf.latency_ms, keep('tfidf'));
       result.mlt = { ...methodResult(labels, b.mlt.neighbours, b.mlt.latency_ms, keep('mlt')), queries_without_terms: b.mlt.queries_without_terms };
+      if (wantsOpenSearchMlt(opts)) {
+        const { mltOpenSearch } = await import('./mlt-opensearch.js'); // the client only when asked for
+        const real = await mltOpenSearch(tokens, { k, opensearch: opts.config.store.opensearch, log });
+        result.mlt_opensearch = { ...methodResult(labels, real.neighbours, real.latency_ms, keep('mlt_opensearch')),
+          queries_without_hits: real.queries_without_hits, engine: real.engine, params: real.params };
+      }
       if (b.classify_skipped) result.classify_skipped = b.classify_skipped;
       if (b.classify) {
         Object.assign(result.scdv, accuracyOf(b.classify.scdv));
@@ -139,6 +151,15 @@ export async function runEval(opts) {
     embedder.model.wordTopics.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether this run also scores OpenSearch's own more_like_this (EvalOptions.mlt).
+ * @param {EvalOptions} opts
+ */
+export function wantsOpenSearchMlt(opts) {
+  const mode = opts.mlt ?? 'auto';
+  return mode === 'opensearch' || (mode === 'auto' && opts.config.store?.backend === 'opensearch');
 }
 
 /**

@@ -42,8 +42,15 @@ export const EVAL_COLUMNS = /** @type {const} */ ([
   ['p95_latency_ms', '95th pct search', '95th percentile time of one query', ms],
 ]);
 
-/** Method names on the page; other methods keep their key. */
+/** Method names on the page; other methods keep their key (mlt_opensearch: engineMltLabel). */
 const METHOD_NAMES = { tfidf: 'TF-IDF', mlt: 'more_like_this' };
+
+/**
+ * The name of the row OpenSearch's own more_like_this scored (eval.json `mlt_opensearch`), with the engine's major
+ * and minor version: "OpenSearch 2.19.3" -> "more_like_this (OpenSearch 2.19)".
+ * @param {string | undefined} engine
+ */
+export const engineMltLabel = (engine) => `more_like_this (${(engine ?? 'OpenSearch').replace(/^(\S+ \d+\.\d+)\.\d+.*$/, '$1')})`;
 
 /**
  * The model's row name: its vector layout (and the hybrid's α) from the evaluation's settings.
@@ -62,7 +69,8 @@ export function evalRows(result) {
   const rows = [];
   for (const [method, v] of Object.entries(result)) {
     if (!isPlain(v) || !EVAL_COLUMNS.some(([key]) => typeof v[key] === 'number')) continue;
-    const label = method === 'scdv' ? modelLabel(result) : METHOD_NAMES[/** @type {keyof typeof METHOD_NAMES} */ (method)] ?? method;
+    const label = method === 'scdv' ? modelLabel(result) : method === 'mlt_opensearch' ? engineMltLabel(v.engine)
+      : METHOD_NAMES[/** @type {keyof typeof METHOD_NAMES} */ (method)] ?? method;
     rows.push({ method, label, values: v });
   }
   return rows;

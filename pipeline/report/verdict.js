@@ -7,7 +7,7 @@ import { esc } from './html.js';
 export const VERDICT_BOOTSTRAP = Object.freeze({ resamples: 2000, confidence: 0.95, seed: 1 });
 
 /** Baselines the model is judged against, with their names on the page. */
-const BASELINES = /** @type {const} */ ([['tfidf', 'TF-IDF'], ['mlt', 'more_like_this']]);
+const BASELINES = /** @type {const} */ ([['tfidf', 'TF-IDF'], ['mlt', 'more_like_this'], ['mlt_opensearch', 'more_like_this (OpenSearch)']]);
 
 /**
  * @typedef {object} Comparison

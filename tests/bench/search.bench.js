@@ -6,6 +6,8 @@
 //        [--coherence 0.5] [--seed 42] [--queries 2000] [--k 10] [--segments 16] [--write-docs 5000]
 //        [--budget B] [--candidates C] [--skip-seismic] [--seismic-timeout S] [--seismic-sweep 10:0.7,40:0.7,...]
 //        [--skip-scipy] [--store DIR] [--keep]
+//        [--backend native|opensearch [--nodes 1,2] [--opensearch-url URL] [--os-queries 500] [--os-heap-mb 1024]
+//         [--os-prefix bench-]]
 //
 // Steps, in one run:
 //  1. queries: --queries distinct stored documents (seeded), each searched with its own vector, itself excluded;
@@ -21,7 +23,11 @@
 //     --seismic-timeout seconds, default 3600), then swept over --seismic-sweep query_cut:heap_factor settings
 //     on the same index: its fastest setting with recall@10 >= 0.99 (else its best recall) is reported as
 //     seismic_eq_p50_ms / seismic_eq_recall_at_10 (the store's default must be no slower at equal recall);
-//  6. writes: --write-docs documents upserted in batches of 1, 10, 100 and 1,000 (each call awaited, durable).
+//  6. writes: --write-docs documents upserted in batches of 1, 10, 100 and 1,000 (each call awaited, durable);
+//  7. --backend opensearch: the same vectors, queries and ground truth on OpenSearch (search.opensearch.js), on a
+//     cluster of each --nodes size started by the test harness (or the one at --opensearch-url); the last line
+//     then holds the OpenSearch figures (of the first cluster size) with "backend":"opensearch", every size under
+//     "clusters", and the native store's under "native".
 // Progress and the report go to stderr; the last stdout line is JSON.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,6 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openStore } from '../../pipeline/store/index.js';
 import { generate, readCsr, rng, row, writeCsr } from './search.data.js';
+import { benchOpenSearch } from './search.opensearch.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PYTHON = path.join(REPO, '.venv', 'bin', 'python');
@@ -57,8 +64,17 @@ const { values: opt } = parseArgs({
     'skip-scipy': { type: 'boolean', default: false },
     store: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    backend: { type: 'string', default: 'native' },
+    nodes: { type: 'string', default: '1,2' },
+    'opensearch-url': { type: 'string' },
+    'os-queries': { type: 'string', default: '500' },
+    'os-heap-mb': { type: 'string', default: '1024' },
+    'os-prefix': { type: 'string', default: 'bench-' },
   },
 });
+if (opt.backend !== 'native' && opt.backend !== 'opensearch') throw new Error(`--backend must be native or opensearch, got ${opt.backend}`);
+const clusterSizes = opt.nodes.split(',').map(Number);
+if (!clusterSizes.length || clusterSizes.some((n) => n !== 1 && n !== 2)) throw new Error(`--nodes takes 1, 2 or 1,2, got ${opt.nodes}`);
 
 /** @param {number[]} xs @param {number} p */
 const pct = (xs, p) => {
@@ -323,6 +339,15 @@ async function main() {
       await ws.close();
     }
   }
+  // 7. OpenSearch
+  /** @type {Record<string, any>[] | null} */
+  let clusters = null;
+  if (opt.backend === 'opensearch') {
+    clusters = await benchOpenSearch({
+      m, queries, truth: /** @type {string[][]} */ (truth), k, idOf, row, nodes: clusterSizes, url: opt['opensearch-url'] ?? null,
+      queryCount: Number(opt['os-queries']), writeDocs: wdocs, heapMb: Number(opt['os-heap-mb']), prefix: opt['os-prefix'],
+    });
+  }
   if (!opt.keep) fs.rmSync(tmp, { recursive: true, force: true });
   else log(`kept ${tmp}`);
 
@@ -375,6 +400,17 @@ async function main() {
     write_ms_by_batch: writes,
     load_avg: { start: load0, search_before: load1, search_after: load2, end: loadAvg() },
   };
+  if (clusters) {
+    const native = { ...result, bytes_per_doc: Math.round(one.bytes / m.rows),
+      write_docs_per_s_by_batch: Object.fromEntries(Object.entries(writes).map(([s, ms]) => [s, Math.round(wdocs / (ms / 1000))])) };
+    log('backend | nodes | recall@10 | p50 ms | p99 ms | QPS 1/2/4 | writes docs/s by batch 1/10/100/1000 | bytes/doc');
+    const line = (/** @type {Record<string, any>} */ r, /** @type {string} */ name, /** @type {string} */ nodes) => log(`${name} | ${nodes} | ${r.recall_at_10} | ` +
+      `${r.p50_ms} | ${r.p99_ms} | ${r.qps_1}/${r.qps_2}/${r.qps_4} | ${[1, 10, 100, 1000].map((b) => r.write_docs_per_s_by_batch[b] ?? '-').join('/')} | ${r.bytes_per_doc}`);
+    line(native, 'native', '-');
+    for (const c of clusters) line(c, 'opensearch', String(c.nodes));
+    process.stdout.write(`${JSON.stringify({ backend: 'opensearch', docs: m.rows, width: m.width, nnz_per_doc: result.nnz_per_doc, ...clusters[0], clusters, native })}\n`);
+    return;
+  }
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
