@@ -42,3 +42,16 @@ test('OpenSearch unreachable: SCDV_BACKEND_UNAVAILABLE (503) naming the nodes, h
     await store.close();
   }
 });
+
+test('a node-to-node failure reported by the cluster is temporary: 503 SCDV_BACKEND_UNAVAILABLE, not 502', async () => {
+  const { errors: osErrors } = await import('@opensearch-project/opensearch');
+  const { toStoreError } = await import('../../pipeline/store/opensearch/connection.js');
+  const ctx = { nodes: ['http://a:9200'], what: 'search', model: 'm', collection: 'c' };
+  for (const type of ['node_not_connected_exception', 'connect_transport_exception']) {
+    const err = new osErrors.ResponseError(/** @type {any} */ ({ statusCode: 500, body: { error: { type, reason: '[n2] not connected' } }, headers: {}, meta: {}, warnings: null }));
+    const mapped = /** @type {any} */ (toStoreError(err, ctx));
+    assert.equal(mapped.code, 'SCDV_BACKEND_UNAVAILABLE', type);
+  }
+  const bad = new osErrors.ResponseError(/** @type {any} */ ({ statusCode: 400, body: { error: { type: 'parsing_exception', reason: 'bad' } }, headers: {}, meta: {}, warnings: null }));
+  assert.equal(/** @type {any} */ (toStoreError(bad, ctx)).code, 'SCDV_BACKEND_REJECTED', 'a bad request stays 502');
+});
