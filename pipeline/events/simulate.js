@@ -6,6 +6,7 @@
 //   noise = a per-view factor exp(σ·N(0, 1)) (readers differ), p capped at 1.
 // It returns the expected CTR per arm (the mean p of the items it was shown: what a report should recover).
 import crypto from 'node:crypto';
+import { seededRandom } from '../random.js';
 
 /**
  * @typedef {object} ReaderModel
@@ -17,21 +18,6 @@ import crypto from 'node:crypto';
 
 /** @type {ReaderModel} */
 export const DEFAULT_READER = Object.freeze({ relevantCtr: 0.12, otherCtr: 0.03, positionDecay: 0.3, noise: 0.3 });
-
-/**
- * Seeded uniform numbers in [0, 1) (mulberry32): a run is repeatable.
- * @param {number} seed
- */
-export function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** @param {() => number} rand */
 const gaussian = (rand) => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
