@@ -111,6 +111,7 @@ export const errors = {
   ANALYSIS_FAILED: define('SCDV_ANALYSIS_FAILED', 500, 'analysing model %s failed: %s'),
   DOCUMENT_TEXT_NOT_FOUND: define('SCDV_DOCUMENT_TEXT_NOT_FOUND', 404, 'document "%s" is not in corpus %s (pass the corpus the collection was indexed from)'),
   CLUSTER_NOT_FOUND: define('SCDV_CLUSTER_NOT_FOUND', 404, 'cluster %s not found: model %s has clusters 0-%s'),
+  CHART_INPUT_INVALID: define('SCDV_CHART_INPUT_INVALID', 400, 'chart "%s": %s'),
   // Vector layouts and `scdv eval` (pipeline/embed/layout.js, pipeline/serving/, pipeline/eval/).
   EMBED_LAYOUT_MISMATCH: define('SCDV_EMBED_LAYOUT_MISMATCH', 409, 'model %s, collection "%s" was indexed with another vector layout (%s): index into a new collection, or use the settings it was indexed with'),
   EVAL_CORPUS_INVALID: define('SCDV_EVAL_CORPUS_INVALID', 400, 'eval corpus %s: %s'),

@@ -1,8 +1,11 @@
 // scdv train: a corpus in, a model folder out (models/<name>/).
+import path from 'node:path';
 import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
 import { runTrain } from '../stages/train.js';
 import { formatSeconds } from '../progress.js';
+import { readAnalysis, ANALYSIS_FILE } from '../inspect/analysis.js';
+import { clusterAdvice, adviceLines } from '../inspect/advice.js';
 import { configFromFlags, intFlag, trainFlag, withRedis } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
@@ -60,7 +63,22 @@ async function run(values) {
   await withRedis(async (redisUrl) => {
     const { modelDir, manifest } = await runTrain({ corpus, name, config, redisUrl, force });
     printTrainSummary(modelDir, manifest);
+    const advice = trainAdvice(modelDir, manifest);
+    if (advice.length) process.stderr.write(`${advice.join('\n')}\n`);
   });
+}
+
+/**
+ * The cluster-count advice `scdv train` ends with when the model looks over-clustered (pipeline/inspect/advice.js,
+ * as in report.html); nothing otherwise, or when the model has no analysis.
+ * @param {string} modelDir
+ * @param {Record<string, any>} m manifest
+ * @returns {string[]}
+ */
+export function trainAdvice(modelDir, m) {
+  const analysis = readAnalysis(path.join(modelDir, ANALYSIS_FILE));
+  if (!analysis) return [];
+  return adviceLines(clusterAdvice({ analysis, manifest: m, modelName: m.name }), m.name);
 }
 
 /**

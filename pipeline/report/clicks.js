@@ -65,7 +65,7 @@ export function renderClicks(r) {
     ['torn log lines skipped', fmt(t.torn_lines)],
   ];
   return [
-    `<section id="clicks-overview"><h2>Reader clicks</h2>${table(['', ''], facts, { className: 'facts' })}` +
+    `<section id="clicks-overview"><h2>Reader clicks</h2>${table(null, facts, { className: 'facts' })}` +
       '<p class="note">Each item of a shown list is one impression; CTR = clicks / impressions, with a Wilson 95 % interval.</p></section>',
     `<section id="clicks-losses"><h2>Where an arm loses</h2>${lossList(r.losses, r.settings.minImpressions)}` +
       '<p class="note">A loss: the 95 % interval of the CTR difference (Newcombe) lies wholly below 0. Each cell is its own test: ' +

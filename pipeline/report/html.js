@@ -22,24 +22,31 @@ export function fmt(v, digits = 3) {
 }
 
 /**
- * A table; cells are escaped unless given as {html: string}.
- * @param {string[]} headers
+ * A table; cells are escaped unless given as {html: string}. Without headers (null), no header row.
+ * @param {string[] | null} headers
  * @param {(string|number|null|undefined|{html: string})[][]} rows
  * @param {{className?: string}} [opts]
  */
 export function table(headers, rows, opts = {}) {
   /** @param {any} c */
   const cell = (c) => (c && typeof c === 'object' && 'html' in c ? c.html : esc(typeof c === 'number' ? fmt(c) : c ?? '–'));
-  return `<table${opts.className ? ` class="${esc(opts.className)}"` : ''}><thead><tr>${headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>` +
+  const head = headers ? `<thead><tr>${headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>` : '';
+  return `<table${opts.className ? ` class="${esc(opts.className)}"` : ''}>${head}` +
     `<tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${cell(c)}</td>`).join('')}</tr>`).join('\n')}</tbody></table>`;
 }
 
 /**
- * Colour of cluster k: hues spread by the golden angle, so neighbouring ids differ.
- * @param {number} k
+ * Colours of the clusters that get one: the largest, one distinct colour each (no red: red means "flagged").
+ * Eye and legend tell apart about eight colours, not sixty; the other clusters are drawn muted.
  */
-export function clusterColor(k) {
-  const hue = (k * 137.508) % 360;
-  const light = [42, 55, 34][k % 3];
-  return `hsl(${hue.toFixed(1)},68%,${light}%)`;
+export const CLUSTER_PALETTE = Object.freeze(['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#17becf', '#9c755f', '#bcbd22', '#2f4b7c']);
+
+/**
+ * The colour of each cluster: the CLUSTER_PALETTE.length largest get the palette, in size order; the rest none.
+ * @param {{cluster: number, size: number}[]} clusters
+ * @returns {Map<number, string>} cluster id -> colour, for the coloured ones only
+ */
+export function clusterColors(clusters) {
+  const largest = [...clusters].sort((a, b) => b.size - a.size || a.cluster - b.cluster).slice(0, CLUSTER_PALETTE.length);
+  return new Map(largest.filter((c) => c.size > 0).map((c, i) => [c.cluster, CLUSTER_PALETTE[i]]));
 }

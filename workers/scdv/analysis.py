@@ -21,6 +21,11 @@ changes the model.
   documents): npmi = ln(p_ij / (p_i p_j)) / -ln p_ij, -1 for a pair that never
   co-occurs, +1 when p_ij = 1; pairs with a word absent from the corpus are skipped.
   The cluster's coherence is the mean over its pairs, in [-1, 1].
+* Coherence's yardstick: the same NPMI of random word sets of the same sizes, each
+  word drawn among the words of about the same corpus count as the top word it
+  stands for (rare words rarely meet, so a uniform draw would flatter or shame the
+  clusters by frequency alone). ``RANDOM_SETS_PER_CLUSTER`` sets per cluster,
+  seeded; scored in the same pass over the corpus.
 * Map: the words projected on the first two principal components of the unit word
   vectors (the space the GMM was fitted in). PCA rather than t-SNE/UMAP: it is
   linear, deterministic and fast, distances along the axes mean the same everywhere
@@ -53,12 +58,16 @@ from .errors import InputError
 from .progress import _write, emit_error, emit_result
 from .topics import l2_normalize
 
-__all__ = ["FORMAT", "npmi_coherence", "cluster_summary", "pca_2d", "analyse", "main"]
+__all__ = ["FORMAT", "npmi_coherence", "random_word_sets", "cluster_summary", "pca_2d", "analyse", "main"]
 
 FORMAT = "scdv-analysis/1"
 CHUNK = 65536
 PCA_FIT_WORDS = 20000
 LABELLED_PER_CLUSTER = 3
+RANDOM_SETS_PER_CLUSTER = 10
+"""Random word sets drawn per cluster for coherence's yardstick."""
+RANDOM_RANK_WINDOW = 0.02
+"""A top word's stand-ins are drawn among the words within this share of the vocabulary of its count rank."""
 
 
 # ------------------------------------------------------------ coherence
@@ -130,6 +139,52 @@ def npmi_coherence(docs: Iterable[Sequence[str]], topics: Sequence[Sequence[str]
         "pairs": pairs,
         "documents": n_docs,
         "df": {w: int(df[i]) for w, i in index.items()},
+    }
+
+
+def random_word_sets(
+    top_idx: Sequence[Sequence[int]], counts: NDArray[np.integer], per_topic: int, seed: int
+) -> list[list[int]]:
+    """Word sets like the given ones: same sizes, each word replaced by a random word of about its count.
+
+    A word of count rank r is replaced by a word drawn uniformly among ranks r +- max(2, RANDOM_RANK_WINDOW * n),
+    distinct within a set. Deterministic for a seed.
+    """
+    n = len(counts)
+    if n < 2:
+        return []
+    order = np.argsort(-np.asarray(counts), kind="stable")
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    half = max(2, int(RANDOM_RANK_WINDOW * n))
+    rng = np.random.default_rng(seed)
+    sets: list[list[int]] = []
+    for ids in top_idx:
+        for _ in range(per_topic):
+            chosen: list[int] = []
+            for w in ids:
+                r = int(rank[int(w)])
+                lo, hi = max(0, r - half), min(n, r + half + 1)
+                for _attempt in range(8):
+                    cand = int(order[rng.integers(lo, hi)])
+                    if cand not in chosen:
+                        break
+                chosen.append(cand)
+            sets.append(chosen)
+    return sets
+
+
+def _random_summary(scores: Sequence[float | None], sets: int) -> dict[str, Any] | None:
+    vals = np.asarray([v for v in scores if v is not None], dtype=np.float64)
+    if vals.size == 0:
+        return None
+    return {
+        "method": "npmi of random word sets of the same sizes, each word drawn among words of about its corpus count",
+        "sets": sets,
+        "mean": float(vals.mean()),
+        "p05": float(np.percentile(vals, 5)),
+        "p50": float(np.percentile(vals, 50)),
+        "p95": float(np.percentile(vals, 95)),
     }
 
 
@@ -295,10 +350,15 @@ def analyse(
     topics = [[words[i] for i in summary["top_idx"][c]] for c in range(k)]
     t_clusters = time.perf_counter()
     coherence: dict[str, Any] | None = None
+    random_coherence: dict[str, Any] | None = None
     if corpus:
         if not os.path.exists(corpus):
             raise InputError(f"tokenised corpus {corpus} not found")
-        coherence = npmi_coherence(iter_documents(corpus, max_docs), topics)
+        random_sets = [[words[i] for i in ids] for ids in random_word_sets(summary["top_idx"], vocab.counts, RANDOM_SETS_PER_CLUSTER, seed)]
+        # one pass over the corpus scores the clusters and their random stand-ins
+        both = npmi_coherence(iter_documents(corpus, max_docs), topics + random_sets)
+        coherence = {**both, "coherence": both["coherence"][:k], "pairs": both["pairs"][:k]}
+        random_coherence = _random_summary(both["coherence"][k:], len(random_sets))
     t_coh = time.perf_counter()
     clusters = []
     for c in range(k):
@@ -340,6 +400,7 @@ def analyse(
         "coherence": {
             "method": "npmi, document co-occurrence of each cluster's top words, mean over pairs",
             "mean": None if coherence is None else _mean([c for c in coherence["coherence"] if c is not None]),
+            "random": random_coherence,
         },
         "gmm": gmm_out,
         "vocab": {

@@ -80,6 +80,26 @@ def test_analyse_a_trained_model(tmp_path: Path) -> None:
     assert len(m["words"]) == len(m["x"]) == len(m["y"]) == len(m["cluster"]) == 30 and m["sampled"]
     assert sum(a["vocab"]["idf_histogram"]["counts"]) == 40
     assert sum(a["vocab"]["count_histogram"]["counts"]) == 40
+    # the yardstick: random sets of the same sizes mix the groups, so they score well below the clusters
+    rnd = a["coherence"]["random"]
+    assert rnd["sets"] == 2 * analysis.RANDOM_SETS_PER_CLUSTER
+    assert rnd["p05"] <= rnd["p50"] <= rnd["p95"]
+    assert rnd["mean"] < min(c["coherence"] for c in a["clusters"])
+
+
+def test_random_word_sets_match_sizes_and_counts() -> None:
+    counts = np.array([1000 - 7 * i for i in range(100)])  # count rank = index
+    top = [[0, 1, 2], [50, 51, 52, 53], [99, 98]]
+    sets = analysis.random_word_sets(top, counts, 5, seed=4)
+    assert len(sets) == 15
+    half = max(2, int(analysis.RANDOM_RANK_WINDOW * 100))
+    for i, chosen in enumerate(sets):
+        orig = top[i // 5]
+        assert len(chosen) == len(orig) and len(set(chosen)) == len(chosen)
+        for w, o in zip(chosen, orig):
+            assert abs(w - o) <= half  # a word of about the same count
+    assert sets == analysis.random_word_sets(top, counts, 5, seed=4)
+    assert sets != analysis.random_word_sets(top, counts, 5, seed=5)
 
 
 def test_missing_model_is_an_input_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
