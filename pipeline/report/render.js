@@ -72,7 +72,9 @@ function overview(m, a) {
     ['word2vec', `${h.word2vec?.vector_size} dims, window ${h.word2vec?.window}, min_count ${h.word2vec?.min_count}, ${h.word2vec?.epochs} epochs`],
     ['GMM', `${a.n_clusters} clusters, ${a.gmm.covariance_type} covariance, ${a.gmm.n_iter} EM iterations, ${a.gmm.converged ? 'converged' : 'not converged'}`],
     ['word-topic vectors', `${fmt(m.counts?.dims)} dims, density ${m.counts?.density == null ? '?' : `${(100 * m.counts.density).toFixed(2)} %`}`],
-    ['coherence (mean NPMI)', a.coherence?.mean == null ? 'not computed (no tokenised corpus; scdv report --corpus FILE)' : `${fmt(a.coherence.mean, 3)} over ${fmt(a.corpus?.documents)} documents`],
+    ['coherence (mean NPMI)', a.coherence?.mean == null ? 'not computed (no tokenised corpus; scdv report --corpus FILE)'
+      : `${fmt(a.coherence.mean, 3)} over ${fmt(a.corpus?.documents)} documents` +
+        (a.coherence.random ? `; random word sets ${fmt(a.coherence.random.mean, 3)}: ${coherenceScale(a).word} (see below)` : '')],
   ];
   return `<section id="overview"><h2>Overview</h2>${table(null, facts, { className: 'facts' })}</section>`;
 }
