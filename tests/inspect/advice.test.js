@@ -10,16 +10,17 @@ import { trainAdvice } from '../../pipeline/commands/train.js';
 import { ANALYSIS_FORMAT } from '../../pipeline/inspect/analysis.js';
 
 /**
- * An analysis of `k` clusters of `size` words each, `incoherent` of them below the incoherence threshold.
- * @param {{k: number, incoherent: number, documents: number, random?: Record<string, number>}} o
+ * An analysis of `k` clusters of 40 words each, the first `incoherent` below the incoherence threshold, the last
+ * `tiny` of 2 words only.
+ * @param {{k: number, incoherent: number, documents: number, tiny?: number, random?: Record<string, number>}} o
  */
-function analysisOf({ k, incoherent, documents, random }) {
+function analysisOf({ k, incoherent, documents, tiny = 0, random }) {
   const clusters = Array.from({ length: k }, (_, c) => ({
-    cluster: c, size: 40, soft_size: 40, weight: 1 / k, mean_member_posterior: 0.9,
+    cluster: c, size: c >= k - tiny ? 2 : 40, soft_size: 40, weight: 1 / k, mean_member_posterior: 0.9,
     coherence: c < incoherent ? -0.8 : 0.1, coherence_pairs: 45, top_words: [{ word: `w${c}`, score: 1, p: 1, idf: 1, count: 5 }],
   }));
   return {
-    format: ANALYSIS_FORMAT, n_words: 40 * k, n_clusters: k, top: 10, corpus: { documents },
+    format: ANALYSIS_FORMAT, n_words: clusters.reduce((n, c) => n + c.size, 0), n_clusters: k, top: 10, corpus: { documents },
     coherence: { mean: clusters.reduce((n, c) => n + c.coherence, 0) / k, random: random ?? null }, clusters,
   };
 }
@@ -34,7 +35,7 @@ test('300 documents, 60 clusters, 23 flagged: over-clustered, try √(300/2) ≈
   assert.equal(advice.overClustered, true);
   assert.equal(advice.suggested, 12);
   assert.equal(advice.command, "scdv train --corpus '/data/my corpus.jsonl' --name lit-k12 --clusters 12");
-  assert.match(advice.reason, /60 clusters, 23 flagged \(38 %\), 300 training documents .*over-clustered \(more than 25 % of the clusters are flagged and more than 2 × √\(N\/2\) clusters/);
+  assert.match(advice.reason, /^60 clusters, 23 flagged \(23 incoherent, 0 empty, tiny or diffuse\), 300 training documents \(rule of thumb √\(N\/2\) ≈ 12\): over-clustered \(more than 2 × √\(N\/2\) clusters for this corpus\)\. Try about 12 clusters \(√\(N\/2\), rounded\)\.$/);
   const lines = adviceLines(advice, 'lit');
   assert.equal(lines.length, 3);
   assert.equal(lines[1].trim(), advice.command);
@@ -46,15 +47,21 @@ test('a cluster count the corpus supports is left alone, flags or not; large cou
   assert.equal(fine.overClustered, false);
   assert.equal(fine.command, null);
   assert.deepEqual(adviceLines(fine, 'lit'), []);
-  // many flags but no more clusters than the corpus supports: fewer clusters is not the advice
-  const flaggedOnly = clusterAdvice({ analysis: analysisOf({ k: 30, incoherent: 20, documents: 20000 }), manifest: manifest(20000) });
-  assert.equal(flaggedOnly.overClustered, false);
-  assert.match(flaggedOnly.reason, /not the cure for the flags/);
+  // many incoherent clusters but no more than the corpus supports: fewer clusters is not the advice
+  const incoherentOnly = clusterAdvice({ analysis: analysisOf({ k: 30, incoherent: 20, documents: 20000 }), manifest: manifest(20000) });
+  assert.equal(incoherentOnly.overClustered, false);
+  assert.match(incoherentOnly.reason, /Fewer clusters do not cure incoherent ones/);
+  // a third of the clusters tiny: over-clustered even on a large corpus; try the clusters that are not
+  const wasted = clusterAdvice({ analysis: analysisOf({ k: 30, incoherent: 0, tiny: 10, documents: 20000 }), manifest: manifest(20000) });
+  assert.equal(wasted.wasted, 10);
+  assert.equal(wasted.overClustered, true);
+  assert.equal(wasted.suggested, 20);
+  assert.match(wasted.reason, /more than 25 % of the clusters empty, tiny or diffuse\)\. Try about 20 clusters \(the clusters that are not empty, tiny or diffuse\)/);
   // 2,896 documents: √1448 ≈ 38, rounded to 40; 120 clusters is over 2 × 38 even without flags
   const many = clusterAdvice({ analysis: analysisOf({ k: 120, incoherent: 0, documents: 2896 }), manifest: manifest(2896) });
   assert.equal(many.overClustered, true);
   assert.equal(many.suggested, 40);
-  assert.ok(ADVICE_RULES.maxFlaggedShare > 0 && ADVICE_RULES.maxFlaggedShare < 1);
+  assert.ok(ADVICE_RULES.maxWastedShare > 0 && ADVICE_RULES.maxWastedShare < 1);
 });
 
 test('coherence scale: the model mean against random word sets of the same sizes', () => {

@@ -127,7 +127,7 @@ test('report charts: legends or ticked axes, no overlapping texts, nothing overf
 
 test('an over-clustered model: scdv train ends with the advice and its command; the report shows it with the coherence scale', async () => {
   const command = `scdv train --corpus ${SAMPLE_CORPUS} --name ${NAME}-k12 --clusters 12`;
-  assert.match(trainStderr, /advice: 60 clusters, \d+ flagged \(\d+ %\), 306 training documents \(rule of thumb √\(N\/2\) ≈ 12\): over-clustered/);
+  assert.match(trainStderr, /advice: 60 clusters, \d+ flagged \(\d+ incoherent, \d+ empty, tiny or diffuse\), 306 training documents \(rule of thumb √\(N\/2\) ≈ 12\): over-clustered/);
   assert.ok(trainStderr.includes(command), trainStderr);
   const browser = await launchChromium();
   try {
