@@ -101,7 +101,8 @@ function adviceSection(name, m, a, judged) {
         `${n3(r.mean)} on average (90 % of ${fmt(r.sets)} sets between ${n3(r.p05)} and ${n3(r.p95)}): this model's clusters are ` +
         `<b class="word ${scale.word === 'better than random' ? 'better' : scale.word === 'worse than random' ? 'worse' : 'tied'}">${scale.word}</b>; ` +
         `${scale.aboveRandom} of ${scale.scored} clusters score above 95 % of the random sets.`
-      : ' No random yardstick in this analysis (computed before it existed): <code>scdv report --refresh</code> adds it.';
+      : ` No random yardstick in this analysis (computed before it existed): <code>scdv report --model ${esc(name)} --refresh</code> adds it ` +
+        '(with <code>--corpus FILE</code> when the training run\'s work folder is gone).';
     const chart = stripChart(judged.filter((c) => c.coherence !== null).map((c) => ({
       value: /** @type {number} */ (c.coherence), title: `cluster ${c.cluster}: NPMI ${n3(/** @type {number} */ (c.coherence))} — ${c.topWords.slice(0, 5).map((w) => w.word).join(' ')}`,
       color: c.flags.length ? FLAGGED_COLOR : BAR_COLOR,
@@ -116,7 +117,7 @@ function adviceSection(name, m, a, judged) {
       `This model: <b>${n3(scale.mean)}</b>.${versus}</p><figure>${chart}</figure>`;
   }
   const count = `<p${advice.overClustered ? ' class="warn"' : ''}>Cluster count: ${esc(advice.reason)}</p>` +
-    (advice.command ? `<p>Train one with ${advice.suggested} clusters and compare the two reports: <code>${esc(advice.command)}</code></p>` : '');
+    (advice.command ? `<p>Train one with ${advice.suggested} clusters, then compare the two with <code>scdv eval</code> and their reports: <code>${esc(advice.command)}</code></p>` : '');
   return `<section id="advice"><h2>Clusters: coherence and count</h2>${coherence}${count}</section>`;
 }
 
