@@ -169,13 +169,28 @@ export function categoryAxis(names, center, at) {
 }
 
 /**
- * A legend: one swatch and text per entry, in a column from (x, y), or in a row when `row` is set.
+ * A text cut to fit `maxWidth` pixels (estimateWidth), ending in "…" when cut.
+ * @param {string} text
+ * @param {number} fontSize
+ * @param {number} maxWidth
+ */
+export function fitText(text, fontSize, maxWidth) {
+  if (estimateWidth(text, fontSize) <= maxWidth) return text;
+  const chars = [...text];
+  while (chars.length && estimateWidth(`${chars.join('')}…`, fontSize) > maxWidth) chars.pop();
+  return `${chars.join('')}…`;
+}
+
+/**
+ * A legend: one swatch and text per entry, in a column from (x, y), or in a row when `row` is set. With
+ * `maxWidth`, a column's texts are cut to fit it (the whole text stays in the entry's hover title).
  * @param {{color: string, text: string, shape?: 'square'|'line'|'dot'}[]} entries
- * @param {{x: number, y: number, row?: boolean, gap?: number}} at
+ * @param {{x: number, y: number, row?: boolean, gap?: number, maxWidth?: number}} at
  */
 export function legend(entries, at) {
   let x = at.x;
   const items = entries.map((e, i) => {
+    const shown = at.maxWidth ? fitText(e.text, 12, at.maxWidth - 20) : e.text;
     const ex = at.row ? x : at.x;
     const ey = at.row ? at.y : at.y + i * 18;
     if (at.row) x += 22 + estimateWidth(e.text, 12) + (at.gap ?? 16);
@@ -183,7 +198,8 @@ export function legend(entries, at) {
       ? `<line x1="${ex}" y1="${ey - 4}" x2="${ex + 14}" y2="${ey - 4}" stroke="${e.color}" stroke-width="2.5"/>`
       : e.shape === 'dot' ? `<circle cx="${ex + 6}" cy="${ey - 4}" r="4.5" fill="${e.color}"/>`
         : `<rect x="${ex}" y="${ey - 10}" width="12" height="12" rx="2" fill="${e.color}"/>`;
-    return `<g class="entry">${swatch}<text x="${ex + 20}" y="${ey}" class="lbl">${esc(e.text)}</text></g>`;
+    const title = shown === e.text ? '' : `<title>${esc(e.text)}</title>`;
+    return `<g class="entry">${title}${swatch}<text x="${ex + 20}" y="${ey}" class="lbl">${esc(shown)}</text></g>`;
   }).join('');
   return `<g class="legend">${items}</g>`;
 }

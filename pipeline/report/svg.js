@@ -3,7 +3,7 @@
 // legend, point labels are placed without overlaps (labels.js). Every mark carries a <title>, which browsers show
 // on hover. All text goes through esc().
 import { esc, fmt } from './html.js';
-import { r1, makeScale, bottomAxis, leftAxis, leftAxisWidth, rightOverhang, categoryAxis, legend, chartSvg, estimateWidth } from './axes.js';
+import { r1, makeScale, bottomAxis, leftAxis, leftAxisWidth, rightOverhang, categoryAxis, legend, chartSvg, estimateWidth, fitText } from './axes.js';
 import { placeLabels } from './labels.js';
 
 export { lineChartSvg, SERIES_COLORS } from './line-chart.js';
@@ -117,8 +117,8 @@ export function scatter(points, opts) {
     bottomAxis(sx, { y: h - pad.b, x0: pad.l, x1: w - pad.r, label: opts.xLabel });
   const lx = w - legendW + 8;
   const key = opts.legend
-    ? (opts.legendTitle ? `<text x="${lx}" y="${pad.t + 12}" class="lbl legend-title">${esc(opts.legendTitle)}</text>` : '') +
-      legend(opts.legend, { x: lx, y: pad.t + (opts.legendTitle ? 34 : 12) })
+    ? (opts.legendTitle ? `<text x="${lx}" y="${pad.t + 12}" class="lbl legend-title">${esc(fitText(opts.legendTitle, 12, legendW - 14))}</text>` : '') +
+      legend(opts.legend, { x: lx, y: pad.t + (opts.legendTitle ? 34 : 12), maxWidth: legendW - 14 })
     : '';
   return chartSvg(w, h, opts.title, frame + axes + dots + labels + key);
 }

@@ -2,9 +2,9 @@
 // overlaps, the reusable line chart (lineChartSvg) and its input errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { niceTicks, logTicks, makeScale, formatTick, estimateWidth } from '../../pipeline/report/axes.js';
+import { niceTicks, logTicks, makeScale, formatTick, estimateWidth, fitText } from '../../pipeline/report/axes.js';
 import { placeLabels, boxesOverlap } from '../../pipeline/report/labels.js';
-import { lineChartSvg } from '../../pipeline/report/svg.js';
+import { lineChartSvg, scatter } from '../../pipeline/report/svg.js';
 
 test('niceTicks: at least three round ticks that cover the data, whatever the span', () => {
   const cases = [[0, 1], [404.9, 406.26], [-0.99, -0.07], [0, 841], [3, 3], [0, 0], [-1, 1], [1e-6, 3e-6], [12, 13], [0.5, 47]];
@@ -83,4 +83,17 @@ test('lineChartSvg: several series, log-log axes with ≥ 3 ticks each, a legend
     (/** @type {any} */ e) => e.code === 'SCDV_CHART_INPUT_INVALID' && /series "p50" point 2 has x = 0, which a log axis cannot show/.test(e.message));
   assert.throws(() => lineChartSvg({ title: 'empty', series: [], x: { label: 'x' }, y: { label: 'y' } }), /at least one series/);
   assert.throws(() => lineChartSvg({ title: 'nan', series: [{ name: 's', points: [{ x: 1, y: NaN }] }], x: { label: 'x' }, y: { label: 'y' } }), /point 1 has y = NaN/);
+});
+
+test('a legend text too long for the chart is cut with "…" and keeps the whole text as its hover title', () => {
+  const long = '23: フィオレンティーナペストリーブティック (73 words)';
+  assert.equal(fitText('short', 12, 200), 'short');
+  const cut = fitText(long, 12, 200);
+  assert.ok(cut.endsWith('…') && estimateWidth(cut, 12) <= 200 && long.startsWith(cut.slice(0, -1)), cut);
+  const svg = scatter([{ x: 0, y: 0, color: '#4e79a7', title: 'a' }, { x: 1, y: 1, color: '#4e79a7', title: 'b' }],
+    { title: 'map', xLabel: 'x', yLabel: 'y', width: 900, legend: [{ color: '#4e79a7', text: long }], legendTitle: 'largest 8 of 60 clusters' });
+  const entry = /** @type {string[]} */ (svg.match(/<g class="entry"><title>([^<]*)<\/title>.*?<text x="([\d.]+)"[^>]*>([^<]*)<\/text>/));
+  assert.equal(entry[1], long);
+  assert.ok(entry[3].endsWith('…'));
+  assert.ok(Number(entry[2]) + estimateWidth(entry[3], 12) <= 900, `legend text ends past the chart: ${entry[2]} + ${entry[3]}`);
 });
