@@ -205,8 +205,9 @@ export function legend(entries, at) {
 }
 
 /**
- * Estimated rendered width of a text in pixels: wide (CJK, full-width) characters take 1 em, others about 0.6;
- * rounded up, so that boxes built on it are never narrower than the real text.
+ * Estimated rendered width of a text in pixels: wide (CJK, full-width) characters take 1 em, others 0.36–1.05 em
+ * by shape, sized for bold text (the map's labels); rounded up, so that boxes built on it are never narrower than
+ * the real text.
  * @param {string} text
  * @param {number} fontSize
  */
@@ -216,10 +217,11 @@ export function estimateWidth(text, fontSize) {
     const c = /** @type {number} */ (ch.codePointAt(0));
     if (c >= 0x1100 && (c <= 0x115f || (c >= 0x2e80 && c <= 0xa4cf) || (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
       (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) || (c >= 0xffe0 && c <= 0xffe6) || c >= 0x20000)) em += 1.05;
-    else if (ch === ' ') em += 0.3;
-    else if (/[A-Zmw@%]/.test(ch)) em += 0.78;
-    else if (/[il.,:;'|!]/.test(ch)) em += 0.32;
-    else em += 0.62;
+    else if (ch === ' ') em += 0.32;
+    else if (/[mwMW@%]/.test(ch)) em += 1.05; // bold DejaVu's m is 1.04 em
+    else if (/[A-Z]/.test(ch)) em += 0.8;
+    else if (/[il.,:;'|!]/.test(ch)) em += 0.36;
+    else em += 0.7;
   }
   return Math.ceil(em * fontSize);
 }
