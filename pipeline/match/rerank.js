@@ -13,7 +13,8 @@
 // - Pseudo-relevance feedback (`feedback`, related lists): the query is searched once for its first `docs` hits,
 //   then again with Rocchio's expanded query q' = normalise(q + weight · mean of those hits' stored vectors, cut to
 //   its 2·nnz(q) heaviest entries); the list is the second search's, its scores the cosines to q'. Near-duplicates
-//   of the query document are still judged by their similarity to q itself. Measured in docs/relevance.md ("Pseudo-relevance feedback").
+//   of the query document are still judged by their similarity to q itself. Measured in docs/relevance.md
+//   ("Pseudo-relevance feedback").
 //
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
