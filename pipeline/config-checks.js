@@ -69,3 +69,15 @@ export function validateEvents(e, x) {
     if (!(typeof a.weight === 'number' && Number.isFinite(a.weight) && a.weight > 0)) throw errors.CONFIG_INVALID(`${at}.weight must be a number above 0, got ${JSON.stringify(a.weight)}`);
   });
 }
+
+/**
+ * Pseudo-relevance feedback settings (pipeline/match/rerank.js): {docs: 0-100 (0: off), weight: 0-10}.
+ * @param {{docs: number, weight: number}} f
+ * @param {string} name
+ */
+export function validateFeedback(f, name) {
+  if (!(Number.isInteger(f.docs) && f.docs >= 0 && f.docs <= 100)) {
+    throw errors.CONFIG_INVALID(`${name}.docs must be a whole number from 0 (off) to 100, got ${JSON.stringify(f.docs)}`);
+  }
+  if (!(typeof f.weight === 'number' && f.weight >= 0 && f.weight <= 10)) throw errors.CONFIG_INVALID(`${name}.weight must be a number from 0 to 10, got ${JSON.stringify(f.weight)}`);
+}

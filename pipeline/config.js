@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { errors } from './errors.js';
 import { validateModelName } from './paths.js';
-import { validateEvents, validateStore } from './config-checks.js';
+import { validateEvents, validateFeedback, validateStore } from './config-checks.js';
 
 /** @typedef {'none'|'hiragana'|'non-kanji'|'all'} SingleCharRule */
 
@@ -240,6 +240,7 @@ export const DEFAULT_CONFIG = Object.freeze({
        * Pure SCDV vectors (alpha 1) score distinct articles higher: raise it there.
        */
       duplicateThreshold: 0.85,
+      /** Related lists re-query with q + weight · mean of their first `docs` hits (rerank.js, docs/relevance.md); docs 0: off. */ relatedFeedback: { docs: 3, weight: 1 },
       /** w in score − |score| · w · (1 − 0.5^(age / recency_half_life)): an article one half-life old loses w/2. */
       recencyWeight: 0.5,
       /** Candidates searched when an option is on: poolFactor × (from + k), at least poolMin, at most maxK (doubled while short). */
@@ -575,6 +576,7 @@ function validateServer(s) {
   }
   if (!inRange(r.poolFactor, { min: 1, max: 100 })) throw errors.CONFIG_INVALID(`server.rerank.poolFactor must be a number from 1 to 100, got ${JSON.stringify(r.poolFactor)}`);
   if (!inRange(r.poolMin, { min: 1, max: 1000, integer: true })) throw errors.CONFIG_INVALID(`server.rerank.poolMin must be a whole number from 1 to 1000, got ${JSON.stringify(r.poolMin)}`);
+  validateFeedback(r.relatedFeedback, 'server.rerank.relatedFeedback');
   if (!['fast', 'exact'].includes(s.searchMode)) throw errors.CONFIG_INVALID(`server.searchMode must be fast or exact, got ${s.searchMode}`);
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'silent'].includes(s.logLevel)) {
     throw errors.CONFIG_INVALID(`server.logLevel must be fatal, error, warn, info, debug or silent, got ${s.logLevel}`);

@@ -95,6 +95,7 @@ export async function embedRequestText(sm, doc, metrics) {
  * @property {number} [duplicate_threshold]
  * @property {string} [recency_half_life]
  * @property {number} [max_per_site]
+ * @property {boolean} [feedback] related lists: pseudo-relevance feedback (server.rerank.relatedFeedback)
  */
 
 /**
@@ -118,6 +119,13 @@ export function rerankProperties(s, kind) {
         'age at query time, undated documents count as infinitely old; a whole number and s, m, h, d or w: 7d, 12h, 90m, 2w',
     },
     max_per_site: { type: 'integer', minimum: 1, maximum: s.maxK, description: 'at most this many results per site (documents without a site are not capped)' },
+    ...(kind === 'related' ? {
+      feedback: {
+        type: 'boolean', default: s.rerank.relatedFeedback.docs > 0,
+        description: `pseudo-relevance feedback: search again with the query plus ${s.rerank.relatedFeedback.weight} × the mean vector of its first ` +
+          `${s.rerank.relatedFeedback.docs} results (scores are then similarities to that expanded query)`,
+      },
+    } : {}),
   };
 }
 
@@ -138,6 +146,7 @@ export function rerankOptions(r, s, where, now = Date.now()) {
   return {
     duplicateThreshold: r.collapse ? (r.duplicate_threshold ?? s.rerank.duplicateThreshold) : null,
     halfLifeMs, recencyWeight: s.rerank.recencyWeight, maxPerSite: r.max_per_site ?? null, now,
+    feedback: r.feedback ? s.rerank.relatedFeedback : null,
   };
 }
 

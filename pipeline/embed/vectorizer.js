@@ -198,3 +198,28 @@ export function sparseDot(a, b) {
   }
   return s;
 }
+
+/**
+ * Rocchio's expanded query: q + weight · (the mean of `others`), cut to its `maxNnz` largest-magnitude entries
+ * and L2-normalised, with increasing indices (pseudo-relevance feedback, pipeline/match/rerank.js).
+ * @param {SparseVector} q
+ * @param {SparseVector[]} others
+ * @param {number} weight
+ * @param {number} maxNnz
+ * @returns {{indices: Uint32Array, values: Float32Array}}
+ */
+export function expandQuery(q, others, weight, maxNnz) {
+  /** @type {Map<number, number>} */
+  const acc = new Map();
+  const add = (/** @type {SparseVector} */ v, /** @type {number} */ w) => {
+    for (let i = 0; i < v.indices.length; i++) acc.set(v.indices[i], (acc.get(v.indices[i]) ?? 0) + w * v.values[i]);
+  };
+  add(q, 1);
+  for (const v of others) add(v, weight / others.length);
+  const entries = [...acc].filter(([, x]) => x !== 0).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0] - b[0]).slice(0, maxNnz);
+  entries.sort((a, b) => a[0] - b[0]);
+  let norm = 0;
+  for (const [, x] of entries) norm += x * x;
+  norm = Math.sqrt(norm);
+  return { indices: Uint32Array.from(entries, ([d]) => d), values: Float32Array.from(entries, ([, x]) => x / norm) };
+}

@@ -2,8 +2,9 @@
 // computed on the very same tokens.
 //
 // SCDV (or hybrid) neighbours come from the product path: vectors from pipeline/embed/ (the code `scdv index`
-// and the server use), written to a vector-store collection, each document searched with the store's search
-// (its own id excluded), so the latency is the store's. The baselines (TF-IDF cosine, Elasticsearch-style
+// and the server use), written to a vector-store collection, each document's related list computed as the server's
+// related route computes it (pipeline/match/rerank.js with the configured list defaults: near-duplicate collapsing
+// and pseudo-relevance feedback; its own id excluded), so the latency is the store's and the re-ranking's. The baselines (TF-IDF cosine, Elasticsearch-style
 // more_like_this) and the linear classifiers run in Python (workers/scdv/eval_baselines.py, scikit-learn): its
 // TfidfVectorizer and LinearSVC are the reference definitions of those methods, and the classifier needs it
 // anyway. Python returns neighbour lists only; every metric is computed here (pipeline/eval/metrics.js).
@@ -21,6 +22,7 @@ import { latencySummary, rankingMetrics } from './metrics.js';
 import { readLabelledCorpus } from './corpus.js';
 import { writeExchange } from './exchange.js';
 import { runPythonModule } from '../python.js';
+import { searchCollection } from '../match/rerank.js';
 
 /** Format of models/<name>/eval.json (see EvalFile). */
 export const EVAL_FORMAT = 'scdv-eval/1';
@@ -102,7 +104,7 @@ export async function runEval(opts) {
   log(`eval: ${corpus.docs.length} documents, ${Object.keys(corpus.labels).length} labels (${opts.labelField}); model ${opts.model}`);
   const embedder = await createEmbedder(opts.model, opts.config, { inMemory: true });
   const tokens = await tokenizeAll(embedder, corpus.docs);
-  const scdv = await scdvNeighbours(embedder, corpus.docs, tokens, { k, mode, collection: opts.collection ?? null, log, config: opts.config });
+  const scdv = await scdvNeighbours(embedder, corpus.docs, tokens, { k, mode, collection: opts.collection ?? null, log, config: opts.config, server: opts.config.server });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-'));
   try {
     /** @type {Record<string, number[]>} */
@@ -135,7 +137,7 @@ export async function runEval(opts) {
       corpus: { path: path.resolve(opts.corpus), sha256: corpus.sha256, documents: corpus.docs.length, labels: corpus.labels },
       label_field: opts.labelField,
       settings: {
-        k, folds, search_mode: mode, collection: opts.collection ?? null, embed: opts.config.embed,
+        k, folds, search_mode: mode, collection: opts.collection ?? null, embed: opts.config.embed, related: relatedListOptions(opts.config.server),
         layout: { kind: embedder.layout.kind, width: embedder.layout.width, scdvWidth: embedder.layout.scdvWidth, lexicalWidth: embedder.layout.lexicalWidth },
         train: manifest.hyperparameters ?? null,
         tokenizer: { dictionary: manifest.tokenizer?.dictionary?.name ?? null, stopwordFamilies: manifest.tokenizer?.stopwordFamilies ?? null },
@@ -209,9 +211,11 @@ export async function tokenizeAll(embedder, docs) {
  * @param {Embedder} embedder
  * @param {{id: string, title: string}[]} docs
  * @param {string[][]} tokens
- * @param {{k: number, mode: 'fast'|'exact', collection: string|null, log: (m: string) => void, config?: {store: import('../config.js').Config['store']}}} o
+ * @param {{k: number, mode: 'fast'|'exact', collection: string|null, log: (m: string) => void, config?: {store: import('../config.js').Config['store']},
+ *   server?: import('../config.js').Config['server']}} o
  *   config: the store backend of an indexed `collection` (the documents' own vectors otherwise go to a scratch
- *   native store that is deleted afterwards)
+ *   native store that is deleted afterwards); server: the related-list defaults (relatedListOptions), the defaults'
+ *   when absent
  */
 export async function scdvNeighbours(embedder, docs, tokens, o) {
   const row = new Map(docs.map((d, i) => [d.id, i]));
@@ -253,11 +257,13 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
     const latencies = [];
     let noVector = 0;
     let nnz = 0;
+    const server = o.server ?? DEFAULT_CONFIG.server;
+    const related = relatedListOptions(server);
     for (const [i, v] of vectors.entries()) {
       nnz += v.indices.length;
       if (!v.indices.length) { noVector++; neighbours.push([]); continue; }
       const t = performance.now();
-      const hits = await c.search(v, { k: o.k, excludeIds: [docs[i].id], mode: o.mode });
+      const { hits } = await searchCollection(c, v, { excludeIds: [docs[i].id], mode: o.mode }, o.k, related, server);
       latencies.push(performance.now() - t);
       neighbours.push(hits.map((h) => /** @type {number} */ (row.get(h.id))).filter((r) => r !== undefined));
     }
@@ -266,6 +272,19 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
     await store.close();
     if (temp) fs.rmSync(temp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The re-ranking options of a related list with no request option (the related routes' defaults, server/search.js).
+ * @param {import('../config.js').Config['server']} server
+ * @returns {import('../match/rerank.js').RerankOptions}
+ */
+export function relatedListOptions(server) {
+  const r = server.rerank;
+  return {
+    duplicateThreshold: r.collapseRelated ? r.duplicateThreshold : null, halfLifeMs: null, recencyWeight: r.recencyWeight,
+    maxPerSite: null, now: Date.now(), feedback: r.relatedFeedback.docs > 0 ? r.relatedFeedback : null,
+  };
 }
 
 /**

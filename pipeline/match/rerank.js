@@ -10,11 +10,16 @@
 //   without a date counts as infinitely old (score · (1 − w)). For a positive score this is
 //   score · ((1 − w) + w · 0.5^(age / halfLife)): a document one half-life old loses w / 2 of its score.
 // - Diversity (`maxPerSite`): at most this many results per site (documents without a site are not capped).
+// - Pseudo-relevance feedback (`feedback`, related lists): the query is searched once for its first `docs` hits,
+//   then again with Rocchio's expanded query q' = normalise(q + weight · mean of those hits' stored vectors, cut to
+//   its 2·nnz(q) heaviest entries); the list is the second search's, its scores the cosines to q'. Near-duplicates
+//   of the query document are still judged by their similarity to q itself. Measured in docs/relevance.md
+//   ("Pseudo-relevance feedback").
 //
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
 import { parseDate } from '../dates.js';
-import { sparseDot } from '../embed/vectorizer.js';
+import { expandQuery, sparseDot } from '../embed/vectorizer.js';
 
 /**
  * @typedef {object} RerankOptions
@@ -23,7 +28,10 @@ import { sparseDot } from '../embed/vectorizer.js';
  * @property {number} recencyWeight w of the recency formula, in [0, 1]
  * @property {number | null} maxPerSite at most this many results per site (null: no cap)
  * @property {number} now epoch ms the ages are measured at
+ * @property {Feedback | null} [feedback] pseudo-relevance feedback (null, absent or docs 0: none)
  */
+
+/** @typedef {{docs: number, weight: number}} Feedback re-query with q + weight · the mean of the first `docs` hits */
 
 /**
  * @typedef {{id: string, score: number, meta: any}} Hit a store hit (meta: an object or JSON text)
@@ -78,9 +86,11 @@ function publishedMs(v) {
  * @param {number} want results wanted (from + k)
  * @param {RerankOptions} o
  * @param {VectorLookup} vectorsOf
+ * @param {SparseVector | null} [original] the query before feedback expanded it (scores are to the expanded one):
+ *   near-duplicates of the query document are judged by their similarity to it
  * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], fetched: number}>}
  */
-export async function rerank(hits, want, o, vectorsOf) {
+export async function rerank(hits, want, o, vectorsOf, original = null) {
   /** @type {RankedHit[]} */
   let ranked = hits.map((h) => ({ ...h, meta: typeof h.meta === 'string' ? JSON.parse(h.meta) : (h.meta ?? {}) }));
   if (o.halfLifeMs !== null) {
@@ -109,7 +119,7 @@ export async function rerank(hits, want, o, vectorsOf) {
     const batchAt = [];
     while (i < ranked.length && batch.length < want - kept.length) {
       const h = ranked[i++];
-      if (t !== null && h.score > t) { dropped.push({ id: h.id, similarity: h.score }); droppedAt.push(i - 1); continue; }
+      if (t !== null && !original && h.score > t) { dropped.push({ id: h.id, similarity: h.score }); droppedAt.push(i - 1); continue; }
       batch.push(h);
       batchAt.push(i - 1);
     }
@@ -122,6 +132,8 @@ export async function rerank(hits, want, o, vectorsOf) {
       if (t !== null) {
         const v = vectors[j];
         if (!v) continue; // deleted since the search
+        const toQuery = original ? sparseDot(v, original) : -Infinity;
+        if (toQuery > t) { dropped.push({ id: h.id, similarity: toQuery }); droppedAt.push(batchAt[j]); continue; }
         const dup = duplicateOf(v, h.score, kept, keptVectors, t);
         if (dup) { dropped.push({ id: h.id, duplicate_of: dup.id, similarity: dup.similarity }); droppedAt.push(batchAt[j]); continue; }
         keptVectors.push(v);
@@ -160,9 +172,11 @@ function duplicateOf(v, score, kept, keptVectors, t) {
 /**
  * Search and re-rank until `want` results are kept: the store is asked for a pool of candidates (poolFactor ×
  * want, at least poolMin, at most maxK), and for twice as many while results are missing and the pool was full.
- * Without an active option it is one plain search of `want`.
+ * Without an active option it is one plain search of `want`. With feedback, the query is first expanded with its
+ * first hits (the top of this file), which costs one more search and `feedback.docs` stored vectors.
  * @param {object} a
- * @param {(n: number) => Promise<Hit[]>} a.search the store's top n (filters applied)
+ * @param {SparseVector} a.query
+ * @param {(query: SparseVector, n: number) => Promise<Hit[]>} a.search the store's top n for a query (filters applied)
  * @param {(ids: string[]) => Promise<(SparseVector | null)[]>} a.vectorsOf stored vectors (e.g. collection.get)
  * @param {number} a.want
  * @param {number} a.maxK
@@ -171,7 +185,6 @@ function duplicateOf(v, score, kept, keptVectors, t) {
  * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], searched: number, fetched: number}>}
  */
 export async function searchReranked(a) {
-  if (!rerankActive(a.options)) return { hits: await a.search(a.want), dropped: [], searched: a.want, fetched: 0 };
   /** @type {Map<string, SparseVector | null>} */
   const cache = new Map();
   let fetched = 0;
@@ -185,10 +198,21 @@ export async function searchReranked(a) {
     }
     return ids.map((id) => /** @type {SparseVector | null} */ (cache.get(id)));
   };
+  let query = a.query;
+  const fb = a.options.feedback ?? null;
+  if (fb && fb.docs > 0 && fb.weight > 0) {
+    const first = await a.search(a.query, fb.docs);
+    const vectors = (await cached(first.map((h) => h.id))).filter((v) => v !== null);
+    // At most twice the query's non-zeros (its heaviest): the second search costs about two plain ones, and on the
+    // livedoor dev split the cut loses nothing (docs/relevance.md).
+    if (vectors.length) query = expandQuery(a.query, /** @type {SparseVector[]} */ (vectors), fb.weight, 2 * a.query.indices.length);
+  }
+  const original = query === a.query ? null : a.query;
+  if (!rerankActive(a.options)) return { hits: await a.search(query, a.want), dropped: [], searched: a.want, fetched };
   let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor)));
   for (;;) {
-    const hits = await a.search(n);
-    const r = await rerank(hits, a.want, a.options, cached);
+    const hits = await a.search(query, n);
+    const r = await rerank(hits, a.want, a.options, cached, original);
     if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) return { hits: r.hits, dropped: r.dropped, searched: n, fetched };
     n = Math.min(a.maxK, n * 2);
   }
@@ -205,7 +229,8 @@ export async function searchReranked(a) {
  */
 export function searchCollection(coll, vector, storeOptions, want, options, server) {
   return searchReranked({
-    search: (n) => coll.searchAsync(vector, { ...storeOptions, k: n }),
+    query: vector,
+    search: (q, n) => coll.searchAsync(q, { ...storeOptions, k: n }),
     vectorsOf: (ids) => Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)),
     want, maxK: server.maxK, options, pool: server.rerank,
   });
@@ -219,4 +244,5 @@ export function searchCollection(coll, vector, storeOptions, want, options, serv
 export const rerankSignature = (o) => ({
   duplicate_threshold: o.duplicateThreshold, recency_half_life_ms: o.halfLifeMs,
   recency_weight: o.halfLifeMs === null ? null : o.recencyWeight, max_per_site: o.maxPerSite,
+  ...(o.feedback && o.feedback.docs > 0 && o.feedback.weight > 0 ? { feedback: o.feedback } : {}), // absent when off: entries written before it still match
 });

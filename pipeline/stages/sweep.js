@@ -39,6 +39,8 @@ const EMBED_AXES = /** @type {const} */ ({
   keepCount: 'embed.keepCount',
   alpha: 'embed.hybrid.alpha',
   maxTerms: 'embed.hybrid.maxTerms',
+  feedbackDocs: 'server.rerank.relatedFeedback.docs',
+  feedbackWeight: 'server.rerank.relatedFeedback.weight',
 });
 const TOKENIZER_AXES = ['dictionary', 'stopwords'];
 const W2V_AXES = ['dims', 'epochs', 'window', 'minCount', ...TOKENIZER_AXES];
@@ -182,9 +184,10 @@ export async function runSweep(o) {
         }
         const { tokens } = /** @type {{tokens: string[][]}} */ (byTokenizer.get(tokKey));
         for (const ep of embedPoints) {
-          const ecfg = loadConfig({ overrides: deepMerge(base, overridesOf(ep, EMBED_AXES)) }).embed;
+          const pointConfig = loadConfig({ overrides: deepMerge(base, overridesOf(ep, EMBED_AXES)) });
+          const ecfg = pointConfig.embed;
           const embedder = new Embedder(tokenizer, model, ecfg);
-          const r = await scdvNeighbours(embedder, corpus.docs, tokens, { k, mode, collection: null, log });
+          const r = await scdvNeighbours(embedder, corpus.docs, tokens, { k, mode, collection: null, log, server: pointConfig.server });
           const m = methodResult(labels, r.neighbours, r.latencies);
           rows.push({ kind: 'scdv', method: ecfg.hybrid.alpha < 1 ? 'hybrid' : 'scdv', train: tp, embed: ep, model: name, ...m, mean_nnz: r.meanNnz, width: embedder.width, load: Math.round(os.loadavg()[0] * 100) / 100 });
           save();

@@ -156,7 +156,8 @@ test('arms on a hybrid collection: the lexical arm ranks by the TF-IDF cosine al
     experiments: { salt: 'x', arms: [{ name: 'lex', method: 'lexical', weight: 1 }] },
   });
   const id = docs[0].id;
-  const res = await call(`/v1/collections/hybrid-news/documents/${id}/related?k=5`);
+  // Without feedback: the list is then the plain ranking by the arm's cosine (feedback.test.js covers feedback).
+  const res = await call(`/v1/collections/hybrid-news/documents/${id}/related?k=5&feedback=false`);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.arm, 'lex');
   // Brute force over the stored vectors: the lexical blocks' dot product / (1 − α).
@@ -180,7 +181,7 @@ test('arms on a hybrid collection: the lexical arm ranks by the TF-IDF cosine al
   await store.close();
   assert.deepEqual(res.body.results.map((/** @type {any} */ r) => r.id), scored.slice(0, 5).map((r) => r.id));
   for (let i = 0; i < 5; i++) assert.ok(Math.abs(res.body.results[i].score - scored[i].score) < 1e-4);
-  const hybrid = await (await serve({ model: h.MODEL_B, embed, server: { searchMode: 'exact' } })).call(`/v1/collections/hybrid-news/documents/${id}/related?k=5`);
+  const hybrid = await (await serve({ model: h.MODEL_B, embed, server: { searchMode: 'exact' } })).call(`/v1/collections/hybrid-news/documents/${id}/related?k=5&feedback=false`);
   assert.notDeepEqual(hybrid.body.results.map((/** @type {any} */ r) => r.score), res.body.results.map((/** @type {any} */ r) => r.score));
 });
 

@@ -24,7 +24,8 @@ const config = loadConfig({
   overrides: {
     ...h.trainOverrides(1),
     embed: { keepCount: 36 }, // hybrid layout, as the defaults
-    server: { apiKeyHashes: [keyDigest(h.API_KEY)], indexWorkers: 0, logLevel: 'silent', modelPollMs: 100 },
+    // Feedback off: these lists are checked against the plain ranking by similarity; feedback.test.js checks it.
+    server: { apiKeyHashes: [keyDigest(h.API_KEY)], indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, rerank: { relatedFeedback: { docs: 0, weight: 1 } } },
   },
 });
 const docs = h.sampleDocs();

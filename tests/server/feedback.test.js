@@ -1,0 +1,140 @@
+// Pseudo-relevance feedback on related lists (pipeline/match/rerank.js, config server.rerank.relatedFeedback):
+// the query is searched again as q + weight · mean of its first `docs` hits. Checked against the formula computed
+// here independently (dense arithmetic on the stored vectors, read from the store), on the default hybrid layout.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+const h = await import('./helpers.js');
+const { startServer } = await import('../../server/start.js');
+const { loadConfig } = await import('../../pipeline/config.js');
+const { keyDigest } = await import('../../pipeline/api-keys.js');
+const { openStore } = await import('../../pipeline/store/index.js');
+const { storeDirFor } = await import('../../pipeline/paths.js');
+const { runEval } = await import('../../pipeline/eval/run.js');
+
+/** @type {import('../../server/start.js').RunningServer} */
+let srv;
+const KEY = { authorization: `Bearer ${h.API_KEY}` };
+const DOC = 'sports-watch-4597641';
+const FEEDBACK = { docs: 3, weight: 1 };
+const config = loadConfig({
+  overrides: {
+    ...h.trainOverrides(1),
+    embed: { keepCount: 36 }, // hybrid layout, as the defaults
+    server: { apiKeyHashes: [keyDigest(h.API_KEY)], indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, rerank: { relatedFeedback: FEEDBACK } },
+  },
+});
+const docs = h.sampleDocs();
+
+before(async () => {
+  const { redis } = await h.setup();
+  await h.indexDocs(h.MODEL_A, 'fbnews', docs, config);
+  srv = await startServer({ config, model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+});
+after(async () => {
+  await srv?.close();
+  await h.teardown();
+});
+
+/** @param {import('light-my-request').InjectOptions | string} opts */
+async function call(opts) {
+  const res = await srv.app.inject(opts);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json();
+}
+const ids = (/** @type {any} */ body) => body.results.map((/** @type {any} */ x) => x.id);
+
+/** Every stored vector of the collection as a dense array (read through a second handle on the store). */
+async function denseVectors() {
+  const store = openStore(storeDirFor(h.MODEL_A));
+  try {
+    const coll = store.collection('fbnews');
+    /** @type {Map<string, Float64Array>} */
+    const out = new Map();
+    for (const d of docs) {
+      const got = await coll.get(d.id);
+      if (!got) continue;
+      const v = new Float64Array(coll.width);
+      got.vector.indices.forEach((i, j) => { v[i] = got.vector.values[j]; });
+      out.set(d.id, v);
+    }
+    return out;
+  } finally {
+    store.close();
+  }
+}
+const dot = (/** @type {Float64Array} */ a, /** @type {Float64Array} */ b) => a.reduce((s, x, i) => s + x * b[i], 0);
+
+test('related lists re-query with q + weight · mean of the first hits, by default; feedback=false is the plain search', async () => {
+  const vectors = await denseVectors();
+  const q = /** @type {Float64Array} */ (vectors.get(DOC));
+  const plain = await call(`/v1/collections/fbnews/documents/${DOC}/related?k=10&feedback=false&collapse=false`);
+  // The plain list is the exact ranking by cosine to q.
+  const byPlain = [...vectors.keys()].filter((id) => id !== DOC).sort((a, b) => dot(q, /** @type {any} */ (vectors.get(b))) - dot(q, /** @type {any} */ (vectors.get(a))));
+  assert.deepEqual(ids(plain), byPlain.slice(0, 10));
+
+  const expanded = Float64Array.from(q);
+  for (const id of byPlain.slice(0, FEEDBACK.docs)) {
+    const v = /** @type {Float64Array} */ (vectors.get(id));
+    for (let i = 0; i < v.length; i++) expanded[i] += (FEEDBACK.weight / FEEDBACK.docs) * v[i];
+  }
+  // Cut to the 2·nnz(q) largest magnitudes.
+  const nnz = q.filter((x) => x !== 0).length;
+  const order = [...expanded.keys()].filter((i) => expanded[i] !== 0).sort((a, b) => Math.abs(expanded[b]) - Math.abs(expanded[a]) || a - b);
+  for (const i of order.slice(2 * nnz)) expanded[i] = 0;
+  // (tests/embed/expand-query.test.js exercises the cut; this tiny model's lists rarely reach it)
+  const norm = Math.sqrt(dot(expanded, expanded));
+  const score = (/** @type {string} */ id) => dot(expanded, /** @type {any} */ (vectors.get(id))) / norm;
+  const byExpanded = byPlain.slice().sort((a, b) => score(b) - score(a));
+  assert.notDeepEqual(byExpanded.slice(0, 10), byPlain.slice(0, 10), 'the sample must be one where feedback changes the list');
+
+  const fb = await call(`/v1/collections/fbnews/documents/${DOC}/related?k=10&collapse=false`);
+  assert.deepEqual(ids(fb), byExpanded.slice(0, 10), 'the default list is the expanded query\'s');
+  fb.results.forEach((/** @type {any} */ r) => assert.ok(Math.abs(r.score - score(r.id)) < 1e-4, `${r.id}: ${r.score} vs ${score(r.id)}`));
+  // POST related with the document's own text: the same expansion (the page is indexed, so it is its own first hit).
+  const body = await call({ method: 'POST', url: '/v1/collections/fbnews/related', payload: { text: 'サッカー日本代表の試合', k: 5, collapse: false, feedback: false } });
+  assert.equal(body.results.length, 5);
+});
+
+test('with feedback, a copy of the query document is still judged by its similarity to the query itself', async () => {
+  const src = /** @type {any} */ (docs.find((d) => d.id === DOC));
+  await call({ method: 'PUT', url: `/v1/collections/fbnews/documents/fb-copy`, headers: KEY, payload: { title: '別の見出し', body: src.body } });
+  const copy = await call({ method: 'POST', url: '/v1/similarity', payload: { collection: 'fbnews', a: { id: DOC }, b: { id: 'fb-copy' } } });
+  assert.ok(copy.similarity > config.server.rerank.duplicateThreshold);
+  const collapsed = await call(`/v1/collections/fbnews/documents/${DOC}/related?k=10`);
+  assert.ok(!ids(collapsed).includes('fb-copy'));
+  const d = collapsed.dropped.find((/** @type {any} */ x) => x.id === 'fb-copy');
+  assert.ok(d && d.duplicate_of === undefined && Math.abs(d.similarity - copy.similarity) < 1e-5, JSON.stringify(collapsed.dropped));
+  assert.equal(collapsed.results.length, 10);
+  await call({ method: 'DELETE', url: `/v1/collections/fbnews/documents/fb-copy`, headers: KEY });
+});
+
+test('the option is in the related routes\' OpenAPI schema, not in match', async () => {
+  const doc = await call('/docs/json');
+  const related = doc.paths['/v1/collections/{collection}/documents/{id}/related'].get.parameters.find((/** @type {any} */ p) => p.name === 'feedback');
+  assert.equal(related?.schema?.default, true);
+  assert.ok(doc.paths['/v1/match'].get.parameters.every((/** @type {any} */ p) => p.name !== 'feedback'));
+});
+
+test('config: relatedFeedback is checked with a message naming the field', () => {
+  assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { docs: -1 } } } } }), /server\.rerank\.relatedFeedback\.docs must be a whole number from 0 \(off\) to 100, got -1/);
+  assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { weight: 'x' } } } } }), /server\.rerank\.relatedFeedback\.weight must be a number/);
+  assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { depth: 2 } } } } }), /unknown key server\.rerank\.relatedFeedback\.depth/);
+});
+
+test('scdv eval computes related lists as the route does: feedback changes its neighbours, docs 0 turns it off', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fb-eval-')), 'corpus.jsonl');
+  fs.writeFileSync(file, docs.map((d) => JSON.stringify({ id: d.id, title: d.title, body: d.body, category: d.category })).join('\n') + '\n');
+  const evalWith = (/** @type {{docs: number, weight: number}} */ f) => runEval({
+    model: h.MODEL_A, corpus: file, labelField: 'category', folds: 0, baselines: false, write: false, log: () => {},
+    config: loadConfig({ overrides: { ...h.trainOverrides(1), embed: { keepCount: 36 }, server: { rerank: { relatedFeedback: f, collapseRelated: false } } } }),
+  });
+  const on = await evalWith(FEEDBACK);
+  const off = await evalWith({ docs: 0, weight: 1 });
+  assert.deepEqual(on.settings.related.feedback, FEEDBACK);
+  assert.equal(off.settings.related.feedback, null);
+  assert.notDeepEqual(on.per_query.hits_at_10.scdv, off.per_query.hits_at_10.scdv);
+});
