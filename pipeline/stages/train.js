@@ -37,6 +37,9 @@ const MODEL_FILES = ['vocab.txt', 'word_vectors.npy', 'gmm.npz', 'word_topics.bi
  * @property {boolean} [force] replace an existing model of that name
  * @property {(m: string) => void} [log]
  * @property {boolean} [quiet]
+ * @property {string} [tokensDir] the tokenise run folder (default: the work folder's tokens/); one that already holds
+ *   this corpus tokenised with the same settings (the run key: corpus hash, tokenizer, dictionary, shard size) is
+ *   reused shard by shard, so `scdv demo` tokenises the sample once; one of other inputs is redone
  * @property {(pool: WorkerPool) => void} [onTrainWorkersStarted] test hook
  */
 
@@ -88,7 +91,7 @@ async function trainLocked(opts, name, work) {
   const trainDir = path.join(work, 'train');
 
   const tokens = await runTokenize({
-    corpus: opts.corpus, outDir: path.join(work, 'tokens'), config: opts.config, redisUrl: opts.redisUrl, log, quiet: opts.quiet,
+    corpus: opts.corpus, outDir: opts.tokensDir ?? path.join(work, 'tokens'), config: opts.config, redisUrl: opts.redisUrl, log, quiet: opts.quiet,
   });
   if (tokens.warning) log(`train: warning: ${tokens.warning}`);
   fs.mkdirSync(trainDir, { recursive: true });
