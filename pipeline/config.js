@@ -222,6 +222,7 @@ export const DEFAULT_CONFIG = Object.freeze({
     shutdownTimeoutMs: 10_000,
     /** Honour X-Forwarded-For behind a proxy (the logged client address). */
     trustProxy: false,
+    adminSessionS: 8 * 3600, // queue board login (/admin/login): lifetime of its session cookie (Max-Age), seconds
     logLevel: /** @type {'fatal'|'error'|'warn'|'info'|'debug'|'silent'} */ ('info'),
     /**
      * Re-ranking of result lists (pipeline/match/rerank.js); each route's request options override these:

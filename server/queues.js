@@ -1,18 +1,16 @@
-// The server's Redis: one ioredis client for precomputed matches and invalidation, and the Bull queues it
-// feeds (`index` for bulk uploads, `precompute`). Redis is optional for reading: the client never queues
+// The server's Redis: one ioredis client for precomputed matches, invalidation and board sessions, and the Bull
+// queues: it feeds `index` (bulk uploads) and `precompute`, and shows every pipeline queue (QUEUE_NAMES) in Bull
+// Board and /metrics. Redis is optional for reading: the client never queues
 // commands while disconnected (they fail at once, and the read path falls back to live search), and queue
 // routes answer 503 instead of waiting for a reconnect.
 import { Redis } from 'ioredis';
 import { errors } from '../pipeline/errors.js';
-import { openQueue } from '../pipeline/queue/queues.js';
+import { QUEUE_NAMES, openQueue } from '../pipeline/queue/queues.js';
 import { redisOptions } from '../pipeline/queue/redis.js';
 
-/** Queues the server adds to (and shows in Bull Board). */
-export const SERVER_QUEUES = /** @type {const} */ (['index', 'precompute']);
-
 /**
- * Open one of the server's queues by name.
- * @param {typeof SERVER_QUEUES[number]} name
+ * Open one of the pipeline's queues by name.
+ * @param {typeof QUEUE_NAMES[number]} name
  * @param {string} redisUrl
  * @param {import('../pipeline/config.js').Config['queue']} cfg
  */
@@ -49,7 +47,7 @@ export class QueueHub {
     });
     /** @type {Record<string, import('bull').Queue>} */
     this.queues = {};
-    for (const name of SERVER_QUEUES) {
+    for (const name of QUEUE_NAMES) {
       const q = openNamedQueue(name, opts.redisUrl, opts.config.queue);
       q.on('error', () => {}); // reported through the client above
       this.queues[name] = q;

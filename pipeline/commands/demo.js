@@ -80,7 +80,8 @@ async function run(values) {
       printTrainSummary(modelDir, JSON.parse(fs.readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')));
     } else {
       say(`\nTraining model "${DEMO_MODEL}" on the sample (word2vec, IDF, GMM, word-topic vectors):`);
-      const trained = await runTrain({ corpus: SAMPLE_CORPUS, name: DEMO_MODEL, config: demoConfig, redisUrl: redis.url });
+      // The sample tokenised above, with the same settings: training reuses it instead of tokenising it again.
+      const trained = await runTrain({ corpus: SAMPLE_CORPUS, name: DEMO_MODEL, config: demoConfig, redisUrl: redis.url, tokensDir: summary.outDir });
       printTrainSummary(trained.modelDir, trained.manifest);
     }
 

@@ -2,6 +2,7 @@
 import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
 import { runIndex } from '../stages/index.js';
+import { plural } from '../progress.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
@@ -44,8 +45,9 @@ async function run(values) {
 export function printIndexSummary(s) {
   const codes = Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
   process.stderr.write([
-    `indexed ${s.documents} documents into ${s.model}/${s.collection} in ${s.seconds.toFixed(1)} s (${s.writes} writes)` +
-      (s.reusedShards ? `, ${s.reusedShards}/${s.shards} shards reused` : ''),
+    `indexed ${plural(s.documents, 'document')} into ${s.model}/${s.collection} in ${s.seconds.toFixed(1)} s ` +
+      `(${plural(s.writes, 'store write')} of up to ${s.writeBatchSize} documents each: index.writeBatchSize, --batch-size)` +
+      (s.reusedShards ? `, ${s.reusedShards} of ${plural(s.shards, 'shard')} reused` : ''),
     `  empty (no known word, not indexed): ${s.empty}; rejected lines: ${s.rejected}${codes ? ` (${codes})` : ''}`,
     s.empty || s.rejected ? `  details: ${s.reportFile}` : '',
     s.warning ? `  WARNING: ${s.warning}` : '',

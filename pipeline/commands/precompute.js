@@ -45,11 +45,11 @@ async function run(values) {
     process.stderr.write('scdv precompute: REDIS_URL is not set: the entries go to a private Redis that stops with this command (useful only as a dry run)\n');
   }
   const redis = await connectOrStartRedis();
-  const bar = values.quiet ? null : new ProgressBar('precompute');
+  const bar = values.quiet ? null : new ProgressBar('precompute', { unit: 'document' });
   try {
     const r = await runPrecompute({
       model, source: /** @type {string} */ (values.collection), target: values.target, k, rerank, redisUrl: redis.url, config, processor: localPrecompute,
-      onProgress: (p) => bar?.update({ done: p.done, total: p.total, unit: 'documents' }),
+      onProgress: (p) => bar?.update({ done: p.done, total: p.total }),
     });
     bar?.finish();
     process.stderr.write(`precomputed the top ${k} of ${values.target} for ${r.written} documents of ${values.collection} (model ${model}) ` +

@@ -2,6 +2,7 @@
 import { errors } from '../errors.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { runTokenize } from '../stages/tokenize.js';
+import { plural } from '../progress.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
@@ -51,8 +52,8 @@ async function run(values) {
 export function printSummary(s) {
   const byCode = Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
   process.stderr.write([
-    `tokenized ${s.documents} documents (${s.tokens} tokens) in ${s.seconds.toFixed(1)} s` +
-      (s.reusedShards ? `, ${s.reusedShards}/${s.shards} shards reused` : ''),
+    `tokenized ${plural(s.documents, 'document')} (${plural(s.tokens, 'token')}) in ${s.seconds.toFixed(1)} s` +
+      (s.reusedShards ? `, ${s.reusedShards} of ${plural(s.shards, 'shard')} reused` : ''),
     `  rejected lines: ${s.rejected}${byCode ? ` (${byCode})` : ''}; warnings: ${s.warnings}; documents with no token: ${s.emptyDocuments}`,
     `  output: ${s.tokensFile}`,
     s.rejected || s.warnings ? `  details: ${s.outDir}/rejected.jsonl, ${s.outDir}/warnings.jsonl` : '',

@@ -1,5 +1,6 @@
 // The life of a queue worker process: process jobs of one queue until SIGTERM/SIGINT, report progress
-// at most a few times a second (best effort: the job's lock and its result are what count), then finish
+// at most a few times a second, the last state of each phase included (best effort: the job's lock and its
+// result are what count), then finish
 // the job in hand and leave.
 import { closeWorkerQueue, openQueue } from './queues.js';
 
@@ -21,15 +22,12 @@ export async function runQueueWorker(opts) {
   queue.on('error', (err) => log(`redis: ${err.message}`));
   const abort = new AbortController();
   queue.process(opts.jobName, opts.concurrency ?? 1, async (/** @type {import('bull').Job<T>} */ job) => {
-    let last = 0;
-    const progress = (/** @type {object} */ p) => {
-      const now = Date.now();
-      if (now - last > 250) {
-        last = now;
-        job.progress(p).catch(() => {});
-      }
-    };
-    return opts.handle(job, progress, abort.signal);
+    const progress = progressThrottle((p) => job.progress(p).catch(() => {}));
+    try {
+      return await opts.handle(job, progress, abort.signal);
+    } finally {
+      progress.flush(); // the last state before the result, not one from up to PROGRESS_MS earlier
+    }
   });
   await new Promise((resolve) => {
     process.once('SIGTERM', resolve);
@@ -38,4 +36,42 @@ export async function runQueueWorker(opts) {
   abort.abort();
   await closeWorkerQueue(queue);
   opts.onStop?.();
+}
+
+/** Least time between two progress reports of a job. */
+const PROGRESS_MS = 250;
+
+/**
+ * Pass on progress at most every PROGRESS_MS, keeping the latest state for the end of the interval (so the last
+ * report of a burst is never lost); a report that starts a new phase (`phase` field) goes at once, so that a short
+ * phase is seen at all.
+ * @param {(p: object) => void} send
+ * @returns {((p: object) => void) & {flush: () => void}}
+ */
+export function progressThrottle(send) {
+  let last = 0;
+  /** @type {object | null} */
+  let pending = null;
+  /** @type {unknown} */
+  let lastPhase;
+  /** @type {NodeJS.Timeout | null} */
+  let timer = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (pending) send(pending);
+    pending = null;
+    last = Date.now();
+  };
+  const progress = (/** @type {object} */ p) => {
+    const phase = /** @type {any} */ (p).phase;
+    const newPhase = phase !== lastPhase;
+    lastPhase = phase;
+    if (newPhase && pending) flush(); // the previous phase's last state first
+    pending = p;
+    const wait = last + PROGRESS_MS - Date.now();
+    if (newPhase || wait <= 0) flush();
+    else timer ??= setTimeout(flush, wait);
+  };
+  return Object.assign(progress, { flush });
 }

@@ -13,6 +13,7 @@ import { prepareRunDir, readShardResult, shardMarker } from '../queue/shard.js';
 import { indexShardJob, shardsTravel } from '../queue/index-job.js';
 import { modelFilesDigest } from '../model/files-digest.js';
 import { writeFileAtomic } from '../fsutil.js';
+import { plural } from '../progress.js';
 import { openModelStore, validateCollectionName } from '../store/index.js';
 import { findDuplicateIds } from '../corpus/duplicates.js';
 import { vectorLayout } from '../embed/layout.js';
@@ -43,7 +44,8 @@ import { errors } from '../errors.js';
  * @property {Record<string, number>} rejectedByCode
  * @property {number} shards
  * @property {number} reusedShards
- * @property {number} writes
+ * @property {number} writes store write batches (of up to writeBatchSize documents each, one per shard at least)
+ * @property {number} writeBatchSize index.writeBatchSize of the run
  * @property {number} seconds
  * @property {string} reportFile rejected and empty documents, one JSON object per line
  * @property {string | null} warning a high share of rejected lines (corpus.warnRejectedFraction)
@@ -93,7 +95,7 @@ export async function runIndex(opts) {
     });
     // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
     const dups = pending.length ? await findDuplicateIds(corpus, config.corpus.maxDocumentBytes) : new Map();
-    log(`index: ${plan.lines} lines in ${plan.shards.length} shards` +
+    log(`index: ${plural(plan.lines, 'line')} in ${plural(plan.shards.length, 'shard')}` +
       (plan.shards.length - pending.length ? ` (${plan.shards.length - pending.length} already done)` : '') +
       ` -> model ${opts.model}, collection ${collection}`);
     if (pending.length) {
@@ -139,7 +141,7 @@ export async function runIndex(opts) {
       }
     }
     return {
-      collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes,
+      collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes, writeBatchSize: config.index.writeBatchSize,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,
     };
   } finally {

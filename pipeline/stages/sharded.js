@@ -7,7 +7,7 @@ import { errors } from '../errors.js';
 import { ISSUE } from '../line-issues.js';
 import { openQueue } from '../queue/queues.js';
 import { readShardResult, shardJobId, writeShardResult } from '../queue/shard.js';
-import { ProgressBar } from '../progress.js';
+import { ProgressBar, formatSeconds, plural } from '../progress.js';
 
 /** How often a run looks for shard jobs that Redis lost. */
 const LOST_JOB_CHECK_MS = 2000;
@@ -151,7 +151,9 @@ export async function runShards(o) {
     if (n) o.log(`${o.queueName}: ${n} shard job(s) were lost by Redis and are queued again`);
   };
   let lastLostCheck = Date.now();
-  const bar = o.quiet ? null : new ProgressBar(o.queueName);
+  const totalLines = o.pending.reduce((a, s) => a + s.lines, 0);
+  // One unit from start to end: corpus lines (a line is a document, or a rejected line); shards are the jobs.
+  const bar = o.quiet ? null : new ProgressBar(o.queueName, { unit: 'line', total: totalLines });
   /** Wakes the wait below as soon as a job completes or fails, instead of at the next poll. */
   let wake = () => {};
   queue.on('global:completed', () => wake());
@@ -167,7 +169,6 @@ export async function runShards(o) {
     } catch { /* not ours */ }
   });
 
-  const totalLines = o.pending.reduce((a, s) => a + s.lines, 0);
   /** @type {string[]} */
   const failures = [];
   let docs = 0;
@@ -207,9 +208,11 @@ export async function runShards(o) {
       if (o.pool?.failure && remaining.size > 0) throw errors.WORKERS_DIED(o.pool.failure);
       const lines = [...linesDone.values()].reduce((a, b) => a + b, 0);
       const secs = (Date.now() - started) / 1000;
+      const finished = o.pending.length - remaining.size;
       bar?.update({
-        done: o.pending.length - remaining.size, total: o.pending.length, unit: 'shards', fraction: lines / totalLines,
-        extra: `${docs} docs ${(lines / Math.max(secs, 0.001)).toFixed(0)} docs/s`,
+        done: lines,
+        extra: `(${finished} of ${plural(o.pending.length, 'shard')} finished: ${plural(docs, 'document')} accepted; ` +
+          `${(lines / Math.max(secs, 0.001)).toFixed(0)} lines/s)`,
       });
       if (remaining.size > 0) {
         await new Promise((r) => {
@@ -218,7 +221,7 @@ export async function runShards(o) {
         });
       }
     }
-    bar?.finish();
+    bar?.finish({ extra: `(${plural(o.pending.length, 'shard')}: ${plural(docs, 'document')} accepted; done in ${formatSeconds((Date.now() - started) / 1000)})` });
   } finally {
     // A run that stops early (its workers died, an error) withdraws its queued shards, so that later workers on
     // this queue do not pick them up for a run nobody waits for; a re-run queues them again.

@@ -10,6 +10,7 @@ import { createTokenizer } from '../tokenizer/index.js';
 import { startShardWorkers } from '../queue/worker-pool.js';
 /** @typedef {import('../queue/worker-pool.js').WorkerPool} WorkerPool */
 import { writeFileAtomic } from '../fsutil.js';
+import { plural } from '../progress.js';
 import { checkUsableRun, rejectUnreadableCorpus, runShards } from './sharded.js';
 import { prepareRunDir, readShardResult, shardsDir } from '../queue/shard.js';
 import { shardTsv } from '../queue/tokenize-output.js';
@@ -71,7 +72,7 @@ export async function runTokenize(opts) {
     prepareRunDir(outDir, runKey, log);
     const pending = plan.shards.filter((s) => !readShardResult(outDir, s.index, runKey));
     const reused = plan.shards.length - pending.length;
-    log(`tokenize: ${plan.lines} lines in ${plan.shards.length} shards` +
+    log(`tokenize: ${plural(plan.lines, 'line')} in ${plural(plan.shards.length, 'shard')}` +
       (reused ? ` (${reused} already done, reused)` : '') + `; dictionary ${described.dictionary.name}`);
 
     if (pending.length) {

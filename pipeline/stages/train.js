@@ -10,7 +10,7 @@ import { dataDir, modelsDir, validateModelName, VENV_PYTHON } from '../paths.js'
 import { hashOf } from '../config.js';
 import { errors } from '../errors.js';
 import { openQueue } from '../queue/queues.js';
-import { ProgressBar, formatSeconds } from '../progress.js';
+import { TrainProgress } from './train-progress.js';
 import { runTokenize } from './tokenize.js';
 import { acquireRunLock } from './run-lock.js';
 import { shardsDir } from '../queue/shard.js';
@@ -37,6 +37,9 @@ const MODEL_FILES = ['vocab.txt', 'word_vectors.npy', 'gmm.npz', 'word_topics.bi
  * @property {boolean} [force] replace an existing model of that name
  * @property {(m: string) => void} [log]
  * @property {boolean} [quiet]
+ * @property {string} [tokensDir] the tokenise run folder (default: the work folder's tokens/); one that already holds
+ *   this corpus tokenised with the same settings (the run key: corpus hash, tokenizer, dictionary, shard size) is
+ *   reused shard by shard, so `scdv demo` tokenises the sample once; one of other inputs is redone
  * @property {(pool: WorkerPool) => void} [onTrainWorkersStarted] test hook
  */
 
@@ -88,7 +91,7 @@ async function trainLocked(opts, name, work) {
   const trainDir = path.join(work, 'train');
 
   const tokens = await runTokenize({
-    corpus: opts.corpus, outDir: path.join(work, 'tokens'), config: opts.config, redisUrl: opts.redisUrl, log, quiet: opts.quiet,
+    corpus: opts.corpus, outDir: opts.tokensDir ?? path.join(work, 'tokens'), config: opts.config, redisUrl: opts.redisUrl, log, quiet: opts.quiet,
   });
   if (tokens.warning) log(`train: warning: ${tokens.warning}`);
   fs.mkdirSync(trainDir, { recursive: true });
@@ -113,7 +116,7 @@ async function trainLocked(opts, name, work) {
   const reused = TRAIN_STAGES.filter((s) => stageResults[s]?.reused);
   if (reused.length) log(`train: reusing finished stages: ${reused.join(', ')}`);
   if (pending.length) {
-    Object.assign(stageResults, await runStagesOnQueue({ ...opts, log, trainDir, corpusTxt, pending }));
+    Object.assign(stageResults, await runStagesOnQueue({ ...opts, log, trainDir, corpusTxt, pending, documents: corpusDocs }));
   }
 
   // What the GMM learned (cluster top words, coherence over the training corpus, the word map), for
@@ -207,7 +210,8 @@ function readStamp(trainDir, stage) {
 
 /**
  * Queue the pending stages one after another on `train`, with a local worker, showing their progress.
- * @param {TrainOptions & {log: (m: string) => void, trainDir: string, corpusTxt: string, pending: {stage: TrainStage, key: string}[]}} o
+ * @param {TrainOptions & {log: (m: string) => void, trainDir: string, corpusTxt: string, pending: {stage: TrainStage, key: string}[], documents: number}} o
+ *   documents: of the training corpus
  * @returns {Promise<Record<string, any>>}
  */
 async function runStagesOnQueue(o) {
@@ -218,15 +222,16 @@ async function runStagesOnQueue(o) {
   o.onTrainWorkersStarted?.(pool);
   /** @type {Record<string, any>} */
   const results = {};
-  /** @type {ProgressBar | null} */
+  /** @type {TrainProgress | null} */
   let bar = null;
+  const totals = { epochs: o.config.train.word2vec.epochs, documents: o.documents, maxIterations: o.config.train.gmm.max_iter };
   /** @type {string | null} */
   let currentJob = null;
   queue.on('global:progress', (id, progress) => {
     if (String(id) !== currentJob || !bar) return;
     try {
       const p = typeof progress === 'string' ? JSON.parse(progress) : progress;
-      bar.update(describeProgress(p));
+      bar.onMessage(p);
     } catch { /* ignore */ }
   });
   try {
@@ -234,15 +239,14 @@ async function runStagesOnQueue(o) {
       const jobId = `train-${key}`;
       const stale = await queue.getJob(jobId);
       if (stale) await stale.remove();
-      bar = o.quiet ? null : new ProgressBar(stage.padEnd(8));
+      bar = o.quiet ? null : new TrainProgress(stage, totals);
       currentJob = jobId;
       const add = () => queue.add('stage', {
         stage, corpus: o.corpusTxt, workDir: o.trainDir, params: o.config.train,
       }, { jobId, removeOnComplete: false, removeOnFail: false });
       await add();
       const result = await waitForJob(queue, jobId, add);
-      bar?.update({ done: 1, total: 1, unit: '', extra: `done in ${formatSeconds(result.seconds ?? 0)}` });
-      bar?.finish();
+      bar?.finish(result.seconds ?? 0);
       // The Python result line nests the stage's own figures under stages[stage].
       const summary = { ...(result.stages?.[stage] ?? {}), seconds: result.seconds };
       results[stage] = summary;
@@ -281,24 +285,6 @@ async function waitForJob(queue, jobId, add) {
     if (job && state === 'failed') throw errors.TRAIN_FAILED(job.data.stage, job.failedReason ?? 'unknown error');
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-/**
- * A progress line from a Python stage -> progress bar state.
- * @param {Record<string, any>} p
- * @returns {import('../progress.js').ProgressState}
- */
-function describeProgress(p) {
-  const parts = [];
-  if (p.loss != null) parts.push(`loss ${Number(p.loss).toExponential(3)}`);
-  if (p.loglik != null) parts.push(`loglik ${Number(p.loglik).toFixed(4)}`);
-  const done = p.epoch ?? p.iteration ?? p.done ?? 0;
-  const total = p.of ?? p.epochs ?? p.total ?? 0;
-  const unit = p.epoch != null ? 'epochs' : p.iteration != null ? 'iterations' : p.unit ?? '';
-  return {
-    done, total, unit, extra: parts.join(' '), ...(total ? { fraction: done / total } : {}),
-    ...(p.eta_s != null ? { etaSeconds: p.eta_s } : {}),
-  };
 }
 
 /** @param {Record<string, any>} stages */

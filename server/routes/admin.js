@@ -1,13 +1,32 @@
-// Bull Board at /admin/queues: the embed and precompute queues, behind the write key (it can retry and
-// remove jobs). Its routes are hidden from the OpenAPI document: they are a UI, not the API.
+// Bull Board at /admin/queues: every pipeline queue (it can retry and remove jobs), behind the write key. Scripts send
+// the key as a header; a browser logs in at /admin/login and carries a session cookie (server/admin-session.js).
+// Nothing is loaded from other hosts: the board's link to Google Fonts is dropped (the page falls back to the
+// system's sans-serif). Its routes are hidden from the OpenAPI document: they are a UI, not the API.
 import { createBullBoard } from '@bull-board/api';
 import { BullAdapter } from '@bull-board/api/bullAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import { errors } from '../../pipeline/errors.js';
-import { accessHook } from '../auth.js';
+import { keyChecker, presentedKey } from '../auth.js';
 import { errorBody } from '../errors.js';
+import { ADMIN_ROOT, AdminSessions } from '../admin-session.js';
+import { loginPage } from './admin-login-page.js';
 
 export const ADMIN_PATH = '/admin/queues';
+export const LOGIN_PATH = `${ADMIN_ROOT}/login`;
+export const LOGOUT_PATH = `${ADMIN_ROOT}/logout`;
+
+/** `<link>` tags that load from another host (the board's web fonts). */
+const EXTERNAL_LINK = /<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>\s*/gi;
+
+/**
+ * Where to go after logging in: a page of the board only (never another site).
+ * @param {unknown} next
+ */
+const safeNext = (next) => (typeof next === 'string' && /^\/admin\/queues(?:[/?#][^\\]*)?$/.test(next) && !next.includes('//') ? next : ADMIN_PATH);
+
+/** A browser opening a page of the board (not its JSON API). @param {import('fastify').FastifyRequest} request */
+const wantsHtml = (request) => request.method === 'GET' && /text\/html/.test(String(request.headers.accept ?? '')) &&
+  !request.url.startsWith(`${ADMIN_PATH}/api/`);
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -16,16 +35,77 @@ export const ADMIN_PATH = '/admin/queues';
 export default async function adminRoutes(app, ctx) {
   const hub = ctx.hub;
   if (!hub) return;
+  const s = ctx.config.server;
+  const sessions = new AdminSessions({ redis: hub.redis, prefix: ctx.config.queue.prefix, apiKeyHashes: s.apiKeyHashes, maxAgeS: s.adminSessionS });
+  const checkKey = keyChecker(s.apiKeyHashes);
+  const open = { access: 'open' };
+
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', (route) => { route.schema = { ...(route.schema ?? {}), hide: true }; });
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 },
+      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))));
+
+    scope.get(LOGIN_PATH, { config: open }, async (request, reply) => {
+      const next = safeNext(/** @type {any} */ (request.query)?.next);
+      if (await sessions.valid(request.headers.cookie)) return reply.redirect(next, 303);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(loginPage({ next, maxAgeS: s.adminSessionS }));
+    });
+
+    scope.post(LOGIN_PATH, { config: open }, async (request, reply) => {
+      const body = /** @type {Record<string, unknown>} */ (request.body ?? {});
+      const next = safeNext(body.next);
+      const html = !String(request.headers['content-type'] ?? '').includes('json');
+      const wait = sessions.retryAfter(request.ip);
+      if (wait > 0) {
+        const e = errors.LOGIN_RATE_LIMITED(sessions.failures.get(request.ip)?.failures ?? 0, wait);
+        reply.code(e.status).header('retry-after', String(wait));
+        return html ? reply.type('text/html; charset=utf-8').send(loginPage({ next, maxAgeS: s.adminSessionS, error: e.message })) : reply.send(errorBody(e));
+      }
+      const key = typeof body.key === 'string' ? body.key.trim() : '';
+      if (!key || !checkKey(key)) {
+        sessions.recordFailure(request.ip);
+        const e = key ? errors.FORBIDDEN('the queue board') : errors.UNAUTHORIZED();
+        reply.code(e.status);
+        return html ? reply.type('text/html; charset=utf-8').send(loginPage({ next, maxAgeS: s.adminSessionS, error: key ? 'That key is not valid for the queue board.' : 'Enter an API key.' }))
+          : reply.send(errorBody(e));
+      }
+      hub.requireUp(); // sessions live in Redis
+      const id = await sessions.open(key);
+      reply.header('set-cookie', sessions.cookie(id, request.protocol === 'https'));
+      return html ? reply.redirect(next, 303) : reply.code(204).send();
+    });
+
+    const logout = async (/** @type {import('fastify').FastifyRequest} */ request, /** @type {import('fastify').FastifyReply} */ reply) => {
+      await sessions.close(request.headers.cookie);
+      reply.header('set-cookie', sessions.cookie(null, request.protocol === 'https'));
+      return reply.redirect(LOGIN_PATH, 303);
+    };
+    scope.get(LOGOUT_PATH, { config: open }, logout);
+    scope.post(LOGOUT_PATH, { config: open }, logout);
+  });
+
   const board = new FastifyAdapter();
   createBullBoard({
     queues: Object.values(hub.queues).map((q) => new BullAdapter(q, { readOnlyMode: false })),
     serverAdapter: board,
-    options: { uiConfig: { boardTitle: 'scdv queues' } },
+    options: { uiConfig: { boardTitle: 'scdv queues', hideDocsLink: true, miscLinks: [{ text: 'Log out', url: LOGOUT_PATH }] } },
   });
   board.setBasePath(ADMIN_PATH);
   await app.register(async (scope) => {
-    // Every board route, its static files included, needs the write key.
-    scope.addHook('onRequest', accessHook({ ...ctx.config.server, openReads: false }));
+    // Every board route, its static files included, needs the write key: as a header (checked like every write
+    // route's), or a session cookie. A browser without either is sent to the login page; a script gets 401/403.
+    scope.addHook('onRequest', async (request, reply) => {
+      const key = presentedKey(request.headers);
+      if (key !== undefined) {
+        if (checkKey(key)) return;
+        const e = errors.FORBIDDEN('write and admin routes');
+        return reply.code(e.status).send(errorBody(e));
+      }
+      if (await sessions.valid(request.headers.cookie)) return;
+      if (wantsHtml(request)) return reply.redirect(`${LOGIN_PATH}?next=${encodeURIComponent(safeNext(request.url))}`, 303);
+      const e = errors.UNAUTHORIZED();
+      return reply.code(e.status).header('www-authenticate', 'Bearer').send(errorBody(e));
+    });
     // The board's API reads the queues: with Redis down its calls would wait for the reconnect (Bull queues
     // keep commands while offline), so they answer 503 at once, like the other queue routes.
     scope.addHook('onRequest', async (request, reply) => {
@@ -33,7 +113,15 @@ export default async function adminRoutes(app, ctx) {
       const e = errors.QUEUE_UNAVAILABLE();
       return reply.code(e.status).send(errorBody(e));
     });
-    scope.addHook('onRoute', (route) => { route.schema = { ...(route.schema ?? {}), hide: true }; });
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      const type = String(reply.getHeader('content-type') ?? '');
+      return typeof payload === 'string' && type.startsWith('text/html') ? payload.replace(EXTERNAL_LINK, '') : payload;
+    });
+    // The app-wide access hook lets these through: the hook above decides, cookie included.
+    scope.addHook('onRoute', (route) => {
+      route.schema = { ...(route.schema ?? {}), hide: true };
+      route.config = /** @type {any} */ ({ ...(route.config ?? {}), access: 'open' });
+    });
     await scope.register(/** @type {any} */ (board.registerPlugin()), { prefix: ADMIN_PATH });
   });
 }

@@ -9,6 +9,7 @@ import { launchChromium, screenshotDir } from '../lib/browser.js';
 
 const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
+const { QUEUE_NAMES } = await import('../../pipeline/queue/queues.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
@@ -38,18 +39,41 @@ test('/docs and /admin/queues render in chromium', async () => {
     await page.screenshot({ path: path.join(shots, 'docs.png') });
     assert.equal(errors.length, 0, errors.join('; '));
 
-    const board = await browser.newPage({ viewport: { width: 1280, height: 900 }, extraHTTPHeaders: { authorization: `Bearer ${h.API_KEY}` } });
+    // The board as a person opens it: no key header, the login form, then the queues; every request to this server.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    /** @type {string[]} */
+    const elsewhere = [];
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${srv.url}/`) || url.startsWith('data:')) return route.continue();
+      elsewhere.push(url);
+      return route.abort();
+    });
+    const board = await context.newPage();
     board.on('pageerror', (e) => errors.push(e.message));
-    const res = await board.goto(`${srv.url}/admin/queues`);
+    await board.goto(`${srv.url}/admin/queues`);
+    assert.equal(new URL(board.url()).pathname, '/admin/login', 'a browser without a session gets the login form');
+    await board.fill('input[name=key]', 'wrong-key');
+    await board.click('button[type=submit]');
+    await board.waitForSelector('text=That key is not valid for the queue board');
+    await board.fill('input[name=key]', h.API_KEY);
+    await Promise.all([board.waitForURL(`${srv.url}/admin/queues`), board.click('button[type=submit]')]);
     await board.waitForLoadState('networkidle');
-    assert.equal(res?.status(), 200);
-    await board.waitForSelector('text=precompute', { timeout: 15_000 });
-    assert.ok((await board.locator('text=/^index$/').count()) > 0, 'the index queue is listed');
+    for (const name of QUEUE_NAMES) {
+      await board.waitForSelector(`text=/^${name}$/`, { timeout: 15_000 });
+    }
+    const cookies = await context.cookies();
+    assert.deepEqual(cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.path]), [['scdv_admin', true, 'Strict', '/admin']]);
     await board.screenshot({ path: path.join(shots, 'queues.png') });
+    assert.deepEqual(elsewhere, [], 'nothing is loaded from another host');
     assert.equal(errors.length, 0, errors.join('; '));
+    await board.goto(`${srv.url}/admin/logout`);
+    assert.equal(new URL(board.url()).pathname, '/admin/login');
+    await board.goto(`${srv.url}/admin/queues`);
+    assert.equal(new URL(board.url()).pathname, '/admin/login', 'logged out');
 
     const anonymous = await browser.newPage();
-    const denied = await anonymous.goto(`${srv.url}/admin/queues`);
+    const denied = await anonymous.goto(`${srv.url}/admin/queues/api/queues`);
     assert.equal(denied?.status(), 401);
   } finally {
     await browser.close();

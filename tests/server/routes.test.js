@@ -14,6 +14,7 @@ const { keys } = await import('../../pipeline/match/index.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { dataDir } = await import('../../pipeline/paths.js');
 const { DEFAULT_CONFIG } = await import('../../pipeline/config.js');
+const { QUEUE_NAMES } = await import('../../pipeline/queue/queues.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
@@ -416,7 +417,7 @@ test('metrics, OpenAPI document, Bull Board behind the key, unknown routes', asy
   assert.match(board.body, /<title>scdv queues<\/title>/);
   const api = await call({ url: '/admin/queues/api/queues?activeQueue=embed', headers: KEY });
   assert.equal(api.status, 200);
-  assert.deepEqual(api.body.queues.map((/** @type {any} */ q) => q.name).sort(), ['index', 'precompute']);
+  assert.deepEqual(api.body.queues.map((/** @type {any} */ q) => q.name).sort(), [...QUEUE_NAMES].sort(), 'every pipeline queue');
   assertError(await call('/v1/nothing'), 404, 'SCDV_ROUTE_NOT_FOUND');
 });
 

@@ -43,17 +43,22 @@ class _EpochReporter(CallbackAny2Vec):  # type: ignore[misc]
         self.on_epoch = on_epoch
         self.epoch = 0
         self.start = time.perf_counter()
-        self.prev_loss = 0.0
         self.losses: list[float] = []
+
+    def on_epoch_begin(self, model: Word2Vec) -> None:
+        # gensim sums the loss of the whole train() call in one float32: once that total is large, the small
+        # per-pair losses lose their low bits, so differences of it between epochs drift (and can even rise).
+        # Counting from zero every epoch keeps the sum one epoch's size.
+        if self.compute_loss:
+            model.running_training_loss = 0.0
 
     def on_epoch_end(self, model: Word2Vec) -> None:
         self.epoch += 1
         loss: float | None = None
         if self.compute_loss:
-            # gensim's counter is cumulative over the train() call
-            total = float(model.get_latest_training_loss())
-            loss = total - self.prev_loss
-            self.prev_loss = total
+            # In corpus_file mode each worker thread writes back its own sum: with several threads this is
+            # the share of the thread that finished last (gensim's limitation), comparable between epochs.
+            loss = float(model.get_latest_training_loss())
             self.losses.append(loss)
         elapsed = time.perf_counter() - self.start
         eta = elapsed / self.epoch * (self.epochs - self.epoch)

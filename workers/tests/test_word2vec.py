@@ -47,3 +47,28 @@ def test_min_count_and_vocab_check(tmp_path: Path) -> None:
     sizes: list[int] = []
     t = small(min_count=2, check_vocab=sizes.append).fit(str(path))
     assert t.words_ == ["猫"] and sizes == [1]
+
+
+def test_epoch_loss_is_that_epochs_own(tmp_path: Path) -> None:
+    """Each reported loss is its epoch's alone, as if that epoch were trained by itself.
+
+    gensim sums the loss of a whole train() call in one float32; differences of that running total between epochs
+    lose the small per-pair losses once the total is large, so they drift (the last epochs even rose). The reference
+    trains the same model one epoch per train() call (gensim counts each call from zero) with the same learning-rate
+    schedule, which gives the same training and the exact per-epoch sums.
+    """
+    from gensim.models import Word2Vec
+
+    path = str(two_group_corpus(tmp_path / "c.txt", lines=6000))
+    kw: dict[str, Any] = dict(vector_size=20, window=5, negative=5, sample=0, min_count=1, workers=1, seed=3, sg=1, hs=0)
+    epochs = 8
+    trainer = Word2VecTrainer(epochs=epochs, compute_loss=True, **kw).fit(path)
+    model = Word2Vec(epochs=epochs, compute_loss=True, **kw)
+    model.build_vocab(corpus_file=path)
+    a0, a1 = model.alpha, model.min_alpha
+    reference = []
+    for e in range(epochs):
+        model.train(corpus_file=path, total_words=model.corpus_total_words, total_examples=model.corpus_count, epochs=1,
+                    compute_loss=True, start_alpha=a0 - (a0 - a1) * e / epochs, end_alpha=a0 - (a0 - a1) * (e + 1) / epochs)
+        reference.append(model.get_latest_training_loss())
+    np.testing.assert_allclose(trainer.epoch_losses_, reference, rtol=1e-3)

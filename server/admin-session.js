@@ -1,0 +1,107 @@
+// Browser sessions for the queue board (/admin/queues): a login form takes an API key, checks it like the header path
+// (keyChecker: hashed, constant-time), and sets a cookie holding a random session id, never the key. The session lives
+// in Redis (the board needs Redis anyway) under the id's SHA-256, with the digest of the key that opened it: every
+// server of a deployment accepts it, a restart keeps it, and removing that key from server.apiKeyHashes ends it.
+import crypto from 'node:crypto';
+import { keyDigest } from '../pipeline/api-keys.js';
+
+export const SESSION_COOKIE = 'scdv_admin';
+/** The cookie's Path: the login page and the board both live under it, nothing else does. */
+export const ADMIN_ROOT = '/admin';
+
+/** Wrong keys an address may send per window before its logins are refused for the rest of the window. */
+export const LOGIN_FAILURES_ALLOWED = 10;
+const LOGIN_WINDOW_MS = 15 * 60_000;
+
+/**
+ * The value of one cookie in a Cookie header, or undefined.
+ * @param {string | undefined} header
+ * @param {string} name
+ */
+export function readCookie(header, name) {
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return undefined;
+}
+
+export class AdminSessions {
+  /**
+   * @param {{redis: import('ioredis').Redis, prefix: string, apiKeyHashes: string[], maxAgeS: number}} o
+   */
+  constructor(o) {
+    this.redis = o.redis;
+    this.prefix = o.prefix;
+    this.digests = new Set(o.apiKeyHashes.map((h) => h.toLowerCase()));
+    this.maxAgeS = o.maxAgeS;
+    /** @type {Map<string, {failures: number, since: number}>} wrong keys per client address */
+    this.failures = new Map();
+  }
+
+  /** @param {string} id */
+  redisKey(id) {
+    return `${this.prefix}:admin-session:${crypto.createHash('sha256').update(id).digest('hex')}`;
+  }
+
+  /**
+   * Open a session for a key already checked; returns the cookie's id.
+   * @param {string} key
+   */
+  async open(key) {
+    const id = crypto.randomBytes(32).toString('base64url');
+    await this.redis.set(this.redisKey(id), keyDigest(key), 'EX', this.maxAgeS);
+    return id;
+  }
+
+  /**
+   * Whether the request's cookie names a live session whose key is still configured. Redis unreachable: no.
+   * @param {string | undefined} cookieHeader
+   */
+  async valid(cookieHeader) {
+    const id = readCookie(cookieHeader, SESSION_COOKIE);
+    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return false;
+    try {
+      const digest = await this.redis.get(this.redisKey(id));
+      return digest != null && this.digests.has(digest);
+    } catch {
+      return false;
+    }
+  }
+
+  /** @param {string | undefined} cookieHeader */
+  async close(cookieHeader) {
+    const id = readCookie(cookieHeader, SESSION_COOKIE);
+    if (id) await this.redis.del(this.redisKey(id)).catch(() => {});
+  }
+
+  /**
+   * Set-Cookie for a new session, or one that clears it (id null).
+   * @param {string | null} id
+   * @param {boolean} secure the request came over TLS (or a trusted proxy says so)
+   */
+  cookie(id, secure) {
+    return [`${SESSION_COOKIE}=${id ?? ''}`, `Path=${ADMIN_ROOT}`, `Max-Age=${id ? this.maxAgeS : 0}`, 'HttpOnly', 'SameSite=Strict',
+      ...(secure ? ['Secure'] : [])].join('; ');
+  }
+
+  /**
+   * Seconds until this address may try again, or 0 when it may now.
+   * @param {string} ip
+   */
+  retryAfter(ip) {
+    const f = this.failures.get(ip);
+    if (!f || Date.now() - f.since > LOGIN_WINDOW_MS) return 0;
+    return f.failures >= LOGIN_FAILURES_ALLOWED ? Math.ceil((f.since + LOGIN_WINDOW_MS - Date.now()) / 1000) : 0;
+  }
+
+  /** @param {string} ip */
+  recordFailure(ip) {
+    const now = Date.now();
+    const f = this.failures.get(ip);
+    if (!f || now - f.since > LOGIN_WINDOW_MS) this.failures.set(ip, { failures: 1, since: now });
+    else f.failures++;
+    // Bounded memory: windows that are over are forgotten.
+    if (this.failures.size > 10_000) for (const [k, v] of this.failures) if (now - v.since > LOGIN_WINDOW_MS) this.failures.delete(k);
+  }
+}
