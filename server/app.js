@@ -186,6 +186,9 @@ export async function buildApp(ctx, opts = {}) {
   }
 
   await app.register(swagger, {
+    // Shared schemas keep their $id as their name (components.schemas.ResultItem, not def-1): generated clients
+    // and types (types/api.d.ts) read these names.
+    refResolver: { buildLocalReference: (/** @type {any} */ json, /** @type {any} */ _base, /** @type {any} */ _fragment, /** @type {number} */ i) => json.$id || `def-${i}` },
     openapi: {
       openapi: '3.0.3',
       info: {
