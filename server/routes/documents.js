@@ -217,7 +217,8 @@ export default function documentRoutes(app, ctx) {
         description: 'Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?). Without sync: returns at once (202); '
           + 'follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch\'s _bulk): at most server.syncBulkMaxDocuments '
           + `(${config.server.syncBulkMaxDocuments}) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written `
-          + 'before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed.',
+          + 'before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. '
+          + 'A JSON Lines body of two documents: {"id":"ad-1","title":"サッカー観戦","body":"サッカー日本代表の試合を観戦。"}⏎{"id":"ad-2","body":"映画の試写会に招待。"}',
         security: keyed,
         params: { type: 'object', properties: { collection: collectionName }, required: ['collection'] },
         querystring: {

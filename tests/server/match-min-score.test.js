@@ -15,6 +15,8 @@ const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { REPO_ROOT, SAMPLE_CORPUS } = await import('../../pipeline/paths.js');
 const { ensureModels } = await import('../lib/tiny-model.js');
 const { DEMO_MODEL } = await import('../../pipeline/commands/demo.js');
+const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
+const { localPrecompute } = await import('../../workers/precompute.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
@@ -81,4 +83,21 @@ test('GET /v1/match applies the default too and reports the cut', async () => {
     cut += res.body.below_min_score;
   }
   assert.ok(cut > 0, 'some sports articles have ads below the threshold among their top 5');
+});
+
+test('precomputed lists are cut when served, the same as live ones; entries above min_score pass through', async () => {
+  const sports = h.sampleDocs().filter((d) => d.category === 'sports-watch').map((d) => d.id);
+  // k 2: some articles have both ads above the threshold (their entry passes through as stored), some do not.
+  const live = await Promise.all(sports.map(async (id) => (await call(`/v1/match?collection=ads&for=${encodeURIComponent(id)}&k=2`)).body));
+  await runPrecompute({ model: DEMO_MODEL, source: 'articles', target: 'ads', k: 2, redisUrl: redis.url, config, processor: localPrecompute });
+  let passedThrough = 0;
+  for (const [i, id] of sports.entries()) {
+    const pre = (await call(`/v1/match?collection=ads&for=${encodeURIComponent(id)}&k=2`)).body;
+    assert.equal(pre.served_from, 'precomputed');
+    assert.deepEqual([pre.min_score, pre.below_min_score, pre.results], [0.1, live[i].below_min_score, live[i].results], id);
+    if (pre.below_min_score === 0) passedThrough++;
+    const all = (await call(`/v1/match?collection=ads&for=${encodeURIComponent(id)}&k=2&min_score=-1`)).body;
+    assert.deepEqual([all.served_from, all.results.length, all.below_min_score], ['precomputed', 2, 0]);
+  }
+  assert.ok(passedThrough > 0 && passedThrough < sports.length, `articles with nothing cut: ${passedThrough} of ${sports.length}`);
 });
