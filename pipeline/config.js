@@ -543,6 +543,7 @@ function validateServer(s) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);
   }
   if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) throw errors.CONFIG_INVALID(`server.port must be 0-65535, got ${s.port}`);
+  if (typeof s.matchMinScore !== 'number' || !(s.matchMinScore >= -1 && s.matchMinScore <= 1)) throw errors.CONFIG_INVALID(`server.matchMinScore must be a number from -1 to 1, got ${JSON.stringify(s.matchMinScore)}`);
   if (!Number.isInteger(s.relatedCacheEntries) || s.relatedCacheEntries < 0) {
     throw errors.CONFIG_INVALID(`server.relatedCacheEntries must be 0 or more, got ${s.relatedCacheEntries}`);
   }

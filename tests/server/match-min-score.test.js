@@ -101,3 +101,12 @@ test('precomputed lists are cut when served, the same as live ones; entries abov
   }
   assert.ok(passedThrough > 0 && passedThrough < sports.length, `articles with nothing cut: ${passedThrough} of ${sports.length}`);
 });
+
+test('a server.matchMinScore outside -1 … 1 is a config error that names it', () => {
+  for (const bad of [5, -2, Number.NaN]) {
+    assert.throws(() => loadConfig({ overrides: { server: { matchMinScore: bad } } }),
+      { code: 'SCDV_CONFIG_INVALID', message: /server\.matchMinScore must be a number from -1 to 1, got/ }, String(bad));
+  }
+  assert.throws(() => loadConfig({ overrides: { server: { matchMinScore: '0.1' } } }), { code: 'SCDV_CONFIG_INVALID', message: /server\.matchMinScore must be a number/ });
+  assert.equal(loadConfig({ overrides: { server: { matchMinScore: -1 } } }).server.matchMinScore, -1);
+});

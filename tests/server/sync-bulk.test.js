@@ -113,3 +113,8 @@ test('sync bulk refuses an Elasticsearch _bulk body and a {"path"} body, naming 
   assert.equal(empty.status, 422);
   assert.equal(empty.body.error, 'SCDV_BULK_SOURCE_INVALID');
 });
+
+test('server.syncBulkMaxDocuments must be a positive integer (config error naming it)', async () => {
+  const { loadConfig } = await import('../../pipeline/config.js');
+  assert.throws(() => loadConfig({ overrides: { server: { syncBulkMaxDocuments: 0 } } }), { code: 'SCDV_CONFIG_INVALID', message: /server\.syncBulkMaxDocuments must be a positive integer, got 0/ });
+});
