@@ -3,6 +3,7 @@
 // into the documented schemas only (validation never sees them); tests/server/openapi.test.js fails when an
 // operation has none or when one does not validate against its schema.
 import { errors } from '../pipeline/errors.js';
+import { ISSUE } from '../pipeline/line-issues.js';
 import { errorBody, invalid } from './errors.js';
 
 /**
@@ -96,7 +97,7 @@ export const EXAMPLES = {
         model: 'livedoor-sample', collection: 'ads', took_ms: 41, errors: true,
         items: [
           { index: 0, line: 1, id: 'ad-1', status: 200, result: 'written', known_words: 5, unknown_words: 0, nnz: 140 },
-          { index: 1, line: 2, id: 'ad-2', status: 400, error: { code: 'MISSING_FIELD', message: 'field "body" is missing', line: 2, field: 'body' } },
+          { index: 1, line: 2, id: 'ad-2', status: 400, error: { code: ISSUE.MISSING_FIELD, message: 'field "body" is missing', line: 2, field: 'body' } },
         ],
       },
       202: { job: 'bulk-3f6c1a52-9d1e-4b7a-8f0e-2c5d7a9b1e34', status_url: '/v1/jobs/bulk-3f6c1a52-9d1e-4b7a-8f0e-2c5d7a9b1e34', model: 'livedoor-sample', collection: 'ads', lines: 2, shards: 1 },
@@ -126,7 +127,7 @@ export const EXAMPLES = {
       200: {
         id: 'bulk-3f6c1a52-9d1e-4b7a-8f0e-2c5d7a9b1e34', kind: 'bulk', state: 'completed', model: 'livedoor-sample', collection: 'ads',
         created_at: '2026-11-24T13:22:43.000Z', lines: 2, lines_done: 2, progress: 1, shards: { total: 1, done: 1, failed: 0 },
-        documents: 1, rejected: 1, empty: 0, issues: [{ line: 2, code: 'MISSING_FIELD', reason: 'field "body" is missing', id: 'ad-2' }], errors: [],
+        documents: 1, rejected: 1, empty: 0, issues: [{ line: 2, code: ISSUE.MISSING_FIELD, reason: 'field "body" is missing', id: 'ad-2' }], errors: [],
       },
       404: errorBody(errors.JOB_NOT_FOUND('bulk-0')),
     },
