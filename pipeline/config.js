@@ -186,9 +186,11 @@ export const DEFAULT_CONFIG = Object.freeze({
     bulkBodyLimit: 256 << 20,
     /** Folders whose files a bulk request may name by path, besides <dataDir()>/imports (links are resolved first). */
     bulkFileRoots: /** @type {string[]} */ ([]),
+    syncBulkMaxDocuments: 100, /** Most documents of a synchronous bulk (documents:bulk?sync=true, answered per item; above: 413). */
     /** Upper bound of `k` on every route (at most 1000). */
     maxK: 1000,
     defaultK: 10,
+    matchMinScore: 0.1, /** /v1/match's default min_score: ≈ the 99th percentile of unrelated article-ad scores (docs/matching.md). */
     /**
      * Threads per server process that embed request texts (PUT, related for a text, similarity) with the same
      * embedder as batch indexing, so that tokenising and embedding a long text never stall the event loop
@@ -537,12 +539,13 @@ function validateServer(s) {
     ['server.shutdownTimeoutMs', s.shutdownTimeoutMs], ['server.precompute.ttlSeconds', s.precompute.ttlSeconds],
     ['server.precompute.batchSize', s.precompute.batchSize], ['server.precompute.concurrency', s.precompute.concurrency],
     ['server.requestTimeoutMs', s.requestTimeoutMs], ['server.headersTimeoutMs', s.headersTimeoutMs],
-    ['server.keepAliveTimeoutMs', s.keepAliveTimeoutMs],
+    ['server.keepAliveTimeoutMs', s.keepAliveTimeoutMs], ['server.syncBulkMaxDocuments', s.syncBulkMaxDocuments],
   ]);
   for (const [name, v] of positive) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);
   }
   if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) throw errors.CONFIG_INVALID(`server.port must be 0-65535, got ${s.port}`);
+  if (typeof s.matchMinScore !== 'number' || !(s.matchMinScore >= -1 && s.matchMinScore <= 1)) throw errors.CONFIG_INVALID(`server.matchMinScore must be a number from -1 to 1, got ${JSON.stringify(s.matchMinScore)}`);
   if (!Number.isInteger(s.relatedCacheEntries) || s.relatedCacheEntries < 0) {
     throw errors.CONFIG_INVALID(`server.relatedCacheEntries must be 0 or more, got ${s.relatedCacheEntries}`);
   }

@@ -9,6 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import { errors } from '../pipeline/errors.js';
 import { errorBody, installErrorHandlers } from './errors.js';
 import { OPTIONAL_BODY, resultItemSchema } from './schemas.js';
+import { withExamples } from './openapi-examples.js';
 import { installMethodNotAllowed, watchRoutes } from './routing.js';
 import healthRoutes from './routes/health.js';
 import documentRoutes from './routes/documents.js';
@@ -185,6 +186,9 @@ export async function buildApp(ctx, opts = {}) {
   }
 
   await app.register(swagger, {
+    // Shared schemas keep their $id as their name (components.schemas.ResultItem, not def-1): generated clients
+    // and types (types/api.d.ts) read these names.
+    refResolver: { buildLocalReference: (/** @type {any} */ json, /** @type {any} */ _base, /** @type {any} */ _fragment, /** @type {number} */ i) => json.$id || `def-${i}` },
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -200,7 +204,10 @@ export async function buildApp(ctx, opts = {}) {
       },
     },
     // The API only: not the documentation's own routes nor the queue board.
-    transform: ({ schema, url }) => ({ schema: /** @type {any} */ (url.startsWith('/docs') || url.startsWith('/admin') ? { ...schema, hide: true } : documentRawBodies(schema)), url }),
+    transform: ({ schema, url, route }) => ({
+      schema: /** @type {any} */ (url.startsWith('/docs') || url.startsWith('/admin') ? { ...schema, hide: true } : withExamples(documentRawBodies(schema), String(route.method), url)),
+      url,
+    }),
     transformObject: /** @type {any} */ (documentOptionalBodies),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: false } });

@@ -107,19 +107,30 @@ export function refuseElasticsearchBulk(file, uploaded) {
   const head = Buffer.alloc(64 * 1024);
   let n;
   try { n = fs.readSync(fd, head, 0, head.length, 0); } finally { fs.closeSync(fd); }
-  const first = head.subarray(0, n).toString('utf8').split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
-  let line;
-  try { line = JSON.parse(first); } catch { return; }
-  if (!line || typeof line !== 'object' || Array.isArray(line)) return;
-  const keys = Object.keys(line);
-  if (keys.length !== 1 || !ES_ACTIONS.includes(keys[0]) || typeof line[keys[0]] !== 'object' || line[keys[0]] === null) return;
+  const err = elasticsearchBulkError(head.subarray(0, n));
+  if (!err) return;
   if (uploaded) fs.rmSync(file, { force: true });
+  throw err;
+}
+
+/**
+ * The refusal of an Elasticsearch `_bulk` body (see refuseElasticsearchBulk), or null when `head` does not start
+ * with an action line.
+ * @param {Buffer} head the body's first bytes
+ */
+export function elasticsearchBulkError(head) {
+  const first = head.toString('utf8').split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  let line;
+  try { line = JSON.parse(first); } catch { return null; }
+  if (!line || typeof line !== 'object' || Array.isArray(line)) return null;
+  const keys = Object.keys(line);
+  if (keys.length !== 1 || !ES_ACTIONS.includes(keys[0]) || typeof line[keys[0]] !== 'object' || line[keys[0]] === null) return null;
   const err = invalid('body', `is an Elasticsearch _bulk body (line 1 is the action ${first.slice(0, 200)}), which this route does not take: `
     + 'send JSON Lines, one document per line with its id in the line ({"id": …, "body": …, "title"?, "url"?, "site"?, "category"?, "published_at"?}). '
     + 'To convert an index/create _bulk body: jq -c -n \'inputs as $action | input as $doc | $doc + {id: ($action | to_entries[0].value._id)}\' es-bulk.ndjson > corpus.jsonl '
     + '(and rename the text field to "body" if it is called otherwise)');
   err.details = { ...err.details, format: 'elasticsearch-bulk' };
-  throw err;
+  return err;
 }
 
 /**

@@ -11,7 +11,7 @@ import { runQueueWorker } from '../pipeline/queue/worker.js';
 import { processShardLines } from '../pipeline/queue/shard.js';
 import { ISSUE } from '../pipeline/line-issues.js';
 import { hashOf } from '../pipeline/config.js';
-import { documentMeta } from '../pipeline/embed/meta.js';
+import { storeRows } from '../pipeline/embed/meta.js';
 import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
 import { checkModelFiles } from '../pipeline/serving/index.js';
 
@@ -69,15 +69,10 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
   /** @param {import('../pipeline/queue/shard.js').BatchItem[]} batch */
   const flush = async (batch) => {
     const vectors = await embedder.embedDocuments(batch.map((b) => b.doc));
-    const writes = [];
-    for (let i = 0; i < batch.length; i++) {
+    const { rows: writes, empty } = storeRows(batch.map((b) => b.doc), vectors);
+    for (const i of empty) {
       const { line, doc } = batch[i];
-      const v = vectors[i];
-      if (v.indices.length === 0) {
-        result.empty.push({ line, id: doc.id, code: ISSUE.NO_KNOWN_WORDS, reason: `none of its ${v.unknownWords} distinct words is in model ${job.model}` });
-        continue;
-      }
-      writes.push({ id: doc.id, vector: { indices: v.indices, values: v.values }, meta: documentMeta(doc) });
+      result.empty.push({ line, id: doc.id, code: ISSUE.NO_KNOWN_WORDS, reason: `none of its ${vectors[i].unknownWords} distinct words is in model ${job.model}` });
     }
     if (writes.length) {
       // Batch writes skip the per-request refresh of a cluster; `scdv index` flushes once at the end of the run.

@@ -62,6 +62,7 @@ export async function processPrecompute(job, redis, onProgress, config = { store
       const entry = {
         model: job.model, source: job.source, target: job.target, id, k: job.k, target_gen: gen,
         computed_at: new Date().toISOString(), count: r.hits.length,
+        ...(r.hits.length ? { lowest_score: Math.min(...r.hits.map((h) => h.score)) } : {}),
         ...(job.rerank ? { rerank: rerankSignature(rerank) } : {}),
         ...(rerank.duplicateThreshold === null ? {} : { duplicates_dropped: r.dropped.length, dropped: r.dropped }),
         results: r.hits.map(resultItem),

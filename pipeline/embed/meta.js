@@ -22,3 +22,23 @@ export function documentMeta(doc) {
   if (doc.published_at !== undefined) meta.published_at = doc.published_at;
   return meta;
 }
+
+/**
+ * Store rows of embedded documents, the one place that turns a vector and a document into what the store keeps
+ * (index workers, PUT, the synchronous bulk). A document none of whose words is in the model has an empty vector
+ * and no row: its position is listed in `empty`.
+ * @param {import('../corpus/document.js').Document[]} docs
+ * @param {{indices: Uint32Array | number[], values: Float32Array | number[]}[]} vectors one per document
+ */
+export function storeRows(docs, vectors) {
+  /** @type {{id: string, vector: {indices: Uint32Array | number[], values: Float32Array | number[]}, meta: DocumentMeta}[]} */
+  const rows = [];
+  /** @type {number[]} */
+  const empty = [];
+  docs.forEach((doc, i) => {
+    const v = vectors[i];
+    if (v.indices.length === 0) empty.push(i);
+    else rows.push({ id: doc.id, vector: { indices: v.indices, values: v.values }, meta: documentMeta(doc) });
+  });
+  return { rows, empty };
+}

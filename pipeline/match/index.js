@@ -57,6 +57,7 @@ export function resultItem(hit) {
  * @property {number} target_gen
  * @property {string} computed_at ISO 8601
  * @property {number} count results.length
+ * @property {number} [lowest_score] the lowest score among the results (so that a min_score below it passes them through unparsed)
  * @property {ReturnType<typeof rerankSignature>} [rerank] the re-ranking options it was computed with (absent: none)
  * @property {number} [duplicates_dropped] with collapsing: near-duplicates dropped above the last result
  * @property {import('./rerank.js').DroppedDuplicate[]} [dropped] with collapsing: those near-duplicates

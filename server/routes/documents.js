@@ -1,12 +1,40 @@
 // Collections and documents: list, read, write one (embedded now, searchable at once), delete, bulk (queued).
 import { parseDocument } from '../../pipeline/corpus/document.js';
-import { documentMeta } from '../../pipeline/embed/meta.js';
 import { invalidate, invalidateCollection } from '../../pipeline/match/index.js';
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
 import { allowedCorpusPath, createBulkJob, newJobId, saveUpload } from '../jobs.js';
 import { collectionName, dateSchema, documentId, keyed } from '../schemas.js';
-import { embedRequestText } from '../search.js';
+import { readSyncBody, syncBulk, writeDocuments } from '../writes.js';
+
+/** Answer of a synchronous bulk (server/writes.js): one item per non-blank line, in input order. */
+const syncBulkResponse = {
+  type: 'object',
+  properties: {
+    model: { type: 'string' }, collection: { type: 'string' }, took_ms: { type: 'integer' },
+    errors: { type: 'boolean', description: 'true when any item failed (as in Elasticsearch)' },
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          index: { type: 'integer', description: '0-based position among the items' }, line: { type: 'integer', description: '1-based line of the body' },
+          id: { type: 'string' }, status: { type: 'integer', description: '200 written, 400 line rejected, 422 no word of it in the model' },
+          result: { type: 'string', enum: ['written'] }, known_words: { type: 'integer' }, unknown_words: { type: 'integer' }, nnz: { type: 'integer' },
+          warnings: { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } } },
+          error: {
+            type: 'object',
+            description: 'code: a line-issue code (README "Corpus format"), as the queued bulk reports',
+            properties: { code: { type: 'string' }, message: { type: 'string' }, line: { type: 'integer' }, field: { type: 'string' } },
+            required: ['code', 'message', 'line'],
+          },
+        },
+        required: ['index', 'line', 'status'],
+      },
+    },
+  },
+  required: ['model', 'collection', 'errors', 'items'],
+};
 
 /** Content types of a JSON Lines bulk body. */
 const JSONL_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json-lines'];
@@ -16,7 +44,7 @@ const JSONL_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/j
  * @param {import('../app.js').AppContext} ctx
  */
 export default function documentRoutes(app, ctx) {
-  const { config, models, metrics } = ctx;
+  const { config, models } = ctx;
   const docParams = { type: 'object', properties: { collection: collectionName, id: documentId }, required: ['collection', 'id'] };
   const metaProps = {
     title: { type: 'string' }, url: { type: 'string' }, site: { type: 'string' }, category: { type: 'string' },
@@ -141,11 +169,8 @@ export default function documentRoutes(app, ctx) {
     const doc = parsed.doc;
     const sm = models.acquire();
     try {
-      const coll = await sm.writableCollection(collection);
-      const v = await embedRequestText(sm, { title: doc.title, text: doc.body }, metrics);
-      await coll.upsert([{ id, vector: { indices: v.indices, values: v.values }, meta: documentMeta(doc) }]);
-      ctx.relatedCache.forget(`${sm.name}\0${collection}`);
-      if (ctx.hub) await invalidate(ctx.hub.redis, config.queue.prefix, sm.name, collection, [id]);
+      const { vectors: [v], empty } = await writeDocuments(ctx, sm, collection, [doc]);
+      if (empty.size) throw errors.NO_USABLE_WORDS(sm.name, v.knownWords + v.unknownWords);
       return { id, collection, model: sm.name, known_words: v.knownWords, unknown_words: v.unknownWords, nnz: v.indices.length };
     } finally {
       models.release(sm);
@@ -188,10 +213,18 @@ export default function documentRoutes(app, ctx) {
       bodyLimit: config.server.bulkBodyLimit,
       schema: {
         tags: ['write'],
-        summary: 'Queue index jobs for many documents: a JSON Lines body, or {"path"} of a file the server can read',
-        description: 'Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?). Returns at once; follow GET /v1/jobs/{id}.',
+        summary: 'Index many documents: queued jobs for a JSON Lines body or {"path"} of a file the server can read; with ?sync=true, a small body written now with one result per line',
+        description: 'Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?). Without sync: returns at once (202); '
+          + 'follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch\'s _bulk): at most server.syncBulkMaxDocuments '
+          + `(${config.server.syncBulkMaxDocuments}) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written `
+          + 'before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. '
+          + 'A JSON Lines body of two documents: {"id":"ad-1","title":"サッカー観戦","body":"サッカー日本代表の試合を観戦。"}⏎{"id":"ad-2","body":"映画の試写会に招待。"}',
         security: keyed,
         params: { type: 'object', properties: { collection: collectionName }, required: ['collection'] },
+        querystring: {
+          type: 'object', additionalProperties: false,
+          properties: { sync: { type: 'boolean', default: false, description: 'write now and answer per item (small batches); false: queue a job' } },
+        },
         body: {
           content: {
             'application/json': {
@@ -207,6 +240,7 @@ export default function documentRoutes(app, ctx) {
           },
         },
         response: {
+          200: syncBulkResponse,
           202: {
             type: 'object',
             properties: {
@@ -219,11 +253,29 @@ export default function documentRoutes(app, ctx) {
       },
     }, async (request, reply) => {
       const { collection } = /** @type {{collection: string}} */ (request.params);
+      const body = /** @type {any} */ (request.body);
+      if (/** @type {{sync: boolean}} */ (request.query).sync) {
+        if (!(body && typeof body.pipe === 'function')) {
+          // Each part is valid alone (the schema says so), the two together are not: 422, as other such pairs.
+          const reason = 'takes the documents in the body as JSON Lines (application/x-ndjson); a {"path"} file is indexed by a queued job (without sync)';
+          const e = errors.BULK_SOURCE_INVALID('{"path"}', `is not taken with sync=true: sync=true ${reason}`);
+          e.details = { field: 'querystring.sync', reason };
+          throw e;
+        }
+        const t0 = Date.now();
+        const lines = await readSyncBody(body, config.server.bodyLimit, Number(request.headers['content-length']));
+        const sm = models.acquire();
+        try {
+          const r = await syncBulk(ctx, sm, collection, lines);
+          return { model: sm.name, collection, took_ms: Date.now() - t0, errors: r.errors, items: r.items };
+        } finally {
+          models.release(sm);
+        }
+      }
       const hub = ctx.hub;
       if (!hub) throw errors.QUEUE_UNAVAILABLE();
       hub.requireUp();
       const id = newJobId();
-      const body = /** @type {any} */ (request.body);
       let corpus;
       let uploaded = false;
       if (body && typeof body.pipe === 'function') {

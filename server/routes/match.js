@@ -9,6 +9,16 @@ import { droppedFields, droppedSchema, embedRequestText, rerankOptions, rerankPr
 import { armFields, armParams, serveArm } from '../arms.js';
 
 /**
+ * The results at or above min_score, and how many were cut (the answer says so).
+ * @param {import('../../pipeline/store/index.js').SearchHit[]} hits
+ * @param {number} min
+ */
+function aboveMinScore(hits, min) {
+  const kept = hits.filter((h) => h.score >= min);
+  return { min_score: min, below_min_score: hits.length - kept.length, results: kept.map(resultItem) };
+}
+
+/**
  * @param {import('fastify').FastifyInstance} app
  * @param {import('../app.js').AppContext} ctx
  */
@@ -16,15 +26,22 @@ export default function matchRoutes(app, ctx) {
   const { config, models, metrics } = ctx;
   const s = config.server;
   const mode = s.searchMode;
-  const minScore = { type: 'number', minimum: -1, maximum: 1, description: 'drop results scoring below this' };
+  const minScore = {
+    type: 'number', minimum: -1, maximum: 1, default: s.matchMinScore,
+    description: `drop results scoring below this (default server.matchMinScore ${s.matchMinScore}: about the 99th percentile of unrelated `
+      + 'article-ad pairs, docs/matching.md); -1 keeps every result',
+  };
   const response = {
     200: {
       type: 'object',
       properties: {
         ...armFields, model: { type: 'string' }, source: { type: 'string' }, collection: { type: 'string' }, for: { type: 'string' },
-        served_from: { type: 'string', enum: ['precomputed', 'live'] }, computed_at: { type: 'string' }, ...droppedSchema, results: resultsSchema,
+        served_from: { type: 'string', enum: ['precomputed', 'live'] }, computed_at: { type: 'string' }, ...droppedSchema,
+        min_score: { type: 'number', description: 'the min_score applied' },
+        below_min_score: { type: 'integer', description: 'results among the first k cut because they scored below min_score (0: none)' },
+        results: resultsSchema,
       },
-      required: ['request_id', 'arm', 'model', 'collection', 'served_from', 'results'],
+      required: ['request_id', 'arm', 'model', 'collection', 'served_from', 'min_score', 'below_min_score', 'results'],
     },
     ...errorResponses,
   };
@@ -46,8 +63,8 @@ export default function matchRoutes(app, ctx) {
       response,
     },
   }, async (request, reply) => {
-    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number, user?: string} & import('../search.js').RerankRequest} */ (request.query);
-    const min = q.min_score ?? -Infinity;
+    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score: number, user?: string} & import('../search.js').RerankRequest} */ (request.query);
+    const min = q.min_score;
     const rr = rerankOptions(q, s, 'querystring');
     const sm = models.acquire();
     try {
@@ -60,14 +77,19 @@ export default function matchRoutes(app, ctx) {
           metrics.precomputed.inc({ served_from: 'precomputed' });
           const { head } = entry;
           const dropped = head.dropped === undefined ? '' : `"duplicates_dropped":${head.dropped.length},"dropped":${JSON.stringify(head.dropped)},`;
-          // The usual ad-server call (no min_score, k covering the entry) passes the stored results through
-          // unparsed; the reply is then an ASCII string, as stored.
-          const results = q.min_score === undefined && q.k >= head.count
-            ? entry.results
-            : JSON.stringify((/** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results))).filter((r) => r.score >= min).slice(0, q.k));
+          // The usual ad-server call (k covering the entry, every result at or above min_score) passes the stored
+          // results through unparsed; the reply is then an ASCII string, as stored.
+          let results = entry.results;
+          let below = 0;
+          if (!(q.k >= head.count && (head.lowest_score ?? -Infinity) >= min)) {
+            const all = /** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results));
+            below = all.slice(0, q.k).filter((r) => r.score < min).length;
+            results = JSON.stringify(all.filter((r) => r.score >= min).slice(0, q.k));
+          }
           return reply.type('application/json; charset=utf-8').send(
             arm.splice(`{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
-            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}"results":${results}}`),
+            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}` +
+            `"min_score":${min},"below_min_score":${below},"results":${results}}`),
           );
         }
         metrics.precomputed.inc({ served_from: reason === 'redis-down' ? 'live-redis-down' : 'live' });
@@ -82,7 +104,7 @@ export default function matchRoutes(app, ctx) {
       end();
       return {
         request_id: arm.request_id, arm: arm.arm, model: sm.name, source: q.source, collection: q.collection, for: q.for, served_from: 'live', ...droppedFields(rr, r),
-        results: r.hits.filter((h) => h.score >= min).map(resultItem),
+        ...aboveMinScore(r.hits, min),
       };
     } finally {
       models.release(sm);
@@ -102,8 +124,8 @@ export default function matchRoutes(app, ctx) {
       response,
     },
   }, async (request) => {
-    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number, user?: string, page_id?: string} & import('../search.js').RerankRequest} */ (request.body);
-    const min = b.min_score ?? -Infinity;
+    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score: number, user?: string, page_id?: string} & import('../search.js').RerankRequest} */ (request.body);
+    const min = b.min_score;
     const rr = rerankOptions(b, s, 'body');
     const sm = models.acquire();
     try {
@@ -115,7 +137,7 @@ export default function matchRoutes(app, ctx) {
       end();
       return {
         request_id: arm.request_id, arm: arm.arm, model: sm.name, collection: b.collection, served_from: 'live', ...droppedFields(rr, r),
-        results: r.hits.filter((h) => h.score >= min).map(resultItem),
+        ...aboveMinScore(r.hits, min),
       };
     } finally {
       models.release(sm);
