@@ -81,6 +81,7 @@ export const errors = {
   DOCUMENT_NOT_FOUND: define('SCDV_DOCUMENT_NOT_FOUND', 404, 'document "%s" not found in collection "%s"'),
   JOB_NOT_FOUND: define('SCDV_JOB_NOT_FOUND', 404, 'job "%s" not found'),
   MODEL_NOT_BUILT: define('SCDV_MODEL_NOT_BUILT', 409, 'model "%s" cannot be activated: its store lacks collection(s) %s that %s. Index each first: %s%s'),
+  SERVER_UNREACHABLE: define('SCDV_SERVER_UNREACHABLE', 503, 'no scdv server answers at %s (%s): start one (`scdv serve`), pass --server URL, or --server local to record the activation for the next start'),
   MODEL_CHANGING: define('SCDV_MODEL_CHANGING', 409, 'model %s is being activated; try again when it is done'),
   BODY_TOO_LARGE: define('SCDV_BODY_TOO_LARGE', 413, 'request body over the limit of %s bytes'),
   MEDIA_TYPE_UNSUPPORTED: define('SCDV_MEDIA_TYPE_UNSUPPORTED', 415, 'content type %s is not accepted here (use %s)'),
