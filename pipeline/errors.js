@@ -114,6 +114,7 @@ export const errors = {
   CLUSTER_NOT_FOUND: define('SCDV_CLUSTER_NOT_FOUND', 404, 'cluster %s not found: model %s has clusters 0-%s'),
   // Vector layouts and `scdv eval` (pipeline/embed/layout.js, pipeline/serving/, pipeline/eval/).
   EMBED_LAYOUT_MISMATCH: define('SCDV_EMBED_LAYOUT_MISMATCH', 409, 'model %s, collection "%s" was indexed with another vector layout (%s): index into a new collection, or use the settings it was indexed with'),
+  EMBED_INPUT_INVALID: define('SCDV_EMBED_INPUT_INVALID', 400, 'scdv embed input line %s: %s'),
   EVAL_CORPUS_INVALID: define('SCDV_EVAL_CORPUS_INVALID', 400, 'eval corpus %s: %s'),
   EVAL_FAILED: define('SCDV_EVAL_FAILED', 500, 'eval step %s failed: %s'),
   // Reader events (pipeline/events/, POST /v1/events, scdv report clicks).

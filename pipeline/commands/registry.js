@@ -14,6 +14,7 @@ export const COMMANDS = {
   serve: { summary: 'the REST API (docs at /docs once running)', load: () => import('./serve.js') },
   precompute: { summary: 'top-k of one collection for every document of another, into Redis', load: () => import('./precompute.js') },
   activate: { summary: 'switch the served model: on the running server (its activate API), or recorded for the next start', load: () => import('./activate.js') },
+  embed: { summary: 'document vectors of texts: JSON Lines on stdin, one vector per line on stdout (as scdv index and the server compute them)', load: () => import('./embed.js') },
   export: { summary: "a model's word vectors in word2vec format (text or binary, for gensim and other tools)", load: () => import('./export.js') },
   collection: { summary: "list or delete the collections of a model's store", load: () => import('./collection.js') },
   demo: { summary: 'the whole product on the bundled sample corpus (what `npm start` runs)', load: () => import('./demo.js') },
