@@ -22,7 +22,7 @@ export const command = {
     opt('--header', 'first write one line {"model", "width", "embed"} (the width of every vector)'),
     CONFIG_OPTION,
   ],
-  examples: ['echo \'{"body":"ドコモから新しいスマートフォンが発表された。"}\' | scdv embed --model news', 'scdv embed --model news --header < texts.jsonl > vectors.jsonl'],
+  examples: ['scdv embed --model news --header < texts.jsonl > vectors.jsonl', 'echo \'{"body":"ドコモから新しいスマートフォンが発表された。"}\' | scdv embed --model news'],
   run,
 };
 

@@ -10,12 +10,11 @@ import path from 'node:path';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-export-'));
 process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
 process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
-const { REPO_ROOT } = await import('../../pipeline/paths.js');
+const { REPO_ROOT, VENV_PYTHON: PYTHON } = await import('../../pipeline/paths.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { ensureModels, writeTwoTopicCorpus, TWO_TOPIC_TRAIN } = await import('../lib/tiny-model.js');
 
 const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
-const PYTHON = path.join(REPO_ROOT, '.venv', 'bin', 'python');
 const MODEL = 'exp';
 
 /** @param {string[]} args */

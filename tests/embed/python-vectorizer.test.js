@@ -12,7 +12,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-pyvec-'));
 process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
 process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 process.env.SCDV_STORE_DIR = path.join(tmp, 'store');
-const { REPO_ROOT, storeDirFor } = await import('../../pipeline/paths.js');
+const { REPO_ROOT, VENV_PYTHON: PYTHON, storeDirFor } = await import('../../pipeline/paths.js');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { openStore } = await import('../../pipeline/store/index.js');
@@ -21,7 +21,6 @@ const { collectionEmbedConfig } = await import('../../pipeline/serving/index.js'
 const { ensureModels, writeTwoTopicCorpus, TWO_TOPIC_TRAIN, ANIMALS } = await import('../lib/tiny-model.js');
 
 const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
-const PYTHON = path.join(REPO_ROOT, '.venv', 'bin', 'python');
 const MODEL = 'pyvec';
 const corpus = path.join(tmp, 'corpus.jsonl');
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
