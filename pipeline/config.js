@@ -1,9 +1,11 @@
-// One configuration object for every stage. Defaults live here; a JSON file and CLI flags override them.
+// One configuration object for every stage. Defaults live here; a JSON file, SCDV_… environment variables
+// (config-env.js, docs/configuration.md) and CLI flags override them, in that order.
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { errors } from './errors.js';
 import { validateModelName } from './paths.js';
 import { validateEvents, validateFeedback, validateStore } from './config-checks.js';
+import { envOverrides } from './config-env.js';
 
 /** @typedef {'none'|'hiragana'|'non-kanji'|'all'} SingleCharRule */
 
@@ -20,19 +22,19 @@ export const DEFAULT_CONFIG = Object.freeze({
     userDictionaries: /** @type {string[]} */ ([]),
     /** Feature prefixes of kept parts of speech; the longest matching prefix of keepPos ∪ dropPos decides. */
     keepPos: ['名詞', '動詞,自立'],
-    dropPos: ['名詞,非自立', '名詞,数', '名詞,形容動詞語幹', '名詞,副詞可能', '名詞,代名詞', '名詞,接尾', '名詞,特殊'],
+    /** Feature prefixes of dropped parts of speech. */ dropPos: ['名詞,非自立', '名詞,数', '名詞,形容動詞語幹', '名詞,副詞可能', '名詞,代名詞', '名詞,接尾', '名詞,特殊'],
     /** Single-character tokens to drop: hiragana only, anything but kanji (default), all, or none. */
     singleChar: /** @type {SingleCharRule} */ ('non-kanji'),
-    dropDigitsOnly: true,
+    /** Drop tokens of digits only. */ dropDigitsOnly: true,
     /** A number followed by one or two kanji/kana (6月, 33歳, 100万円): dates and counts, not topics. */
     dropNumberCounters: true,
-    dropSymbolsOnly: true,
-    lowercase: true,
-    maxTokenBytes: 100,
+    /** Drop tokens of symbols only. */ dropSymbolsOnly: true,
+    /** ASCII A-Z to a-z in tokens. */ lowercase: true,
+    /** Tokens longer than this (UTF-8 bytes) are dropped. */ maxTokenBytes: 100,
     stopwords: {
       /** Families are the files dictionaries/stopwords/<family>.txt; null means all of them. */
       families: /** @type {string[]|null} */ (null),
-      extra: /** @type {string[]} */ ([]),
+      /** Further stop words of your own. */ extra: /** @type {string[]} */ ([]),
     },
   },
   corpus: {
@@ -57,12 +59,12 @@ export const DEFAULT_CONFIG = Object.freeze({
   queue: {
     /** Bull key prefix; the braces are a Redis Cluster hash tag that keeps a queue's keys in one slot. */
     prefix: '{scdv}',
-    attempts: 3,
-    backoffMs: 1000,
+    /** Tries per job before it fails for good, backoffMs apart (doubling). */ attempts: 3,
+    /** Wait before a failed job's first retry, ms. */ backoffMs: 1000,
     /** A job whose worker stops renewing its lock for this long is taken over by another worker. */
     lockDurationMs: 30_000,
-    stalledIntervalMs: 15_000,
-    maxStalledCount: 3,
+    /** How often workers look for jobs whose lock expired, ms. */ stalledIntervalMs: 15_000,
+    /** A job taken over this many times fails (a job that kills its worker does not loop). */ maxStalledCount: 3,
   },
   /** The Python training stages' parameters (workers/scdv/config.py validates them again; a test keeps both in step). */
   train: {
@@ -112,8 +114,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   index: {
     /** Documents per store write: each write is one durable (fsynced) batch. */
     writeBatchSize: 100,
-    shardSize: 1000,
-    workers: 2,
+    /** Corpus lines per queue job (a shard: the unit of reuse when re-run). */ shardSize: 1000,
+    /** Local worker processes of `scdv index` (--workers). */ workers: 2,
     /** Shard jobs in Redis at a time when they carry their documents (store.backend "opensearch": workers may
      * run on other hosts): each holds its shard's bytes, so this bounds Redis memory to about this many shards. */
     queuedShards: 16,
@@ -162,8 +164,8 @@ export const DEFAULT_CONFIG = Object.freeze({
     },
   },
   tokenize: {
-    shardSize: 500,
-    workers: 2,
+    /** Corpus lines per queue job. */ shardSize: 500,
+    /** Local worker processes of `scdv tokenize` and `scdv train` (--workers). */ workers: 2,
     /** Documents sent to the native tokenizer per call (one call in flight per worker keeps one core busy). */
     batchSize: 64,
   },  /** `scdv serve`, the REST server (server/). */
@@ -439,31 +441,11 @@ export function loadConfig(opts = {}) {
     }
     cfg = merge(cfg, parsed, '');
   }
-  const env = envOverrides();
+  const env = envOverrides(DEFAULT_CONFIG);
   if (env) cfg = merge(cfg, env, '');
   if (opts.overrides) cfg = merge(cfg, opts.overrides, '');
   validate(cfg);
   return cfg;
-}
-
-/**
- * Config keys set by the environment (between the file and the flags): the store backend and how to reach the
- * cluster, so that hosts share one config file and secrets stay out of it.
- * @returns {Record<string, any> | null}
- */
-function envOverrides() {
-  const env = process.env;
-  /** @type {Record<string, unknown>} */
-  const os = {};
-  if (env.SCDV_OPENSEARCH_NODES) os.nodes = env.SCDV_OPENSEARCH_NODES.split(',').map((n) => n.trim()).filter(Boolean);
-  if (env.SCDV_OPENSEARCH_USERNAME) os.username = env.SCDV_OPENSEARCH_USERNAME;
-  if (env.SCDV_OPENSEARCH_PASSWORD) os.password = env.SCDV_OPENSEARCH_PASSWORD;
-  if (env.SCDV_OPENSEARCH_INDEX_PREFIX) os.indexPrefix = env.SCDV_OPENSEARCH_INDEX_PREFIX;
-  /** @type {Record<string, unknown>} */
-  const store = {};
-  if (env.SCDV_STORE_BACKEND) store.backend = env.SCDV_STORE_BACKEND;
-  if (Object.keys(os).length) store.opensearch = os;
-  return Object.keys(store).length ? { store } : null;
 }
 
 /** @param {Config} cfg */

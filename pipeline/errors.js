@@ -82,6 +82,7 @@ export const errors = {
   DOCUMENT_NOT_FOUND: define('SCDV_DOCUMENT_NOT_FOUND', 404, 'document "%s" not found in collection "%s"'),
   JOB_NOT_FOUND: define('SCDV_JOB_NOT_FOUND', 404, 'job "%s" not found'),
   MODEL_NOT_BUILT: define('SCDV_MODEL_NOT_BUILT', 409, 'model "%s" cannot be activated: its store lacks collection(s) %s that %s. Index each first: %s%s'),
+  SERVER_UNREACHABLE: define('SCDV_SERVER_UNREACHABLE', 503, 'no scdv server answers at %s (%s): start one (`scdv serve`), pass --server URL, or --server local to record the activation for the next start'),
   MODEL_CHANGING: define('SCDV_MODEL_CHANGING', 409, 'model %s is being activated; try again when it is done'),
   BODY_TOO_LARGE: define('SCDV_BODY_TOO_LARGE', 413, 'request body over the limit of %s bytes'),
   MEDIA_TYPE_UNSUPPORTED: define('SCDV_MEDIA_TYPE_UNSUPPORTED', 415, 'content type %s is not accepted here (use %s)'),
@@ -116,6 +117,7 @@ export const errors = {
   CHART_INPUT_INVALID: define('SCDV_CHART_INPUT_INVALID', 400, 'chart "%s": %s'),
   // Vector layouts and `scdv eval` (pipeline/embed/layout.js, pipeline/serving/, pipeline/eval/).
   EMBED_LAYOUT_MISMATCH: define('SCDV_EMBED_LAYOUT_MISMATCH', 409, 'model %s, collection "%s" was indexed with another vector layout (%s): index into a new collection, or use the settings it was indexed with'),
+  EMBED_INPUT_INVALID: define('SCDV_EMBED_INPUT_INVALID', 400, 'scdv embed input line %s: %s'),
   EVAL_CORPUS_INVALID: define('SCDV_EVAL_CORPUS_INVALID', 400, 'eval corpus %s: %s'),
   EVAL_FAILED: define('SCDV_EVAL_FAILED', 500, 'eval step %s failed: %s'),
   // Reader events (pipeline/events/, POST /v1/events, scdv report clicks).

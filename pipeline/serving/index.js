@@ -152,6 +152,40 @@ export async function activationRefused(current, next, missing, opts) {
   return err;
 }
 
+/**
+ * Activation without a running server (`scdv activate --server local`): the same rule and the same 409 as the
+ * server's (activationShortfall, activationRefused), checked against the stores, then the active-model record is
+ * written; a server started later serves it, and running servers follow the record as they follow any activation.
+ * @param {string} name
+ * @param {Config} config
+ * @param {{collections?: string[]}} [opts] collections: as the activate body's `collections`
+ * @returns {Promise<{active: string, previous: string | null, changed: boolean, unserved?: string[]}>}
+ */
+export async function activateRecorded(name, config, opts = {}) {
+  validateModelName(name);
+  opts.collections?.forEach((c) => validateCollectionName(c));
+  if (!listModels().some((m) => m.name === name)) throw errors.MODEL_NOT_FOUND(name, modelsDir());
+  await checkModelFiles(name, await readLayoutsOf(name, config));
+  const records = activeRecords(config);
+  try {
+    const record = await records.read();
+    const current = record?.model ?? null;
+    const nextCollections = await storeCollections(name, config);
+    const servedNow = current && current !== name && listModels().some((m) => m.name === current) ? await storeCollections(current, config) : [];
+    const { missing, unserved } = activationShortfall({ name: current ?? name, collections: servedNow }, { name, collections: nextCollections }, opts.collections);
+    if (missing.length) {
+      const has = nextCollections.filter((c) => c.count > 0).map((c) => c.name);
+      throw await activationRefused(current ?? name, name, missing, { chosen: opts.collections, has, config });
+    }
+    const changed = current !== name;
+    const previous = changed ? current : record?.previous ?? null;
+    await records.write({ model: name, previous, activated_at: new Date().toISOString(), ...(opts.collections ? { collections: opts.collections, unserved } : {}) });
+    return { active: name, previous, changed, ...(unserved.length ? { unserved } : {}) };
+  } finally {
+    await records.close();
+  }
+}
+
 // ---- with which embed settings each collection was indexed ----
 
 export const INDEXED_FILE = 'indexed.json';

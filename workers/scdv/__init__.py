@@ -3,7 +3,8 @@
 Run stages with ``python -m scdv.train STAGE --corpus FILE --out DIR --config JSON``
 (``PYTHONPATH=workers``). Modules: progress (JSON lines for the Node parent),
 config, corpus (input checks), word2vec, idf, gmm, topics, wtv_format, model_io,
-train (CLI), bench_gmm (GMM speed check against scikit-learn).
+train (CLI), bench_gmm (GMM speed check against scikit-learn), vectorizer (SCDVVectorizer: scikit-learn
+fit/transform over the Node embedder, ``scdv embed``).
 """
 
 from __future__ import annotations

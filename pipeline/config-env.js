@@ -1,0 +1,157 @@
+// Every config key from the environment: the variable's name is derived from the key's path
+// (store.opensearch.nodes -> SCDV_STORE_OPENSEARCH_NODES) and its text is read as the default's type, so a key
+// added to DEFAULT_CONFIG is settable by environment at once. Applied by loadConfig between the file and the flags.
+import { errors } from './errors.js';
+
+/**
+ * Names kept from before every key had a derived name (README "Store backends", docs/scale-out.md): each works
+ * as well as the derived one; setting both to different values is an error.
+ */
+export const ENV_ALIASES = Object.freeze({
+  SCDV_OPENSEARCH_NODES: 'store.opensearch.nodes',
+  SCDV_OPENSEARCH_USERNAME: 'store.opensearch.username',
+  SCDV_OPENSEARCH_PASSWORD: 'store.opensearch.password',
+  SCDV_OPENSEARCH_INDEX_PREFIX: 'store.opensearch.indexPrefix',
+});
+
+/**
+ * Keys whose default does not tell their type (null, or an empty array), and keys that also take null: the type
+ * a variable's text is read as. A test fails when a key with a null default is missing here.
+ * @type {Record<string, string>}
+ */
+export const ENV_TYPES = Object.freeze({
+  // Part-of-speech prefixes contain commas (名詞,非自立): a comma list would split them.
+  'tokenizer.keepPos': 'json:string[]',
+  'tokenizer.dropPos': 'json:string[]',
+  'tokenizer.userDictionaries': 'string[]',
+  'tokenizer.stopwords.families': 'string[]|null',
+  'tokenizer.stopwords.extra': 'string[]',
+  'train.topics.keep_fraction': 'number|null',
+  'train.topics.keep_count': 'number|null',
+  'embed.keepCount': 'number|null',
+  'embed.hybrid.maxTerms': 'number|null',
+  'store.opensearch.username': 'string|null',
+  'store.opensearch.password': 'string|null',
+  'store.opensearch.tls.ca': 'string|null',
+  'server.model': 'string|null',
+  'server.apiKeyHashes': 'string[]',
+  'server.corsOrigins': 'string[]',
+  'server.bulkFileRoots': 'string[]',
+  'events.dir': 'string|null',
+  'experiments.arms': 'json',
+});
+
+/** Keys whose values are secrets: documented as such, and never echoed in an error message. */
+export const SECRET_KEYS = new Set(['store.opensearch.password']);
+
+/** @param {unknown} v */
+const isPlain = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Every settable key of a defaults tree, as a dotted path with its default (objects are walked; arrays, null and
+ * scalars are keys).
+ * @param {Record<string, any>} defaults
+ * @returns {{key: string, value: unknown}[]}
+ */
+export function configKeys(defaults, prefix = '') {
+  return Object.entries(defaults).flatMap(([k, v]) => {
+    const key = prefix ? `${prefix}.${k}` : k;
+    return isPlain(v) ? configKeys(v, key) : [{ key, value: v }];
+  });
+}
+
+/**
+ * The variable of a key: SCDV_ and its path in upper snake case (server.apiKeyHashes -> SCDV_SERVER_API_KEY_HASHES).
+ * @param {string} key
+ */
+export const envName = (key) => `SCDV_${key.split('.').map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_')}`;
+
+/**
+ * The type a key's variable is read as: ENV_TYPES, else the default's.
+ * @param {string} key
+ * @param {unknown} value the default
+ */
+export function envType(key, value) {
+  if (ENV_TYPES[key]) return ENV_TYPES[key];
+  if (Array.isArray(value)) return value.length && isPlain(value[0]) ? 'json' : `${value.length ? typeof value[0] : 'string'}[]`;
+  return typeof value;
+}
+
+/** Plain decimal numbers only: "0x10", "1_000", "" and "Infinity" are mistakes, not numbers. */
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+const WORDS = /** @type {Record<string, string>} */ ({
+  number: 'a number', boolean: 'true or false (or 1 or 0)', string: 'a string', json: 'a JSON array',
+  'json:string[]': 'a JSON array of strings',
+  'number[]': 'numbers separated by commas, or a JSON array', 'string[]': 'values separated by commas, or a JSON array',
+});
+
+/**
+ * What a type expects, in words, e.g. "a number, or null".
+ * @param {string} type
+ */
+export const describeEnvType = (type) => {
+  const [base, nullable] = type.split('|');
+  return `${WORDS[base] ?? base}${nullable ? ', or null' : ''}`;
+};
+
+/**
+ * A variable's text as a value of `type`; undefined when it is not one.
+ * @param {string} text
+ * @param {string} type
+ * @returns {{value: unknown} | undefined}
+ */
+function coerce(text, type) {
+  const [base, nullable] = type.split('|');
+  const t = text.trim();
+  if (nullable && t === 'null') return { value: null };
+  if (base === 'number') return DECIMAL.test(t) ? { value: Number(t) } : undefined;
+  if (base === 'boolean') return ['true', '1'].includes(t) ? { value: true } : ['false', '0'].includes(t) ? { value: false } : undefined;
+  if (base === 'string') return { value: text };
+  if (base.startsWith('json') || t.startsWith('[')) {
+    let parsed;
+    try { parsed = JSON.parse(t); } catch { return undefined; }
+    if (!Array.isArray(parsed)) return undefined;
+    const elem = base.replace(/^json:?/, '').replace('[]', '');
+    return !elem || parsed.every((e) => typeof e === elem) ? { value: parsed } : undefined;
+  }
+  const parts = t === '' ? [] : t.split(',').map((p) => p.trim()).filter(Boolean);
+  if (base === 'string[]') return { value: parts };
+  const numbers = parts.map((p) => (DECIMAL.test(p) ? Number(p) : NaN));
+  return numbers.every(Number.isFinite) ? { value: numbers } : undefined;
+}
+
+/**
+ * The config set by the environment, as an override tree for loadConfig (null when nothing is set). An empty
+ * variable counts as unset (as before); a value that is not of the key's type is an error naming the variable.
+ * @param {Record<string, any>} defaults DEFAULT_CONFIG
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {Record<string, any> | null}
+ */
+export function envOverrides(defaults, env = process.env) {
+  const aliasesOf = /** @type {Record<string, string[]>} */ ({});
+  for (const [name, key] of Object.entries(ENV_ALIASES)) (aliasesOf[key] ??= []).push(name);
+  /** @type {Record<string, any>} */
+  const out = {};
+  let any = false;
+  for (const { key, value } of configKeys(defaults)) {
+    const names = [envName(key), ...(aliasesOf[key] ?? [])].filter((n) => env[n] !== undefined && env[n] !== '');
+    if (!names.length) continue;
+    const secret = SECRET_KEYS.has(key);
+    if (new Set(names.map((n) => env[n])).size > 1) {
+      throw errors.CONFIG_INVALID(`environment variables ${names.join(' and ')} both set ${key}, to different values: set one of them`);
+    }
+    const text = /** @type {string} */ (env[names[0]]);
+    const type = envType(key, value);
+    const parsed = coerce(text, type);
+    if (!parsed) {
+      throw errors.CONFIG_INVALID(`environment variable ${names[0]} (${key}) must be ${describeEnvType(type)}, got ${secret ? 'a value that is not' : JSON.stringify(text)}`);
+    }
+    const parts = key.split('.');
+    let node = out;
+    for (const p of parts.slice(0, -1)) node = node[p] ??= {};
+    node[parts[parts.length - 1]] = parsed.value;
+    any = true;
+  }
+  return any ? out : null;
+}
