@@ -188,11 +188,11 @@ export const DEFAULT_CONFIG = Object.freeze({
     bulkBodyLimit: 256 << 20,
     /** Folders whose files a bulk request may name by path, besides <dataDir()>/imports (links are resolved first). */
     bulkFileRoots: /** @type {string[]} */ ([]),
-    syncBulkMaxDocuments: 100, /** Most documents of a synchronous bulk (documents:bulk?sync=true, answered per item; above: 413). */
+    /** Most documents of a synchronous bulk (documents:bulk?sync=true, answered per item; above: 413). */ syncBulkMaxDocuments: 100,
     /** Upper bound of `k` on every route (at most 1000). */
     maxK: 1000,
     defaultK: 10,
-    matchMinScore: 0.1, /** /v1/match's default min_score: ≈ the 99th percentile of unrelated article-ad scores (docs/matching.md). */
+    /** /v1/match's default min_score: ≈ the 99th percentile of unrelated article-ad scores (docs/matching.md). */ matchMinScore: 0.1,
     /**
      * Threads per server process that embed request texts (PUT, related for a text, similarity) with the same
      * embedder as batch indexing, so that tokenising and embedding a long text never stall the event loop
@@ -226,7 +226,7 @@ export const DEFAULT_CONFIG = Object.freeze({
     shutdownTimeoutMs: 10_000,
     /** Honour X-Forwarded-For behind a proxy (the logged client address). */
     trustProxy: false,
-    adminSessionS: 8 * 3600, // queue board login (/admin/login): lifetime of its session cookie (Max-Age), seconds
+    /** Queue board login (/admin/login): lifetime of its session cookie (Max-Age), seconds. */ adminSessionS: 8 * 3600,
     logLevel: /** @type {'fatal'|'error'|'warn'|'info'|'debug'|'silent'} */ ('info'),
     /**
      * Re-ranking of result lists (pipeline/match/rerank.js); each route's request options override these:

@@ -977,6 +977,8 @@ export interface paths {
                     duplicate_threshold?: number;
                     /** @description not these sites */
                     exclude_site?: string[];
+                    /** @description pseudo-relevance feedback: search again with the query plus 1 × the mean vector of its first 3 results (scores are then similarities to that expanded query) */
+                    feedback?: boolean;
                     /**
                      * @description offset into the ranked results, for paging: results from+1 … from+k (from + k beyond 1000 is a 422 SCDV_PAGE_OUT_OF_RANGE)
                      * @example 0
@@ -1191,6 +1193,11 @@ export interface paths {
                          * @default 0.85
                          */
                         duplicate_threshold?: number;
+                        /**
+                         * @description pseudo-relevance feedback: search again with the query plus 1 × the mean vector of its first 3 results (scores are then similarities to that expanded query)
+                         * @default true
+                         */
+                        feedback?: boolean;
                         filters?: {
                             /** @description only these categories */
                             category?: string[];
