@@ -78,7 +78,7 @@ function exactAndBound(stored, q) {
   return { exact, bound };
 }
 
-for (const [name, tiers] of /** @type {const} */ ([['one tier', [1]], ['default tiers', undefined]])) {
+for (const [name, tiers] of /** @type {[string, number[] | undefined][]} */ ([['one tier', [1]], ['default tiers', undefined]])) {
   test(`posting traversal (${name}): the AVX2 path equals the baseline bit for bit, and both are within the int8 bound of the exact scores`, async (t) => {
     const simdOn = addon.setSimd(true);
     if (!simdOn) t.diagnostic('this CPU has no AVX2: both runs use the baseline path');

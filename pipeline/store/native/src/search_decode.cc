@@ -1,4 +1,7 @@
-// Posting-block decoding (SSE4.1) and term-at-a-time accumulation, window by window.
+// Posting-block decoding and term-at-a-time accumulation, window by window. Blocks are decoded 8 postings at a
+// time with AVX2 when the CPU has it (compiled for that target alone, chosen at run time: simdEnabled()), else 4 at
+// a time with the SSE4.1 baseline; both give the same docs and values, and the scatter into the accumulator is
+// shared, so the sums are the same bits (tests/store/posting-simd.test.js).
 #include "search_internal.h"
 
 #include "fwd_codec.h"
@@ -131,16 +134,19 @@ __attribute__((target("avx2"))) bool decodeBlockAvx2(const int8_t* w, const uint
 }
 #endif
 
-/** acc[docs[j]] += vals[j] for one block. */
+/**
+ * acc[docs[j]] += vals[j] for one block, in order (the same sums on every path). Pointers, not a 32-bit index:
+ * four instructions per posting instead of six (no index arithmetic per element).
+ */
 inline void scatter(const uint32_t* docs, const float* vals, uint32_t cnt, float* acc) {
-  uint32_t j = 0;
-  for (; j + 4 <= cnt; j += 4) {
-    acc[docs[j]] += vals[j];
-    acc[docs[j + 1]] += vals[j + 1];
-    acc[docs[j + 2]] += vals[j + 2];
-    acc[docs[j + 3]] += vals[j + 3];
+  const uint32_t* const end = docs + cnt;
+  for (; end - docs >= 4; docs += 4, vals += 4) {
+    acc[docs[0]] += vals[0];
+    acc[docs[1]] += vals[1];
+    acc[docs[2]] += vals[2];
+    acc[docs[3]] += vals[3];
   }
-  for (; j < cnt; j++) acc[docs[j]] += vals[j];
+  for (; docs < end; docs++, vals++) acc[*docs] += *vals;
 }
 
 }  // namespace
@@ -171,7 +177,20 @@ uint64_t windowT(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32
   alignas(32) uint32_t docs[kBlockSize + 8];
   alignas(32) float vals[kBlockSize + 8];
   uint64_t read = 0;
-  for (Cursor& c : cur) {
+  const size_t nc = cur.size();
+  for (size_t ci = 0; ci < nc; ci++) {
+    // Each list's part of the window starts somewhere else in the mapping: fetch the block header of the list
+    // after next, and the first bytes of the next list's block, while this list is read.
+    if (ci + 2 < nc && cur[ci + 2].b < cur[ci + 2].nb) __builtin_prefetch(cur[ci + 2].B + cur[ci + 2].b);
+    if (ci + 1 < nc && cur[ci + 1].b < cur[ci + 1].nb) {
+      const Cursor& nx = cur[ci + 1];
+      const BlockInfo& nb = nx.B[nx.b];
+      if (nb.first < w1) {
+        __builtin_prefetch(nx.base + nb.dataRel);
+        __builtin_prefetch(nx.base + nb.dataRel + 64);
+      }
+    }
+    Cursor& c = cur[ci];
     for (; c.b < c.nb; c.b++) {
       const BlockInfo& bk = c.B[c.b];
       if (bk.first >= w1) break;
