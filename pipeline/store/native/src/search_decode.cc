@@ -136,15 +136,19 @@ __attribute__((target("avx2"))) bool decodeBlockAvx2(const int8_t* w, const uint
 
 /**
  * acc[docs[j]] += vals[j] for one block, in order (the same sums on every path). Pointers, not a 32-bit index:
- * four instructions per posting instead of six (no index arithmetic per element).
+ * five instructions per posting instead of six, and eight postings per loop step.
  */
 inline void scatter(const uint32_t* docs, const float* vals, uint32_t cnt, float* acc) {
   const uint32_t* const end = docs + cnt;
-  for (; end - docs >= 4; docs += 4, vals += 4) {
+  for (; end - docs >= 8; docs += 8, vals += 8) {
     acc[docs[0]] += vals[0];
     acc[docs[1]] += vals[1];
     acc[docs[2]] += vals[2];
     acc[docs[3]] += vals[3];
+    acc[docs[4]] += vals[4];
+    acc[docs[5]] += vals[5];
+    acc[docs[6]] += vals[6];
+    acc[docs[7]] += vals[7];
   }
   for (; docs < end; docs++, vals++) acc[*docs] += *vals;
 }
@@ -177,20 +181,7 @@ uint64_t windowT(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32
   alignas(32) uint32_t docs[kBlockSize + 8];
   alignas(32) float vals[kBlockSize + 8];
   uint64_t read = 0;
-  const size_t nc = cur.size();
-  for (size_t ci = 0; ci < nc; ci++) {
-    // Each list's part of the window starts somewhere else in the mapping: fetch the block header of the list
-    // after next, and the first bytes of the next list's block, while this list is read.
-    if (ci + 2 < nc && cur[ci + 2].b < cur[ci + 2].nb) __builtin_prefetch(cur[ci + 2].B + cur[ci + 2].b);
-    if (ci + 1 < nc && cur[ci + 1].b < cur[ci + 1].nb) {
-      const Cursor& nx = cur[ci + 1];
-      const BlockInfo& nb = nx.B[nx.b];
-      if (nb.first < w1) {
-        __builtin_prefetch(nx.base + nb.dataRel);
-        __builtin_prefetch(nx.base + nb.dataRel + 64);
-      }
-    }
-    Cursor& c = cur[ci];
+  for (Cursor& c : cur) {
     for (; c.b < c.nb; c.b++) {
       const BlockInfo& bk = c.B[c.b];
       if (bk.first >= w1) break;
