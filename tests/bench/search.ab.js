@@ -4,7 +4,8 @@
 // with its addon built (e.g. `git archive <rev> pipeline package.json | tar x -C <dir>`, then `npm run
 // build:store` there). Both stores are built from the same vectors (one merged segment each); the queries
 // (stored documents, themselves excluded) alternate old/new one by one so that both see the same machine load.
-// Prints sizes, p50/p99 and the p50 ratio of each, and recall@10 of each against the other build's exact mode.
+// Prints sizes, p50/p99 and the p50 ratio of each, CPU time per search (process.cpuUsage: p50, ratio of the
+// means; less disturbed by a loaded machine than wall clock), and recall@10 of each against the other build's exact mode.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,19 +54,24 @@ const o = { k: 10, threads: Number(opt.threads) };
 if (opt.budget) o.budget = Number(opt.budget);
 if (opt.candidates) o.candidates = Number(opt.candidates);
 const lat = { old: /** @type {number[]} */ ([]), new: /** @type {number[]} */ ([]) };
+// CPU time of the process per search (ms): on a loaded machine it leaves out the time spent waiting for a core.
+const cpu = { old: /** @type {number[]} */ ([]), new: /** @type {number[]} */ ([]) };
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 let recOld = 0, recNew = 0, maxDiff = 0;
 for (let rep = 0; rep < 2; rep++) {
   for (const q of qs) {
     const v = row(m, q);
     const ex = [String(q)];
-    const t0 = now();
+    const c0 = cpuMs(), t0 = now();
     const ho = A.c.search(v, { ...o, excludeIds: ex });
-    const t1 = now();
+    const c1 = cpuMs(), t1 = now();
     const hn = B.c.search(v, { ...o, excludeIds: ex });
-    const t2 = now();
+    const c2 = cpuMs(), t2 = now();
     if (rep === 0) continue; // warm-up pass
     lat.old.push(t1 - t0);
     lat.new.push(t2 - t1);
+    cpu.old.push(c1 - c0);
+    cpu.new.push(c2 - c1);
     const truth = new Set(A.c.search(v, { k: 10, mode: 'exact', excludeIds: ex }).map((h) => h.id));
     recOld += ho.filter((h) => truth.has(h.id)).length / 10;
     recNew += hn.filter((h) => truth.has(h.id)).length / 10;
@@ -78,6 +84,8 @@ const res = {
   old: { p50_ms: pct(lat.old, 0.5), p99_ms: pct(lat.old, 0.99), recall_at_10: recOld / nq, bytes_per_nnz: A.s.bytes_per_nnz.total },
   new: { p50_ms: pct(lat.new, 0.5), p99_ms: pct(lat.new, 0.99), recall_at_10: recNew / nq, bytes_per_nnz: B.s.bytes_per_nnz.total },
   p50_ratio_new_over_old: pct(lat.new, 0.5) / pct(lat.old, 0.5),
+  cpu_p50_ms: { old: pct(cpu.old, 0.5), new: pct(cpu.new, 0.5) },
+  cpu_mean_ratio_new_over_old: cpu.new.reduce((a, b) => a + b, 0) / cpu.old.reduce((a, b) => a + b, 0),
   max_score_diff: maxDiff,
   load_avg: os.loadavg(),
 };

@@ -221,6 +221,18 @@ Napi::Value HalvesToFloats(const Napi::CallbackInfo& info) {
   return out;
 }
 
+/** Tests: segmentPostingSums(path, Uint32Array indices, Float32Array values) -> Float32Array (search.h postingSums). */
+Napi::Value SegmentPostingSums(const Napi::CallbackInfo& info) {
+  Segment s(str(info[0]));
+  Napi::Uint32Array qi = info[1].As<Napi::Uint32Array>();
+  Napi::Float32Array qv = info[2].As<Napi::Float32Array>();
+  if (qi.ElementLength() != qv.ElementLength()) throw StoreError("segmentPostingSums: indices and values differ in length", "QUERY_INVALID");
+  std::vector<float> acc = postingSums(s, qi.Data(), qv.Data(), static_cast<uint32_t>(qi.ElementLength()));
+  Napi::Float32Array out = Napi::Float32Array::New(info.Env(), acc.size());
+  std::copy(acc.begin(), acc.end(), out.Data());
+  return out;
+}
+
 /** Tests: setSimd(on) -> whether SIMD paths are now used (never on a CPU without them). */
 Napi::Value SetSimd(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), setSimd(info[0].ToBoolean())); }
 
@@ -236,6 +248,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("flockAsync", Napi::Function::New(env, Guarded<FlockAsync>));
   exports.Set("formatVersion", Napi::Number::New(env, kSegVersion));
   exports.Set("halvesToFloats", Napi::Function::New(env, Guarded<HalvesToFloats>));
+  exports.Set("segmentPostingSums", Napi::Function::New(env, Guarded<SegmentPostingSums>));
   exports.Set("setSimd", Napi::Function::New(env, Guarded<SetSimd>));
   return exports;
 }

@@ -85,4 +85,10 @@ struct Hit {
 std::vector<Hit> search(const State& st, uint32_t width, const uint32_t* qidx, const float* qval, uint32_t qn,
                         const Filters& f, const SearchParams& p, SearchStats* stats);
 
+/**
+ * Tests: every posting of the query's dims (all tiers, query order) summed term-at-a-time into one float per
+ * local document, by the same block decoding as search (the SIMD or the baseline path: setSimd).
+ */
+std::vector<float> postingSums(const Segment& s, const uint32_t* qidx, const float* qval, uint32_t qn);
+
 }  // namespace scdv

@@ -1,5 +1,10 @@
-// Posting-block decoding (SSE4.1) and term-at-a-time accumulation, window by window.
+// Posting-block decoding and term-at-a-time accumulation, window by window. Blocks are decoded 8 postings at a
+// time with AVX2 when the CPU has it (compiled for that target alone, chosen at run time: simdEnabled()), else 4 at
+// a time with the SSE4.1 baseline; both give the same docs and values, and the scatter into the accumulator is
+// shared, so the sums are the same bits (tests/store/posting-simd.test.js).
 #include "search_internal.h"
+
+#include "fwd_codec.h"
 
 #include <cstring>
 #if defined(__SSE2__)
@@ -82,16 +87,70 @@ bool decodeBlock(const int8_t* w, const uint8_t* g, uint32_t cnt, uint32_t first
 #endif
 }
 
-/** acc[docs[j]] += vals[j] for one block. */
-inline void scatter(const uint32_t* docs, const float* vals, uint32_t cnt, float* acc) {
-  uint32_t j = 0;
-  for (; j + 4 <= cnt; j += 4) {
-    acc[docs[j]] += vals[j];
-    acc[docs[j + 1]] += vals[j + 1];
-    acc[docs[j + 2]] += vals[j + 2];
-    acc[docs[j + 3]] += vals[j + 3];
+#if defined(__x86_64__) || defined(_M_X64)
+/**
+ * decodeBlock with AVX2, 8 postings at a time (compiled for AVX2 alone, called only when the CPU has it):
+ * the same docs[] and vals[] bits as the baseline path. Loads run up to 15 bytes past the block's gaps (into
+ * the next block or PDATA's 16 zero bytes of padding); only docs[0..cnt) and vals[0..cnt) count.
+ */
+template <int B>
+__attribute__((target("avx2"))) bool decodeBlockAvx2(const int8_t* w, const uint8_t* g, uint32_t cnt, uint32_t first,
+                                                     uint32_t last, float sc, uint32_t* docs, float* vals) {
+  const __m256 scv = _mm256_set1_ps(sc);
+  for (uint32_t j = 0; j < cnt; j += 8) {
+    const __m128i w8 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(w + j));
+    _mm256_store_ps(vals + j, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(w8)), scv));
   }
-  for (; j < cnt; j++) acc[docs[j]] += vals[j];
+  docs[0] = first;
+  if constexpr (B == 0) {
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i d = _mm256_add_epi32(_mm256_set1_epi32(int(first)), _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8));
+    for (uint32_t j = 1; j < cnt; j += 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(docs + j), d);
+      d = _mm256_add_epi32(d, step);
+    }
+    return first + (cnt - 1) == last;
+  } else {
+    static_assert(B == 8 || B == 16, "AVX2 decoding covers 0, 8 and 16-bit gaps");
+    // Prefix sums of (gap + 1) in each 128-bit half, then the low half's total added to the high half.
+    const __m256i one = _mm256_set1_epi32(1), top = _mm256_set1_epi32(7);
+    __m256i carry = _mm256_set1_epi32(int(first));
+    const uint32_t n = cnt - 1;
+    for (uint32_t j = 0; j < n; j += 8) {
+      __m256i x;
+      if constexpr (B == 8) x = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(g + j)));
+      else x = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(g + 2 * j)));
+      x = _mm256_add_epi32(x, one);
+      x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+      x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+      const __m256i low3 = _mm256_shuffle_epi32(x, 0xff);
+      x = _mm256_add_epi32(x, _mm256_permute2x128_si256(low3, low3, 0x08));
+      x = _mm256_add_epi32(x, carry);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(docs + 1 + j), x);
+      carry = _mm256_permutevar8x32_epi32(x, top);
+    }
+    return docs[cnt - 1] == last;
+  }
+}
+#endif
+
+/**
+ * acc[docs[j]] += vals[j] for one block, in order (the same sums on every path). Pointers, not a 32-bit index:
+ * five instructions per posting instead of six, and eight postings per loop step.
+ */
+inline void scatter(const uint32_t* docs, const float* vals, uint32_t cnt, float* acc) {
+  const uint32_t* const end = docs + cnt;
+  for (; end - docs >= 8; docs += 8, vals += 8) {
+    acc[docs[0]] += vals[0];
+    acc[docs[1]] += vals[1];
+    acc[docs[2]] += vals[2];
+    acc[docs[3]] += vals[3];
+    acc[docs[4]] += vals[4];
+    acc[docs[5]] += vals[5];
+    acc[docs[6]] += vals[6];
+    acc[docs[7]] += vals[7];
+  }
+  for (; docs < end; docs++, vals++) acc[*docs] += *vals;
 }
 
 }  // namespace
@@ -113,10 +172,14 @@ std::vector<Cursor> cursors(const Segment& s, const Item* items, size_t n, uint3
   return cur;
 }
 
-uint64_t processWindow(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32_t base, float* acc) {
+namespace {
+
+/** processWindow with the AVX2 block decoder (kAvx2) or the baseline one; everything else is shared. */
+template <bool kAvx2>
+uint64_t windowT(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32_t base, float* acc) {
   const uint64_t w1 = uint64_t(w0) + kWindowDocs;
-  alignas(16) uint32_t docs[kBlockSize + 8];
-  alignas(16) float vals[kBlockSize + 8];
+  alignas(32) uint32_t docs[kBlockSize + 8];
+  alignas(32) float vals[kBlockSize + 8];
   uint64_t read = 0;
   for (Cursor& c : cur) {
     for (; c.b < c.nb; c.b++) {
@@ -127,11 +190,23 @@ uint64_t processWindow(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, 
       const int8_t* w = reinterpret_cast<const int8_t*>(data);
       const uint32_t first = bk.first - base, last = bk.last - base;
       bool ok;
-      switch (bk.bits) {
-        case 0: ok = decodeBlock<0>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
-        case 8: ok = decodeBlock<8>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
-        case 16: ok = first < UINT32_MAX - (1u << 23) && decodeBlock<16>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
-        default: ok = decodeBlock<32>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+#if defined(__x86_64__) || defined(_M_X64)
+      if constexpr (kAvx2) {
+        switch (bk.bits) {
+          case 0: ok = decodeBlockAvx2<0>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+          case 8: ok = decodeBlockAvx2<8>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+          case 16: ok = first < UINT32_MAX - (1u << 23) && decodeBlockAvx2<16>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+          default: ok = decodeBlock<32>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+        }
+      } else
+#endif
+      {
+        switch (bk.bits) {
+          case 0: ok = decodeBlock<0>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+          case 8: ok = decodeBlock<8>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+          case 16: ok = first < UINT32_MAX - (1u << 23) && decodeBlock<16>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+          default: ok = decodeBlock<32>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+        }
       }
       if (!ok) throw StoreError("segment " + s.path() + " is damaged: posting block does not decode", "CORRUPT");
       scatter(docs, vals, cnt, acc);
@@ -139,6 +214,13 @@ uint64_t processWindow(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, 
     }
   }
   return read;
+}
+
+}  // namespace
+
+uint64_t processWindow(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32_t base, float* acc) {
+  // simdEnabled(): the CPU has AVX2 (and F16C) and tests have not turned the SIMD paths off (fwd_codec.h).
+  return simdEnabled() ? windowT<true>(s, cur, w0, base, acc) : windowT<false>(s, cur, w0, base, acc);
 }
 
 uint64_t processItems(const Segment& s, const Item* items, size_t n, uint32_t lo, uint32_t hi, float* acc,
@@ -156,3 +238,19 @@ uint64_t processItems(const Segment& s, const Item* items, size_t n, uint32_t lo
 }
 
 }  // namespace scdv::detail
+
+namespace scdv {
+
+std::vector<float> postingSums(const Segment& s, const uint32_t* qidx, const float* qval, uint32_t qn) {
+  std::vector<detail::Item> items;
+  for (uint32_t j = 0; j < qn; j++) {
+    if (qidx[j] >= s.width()) throw StoreError("postingSums: index " + std::to_string(qidx[j]) + " is not below the width", "QUERY_INVALID");
+    for (uint32_t l = s.listBegin(qidx[j]); l < s.listEnd(qidx[j]); l++) items.push_back({0.0f, qval[j], l, qidx[j]});
+  }
+  std::vector<float> acc(s.ndocs(), 0.0f);
+  uint32_t lo = s.ndocs(), hi = 0;
+  detail::processItems(s, items.data(), items.size(), 0, s.ndocs(), acc.data(), lo, hi);
+  return acc;
+}
+
+}  // namespace scdv
