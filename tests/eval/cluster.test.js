@@ -75,7 +75,7 @@ test('scdv eval --cluster: v-measure per method on the test halves, the clustere
       assert.equal(s.validation[s.chosen].v_measure, best, `${name}: chosen by validation v-measure`);
       assert.ok(s.test.v_measure >= 0 && s.test.v_measure <= 1);
     }
-    const mean = seeds.reduce((a, s) => a + s.test.v_measure, 0) / 2;
+    const mean = seeds.reduce((/** @type {number} */ a, /** @type {any} */ s) => a + s.test.v_measure, 0) / 2;
     assert.ok(Math.abs(m.v_measure - mean) < 1e-12, `${name}: the mean of the test v-measures`);
   }
   // 9 categories, 45 test documents: chance-level clusters score ~0.2; the real vectors clearly more
