@@ -93,6 +93,8 @@ def _points(X: Any, rows: NDArray[np.int64]) -> NDArray[np.float64]:
     sub = X[rows]
     if sub.shape[1] <= sub.shape[0]:
         return np.asarray(sub.toarray() if sparse.issparse(sub) else sub, dtype=np.float64)
+    if sparse.issparse(sub) and sub.nnz > 0.01 * sub.shape[0] * sub.shape[1]:
+        sub = sub.toarray()  # dense vectors (doc keep 100 %): BLAS, not a sparse product, for the Gram matrix
     G = sub @ sub.T
     G = np.asarray(G.toarray() if sparse.issparse(G) else G, dtype=np.float64)
     w, Q = np.linalg.eigh(G)

@@ -166,6 +166,12 @@ def test_the_clusterers_see_the_same_geometry_as_the_raw_vectors():
     raw = X[rows].toarray().astype(np.float64)
     assert pdist(Y) == pytest.approx(pdist(raw), abs=1e-6)
     assert np.linalg.norm(Y, axis=1) == pytest.approx(np.linalg.norm(raw, axis=1), abs=1e-6)
+    # the same through the sparse Gram product (below 1 % non-zeros: here padded with empty columns)
+    from scipy import sparse
+
+    wide = sparse.hstack([X, sparse.csr_matrix((48, 20000), dtype=X.dtype)]).tocsr()
+    assert wide.nnz < 0.01 * wide.shape[0] * wide.shape[1]
+    assert pdist(ec._points(wide, rows)) == pytest.approx(pdist(raw), abs=1e-6)
     for name, model in ec.make_clusterers(4, seed=1).items():
         from sklearn.base import clone
 
