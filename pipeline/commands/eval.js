@@ -28,6 +28,10 @@ export const command = {
     opt('--alpha <a>', 'hybrid layout: weight of the SCDV block (1: pure SCDV)', { config: 'embed.hybrid.alpha' }),
     opt('--max-terms <n>', 'hybrid layout: heaviest words kept in the TF-IDF block (null: all)', { config: 'embed.hybrid.maxTerms' }),
     opt('--no-baselines', 'skip TF-IDF and more_like_this'),
+    opt('--cluster', 'also the JMTEB clustering protocol: v-measure on test halves of the best of MiniBatchKMeans, ' +
+      'Agglomerative, BisectingKMeans and Birch chosen on validation halves, for the vectors, pure SCDV, the lexical ' +
+      'block and TF-IDF (eval.json "cluster")'),
+    opt('--cluster-seeds <n>', `with --cluster: seeds, each a new stratified validation/test split, 1-100 (default: ${EVAL_DEFAULTS.clusterSeeds})`),
     opt('--mlt <where>', 'opensearch: also score OpenSearch\'s own more_like_this on the cluster of store.opensearch ' +
       '(row mlt_opensearch, a temporary index); python: the re-implementation only (default: opensearch when ' +
       'store.backend is opensearch)', { choices: ['python', 'opensearch'] }),
@@ -88,14 +92,19 @@ async function run(values) {
   if (!values.model || !values.corpus) throw errors.USAGE('scdv eval needs --model NAME and --corpus FILE (and --label-field F, default category)');
   const k = intFlag(values.k, '--k');
   if (k !== undefined && (k < 1 || k > 1000)) throw errors.USAGE('--k must be 1-1000');
+  const clusterSeeds = intFlag(values['cluster-seeds'], '--cluster-seeds');
+  if (clusterSeeds !== undefined && (clusterSeeds < 1 || clusterSeeds > 100)) throw errors.USAGE('--cluster-seeds must be 1-100');
   const r = await runEval({
     model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', config,
-    collection: values.collection ?? null, k, folds: intFlag(values.folds, '--folds'),
+    collection: values.collection ?? null, k, folds: intFlag(values.folds, '--folds'), cluster: Boolean(values.cluster), clusterSeeds,
     searchMode: /** @type {'fast'|'exact'|undefined} */ (mode), baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),
   });
   out.write(formatEval(r));
   await refreshReport(values.model, (m) => process.stderr.write(`${m}\n`));
-  if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt, ...(r.mlt_opensearch ? { mlt_opensearch: r.mlt_opensearch } : {}) })}\n`);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt, ...(r.mlt_opensearch ? { mlt_opensearch: r.mlt_opensearch } : {}),
+      ...(r.cluster ? { cluster: clusterSummary(r.cluster) } : {}) })}\n`);
+  }
 }
 
 /**
@@ -152,6 +161,36 @@ export function formatEval(r) {
       (r.scdv.no_vector ? `, ${r.scdv.no_vector} without a vector` : ''),
     ...lines,
     `(SCDV latency: the store's search; baselines: brute force in scipy${r.mlt_opensearch ? ', more_like_this (OpenSearch): a search request to the cluster' : ''}. load average ${r.load_average.join(' ')}; ${r.seconds.toFixed(1)} s)`,
+  ].join('\n') + '\n' + (r.cluster ? formatCluster(r.cluster) : '');
+}
+
+/**
+ * eval.json's `cluster` without the per-seed details: {method: {v_measure, v_measure_std, min, max, chosen}}.
+ * @param {Record<string, any>} c
+ */
+export function clusterSummary(c) {
+  return Object.fromEntries(Object.entries(c.methods).map(([name, m]) => {
+    const { seeds: _seeds, ...summary } = /** @type {Record<string, any>} */ (m);
+    return [name, summary];
+  }));
+}
+
+/**
+ * The clustering table of `scdv eval --cluster`.
+ * @param {Record<string, any>} c eval.json's `cluster`
+ */
+export function formatCluster(c) {
+  const label = (/** @type {string} */ name) => (name === 'tfidf' ? 'tfidf' : `${name} (α=${c.alpha[name]})`);
+  const rows = [['method', 'v-measure', '± std', 'min', 'max', 'chosen on validation']];
+  for (const [name, m] of Object.entries(/** @type {Record<string, any>} */ (c.methods))) {
+    rows.push([label(name), m.v_measure.toFixed(4), m.v_measure_std.toFixed(4), m.v_measure_min.toFixed(4), m.v_measure_max.toFixed(4),
+      Object.entries(m.chosen).map(([k, n]) => `${k} ×${n}`).join(', ')]);
+  }
+  const w = rows[0].map((_, j) => Math.max(...rows.map((row) => row[j].length)));
+  return [
+    `clustering (JMTEB protocol): ${c.documents} documents, k = ${c.labels}; seeds ${c.seeds.join(' ')}, each a stratified ` +
+      'validation/test split; the best of ' + c.clusterers.join(' / ') + ' by validation v-measure, its test v-measure',
+    ...rows.map((row) => row.map((x, j) => (j === 0 || j === 5 ? x.padEnd(w[j]) : x.padStart(w[j]))).join('  ').trimEnd()),
   ].join('\n') + '\n';
 }
 

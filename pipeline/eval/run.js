@@ -59,6 +59,12 @@ export const EVAL_FORMAT = 'scdv-eval/1';
  *     "load_average": [1, 5, 15 min] at the end of the run, "seconds": total,
  *     "scdv": MethodResult, "tfidf": MethodResult, "mlt": MethodResult,
  *     "mlt_opensearch": MethodResult (only when OpenSearch scored its own more_like_this: EvalOptions.mlt),
+ *     "cluster": (only with EvalOptions.cluster) {"protocol": "jmteb-clustering", "clusterers": [4 names],
+ *                "documents", "labels", "split", "seeds": [int], "alpha": {method: alpha},
+ *                "methods": {"hybrid"?, "scdv", "lexical", "tfidf"?: {"v_measure" (test, mean over seeds),
+ *                  "v_measure_std" (sample std), "v_measure_min", "v_measure_max", "chosen": {clusterer: seeds},
+ *                  "seeds": [{"seed", "k", "validation": {clusterer: {v_measure, homogeneity, completeness}},
+ *                             "chosen", "test": {v_measure, homogeneity, completeness}, ...}]}}},
  *     "per_query": {"hits_at_10": {"scdv": [int], "tfidf": [int], "mlt": [int], "mlt_opensearch": [int]}}
  *   }
  * per_query.hits_at_10: for every scored query (corpus order, the same queries for every method), its relevant
@@ -80,14 +86,16 @@ export const EVAL_FORMAT = 'scdv-eval/1';
  * @property {'fast'|'exact'} [searchMode] default: config.server.searchMode (what the server uses)
  * @property {boolean} [baselines] false: SCDV only (sweeps)
  * @property {boolean} [write] write models/<name>/eval.json (true)
+ * @property {boolean} [cluster] also run JMTEB's clustering protocol (eval.json's `cluster`; pipeline/eval/cluster.js)
+ * @property {number} [clusterSeeds] seeds (stratified validation/test halves) of the clustering protocol (5)
  * @property {'auto'|'python'|'opensearch'} [mlt] also score OpenSearch's own more_like_this (row `mlt_opensearch`):
  *   'opensearch' always, 'python' never (the re-implementation's row only), 'auto' (default) when
  *   config.store.backend is 'opensearch'
  * @property {(m: string) => void} [log]
  */
 
-/** Neighbours per query (P@k, MAP@k) and folds of the k-NN classifier, unless the caller sets them. */
-export const EVAL_DEFAULTS = Object.freeze({ k: 10, folds: 5 });
+/** Neighbours per query (P@k, MAP@k), folds of the k-NN classifier and seeds of --cluster, unless the caller sets them. */
+export const EVAL_DEFAULTS = Object.freeze({ k: 10, folds: 5, clusterSeeds: 5 });
 
 /**
  * @param {EvalOptions} opts
@@ -128,6 +136,12 @@ export async function runEval(opts) {
         Object.assign(result.scdv, accuracyOf(b.classify.scdv));
         Object.assign(result.tfidf, accuracyOf(b.classify.tfidf));
       }
+    }
+    if (opts.cluster) {
+      const { clusterEval } = await import('./cluster.js');
+      result.cluster = await clusterEval(embedder, tokens, labels, {
+        dir: work, seeds: opts.clusterSeeds ?? EVAL_DEFAULTS.clusterSeeds, tfidf: opts.baselines !== false, embed: opts.config.embed, log,
+      });
     }
     const manifest = embedder.model.manifest;
     const out = {
