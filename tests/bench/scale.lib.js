@@ -1,0 +1,168 @@
+// Helpers of the scaling benchmark (tests/bench/scale.bench.js): the growth-exponent fit, peak memory of this
+// process and its children sampled from /proc, and the log-log chart.
+import fs from 'node:fs';
+import { scatter } from '../../pipeline/report/svg.js';
+import { CSS } from '../../pipeline/report/render.js';
+
+/**
+ * Least squares on log-log: y ≈ c · n^exponent. Points with n or y not positive are left out (a stage that
+ * took no measurable time says nothing about growth).
+ * @param {{n: number, y: number}[]} points
+ * @returns {{exponent: number, coefficient: number, points: number} | null} null with fewer than two usable sizes
+ */
+export function fitGrowth(points) {
+  const ok = points.filter((p) => p.n > 0 && p.y > 0 && Number.isFinite(p.y));
+  if (new Set(ok.map((p) => p.n)).size < 2) return null;
+  const xs = ok.map((p) => Math.log(p.n));
+  const ys = ok.map((p) => Math.log(p.y));
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let sxy = 0;
+  let sxx = 0;
+  for (let i = 0; i < xs.length; i++) {
+    sxy += (xs[i] - mx) * (ys[i] - my);
+    sxx += (xs[i] - mx) ** 2;
+  }
+  const exponent = sxy / sxx;
+  return { exponent, coefficient: Math.exp(my - exponent * mx), points: ok.length };
+}
+
+/**
+ * The fitted value at n.
+ * @param {{exponent: number, coefficient: number}} fit
+ * @param {number} n
+ */
+export const extrapolate = (fit, n) => fit.coefficient * n ** fit.exponent;
+
+/**
+ * This process's descendants (children, grandchildren …) from /proc: pid, command line, resident and peak
+ * resident memory in bytes. Processes that end while being read are skipped.
+ * @param {number} root
+ * @returns {{pid: number, cmd: string, rss: number, hwm: number}[]}
+ */
+export function descendants(root) {
+  /** @type {Map<number, number[]>} */
+  const children = new Map();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch { /* ended meanwhile */ }
+  }
+  const out = [];
+  const todo = [...(children.get(root) ?? [])];
+  while (todo.length) {
+    const pid = /** @type {number} */ (todo.pop());
+    todo.push(...(children.get(pid) ?? []));
+    const m = memoryOf(pid);
+    if (m) out.push({ pid, ...m });
+  }
+  return out;
+}
+
+/**
+ * @param {number} pid
+ * @returns {{cmd: string, rss: number, hwm: number} | null}
+ */
+function memoryOf(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (/** @type {string} */ key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    return { cmd, rss: kb('VmRSS'), hwm: kb('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Which stage a process works for: a Python training stage names itself on its command line
+ * (`-m scdv.train word2vec …`), the model analysis is `-m scdv.analysis`, tokenise workers are `cli.js worker
+ * tokenize`; anything else belongs to the stage the benchmark marked. The private Redis and the idle Node
+ * process that runs the Python stages for the train queue (`cli.js worker train`) are nobody's.
+ * @param {string} cmd
+ * @param {string} marked
+ * @returns {string | null}
+ */
+export function stageOf(cmd, marked) {
+  if (/redis-server|cli\.js worker train\b/.test(cmd)) return null;
+  if (/cli\.js worker tokenize\b/.test(cmd)) return 'tokenize';
+  const py = /-m scdv\.(train (\w+)|analysis)/.exec(cmd);
+  if (py) return py[2] ?? 'analysis';
+  return marked;
+}
+
+/**
+ * Samples memory every `ms` until stopped: per stage, the peak of the summed resident memory of the processes
+ * working for it (this process counts for the stage marked, children by stageOf()). A child's own peak (VmHWM)
+ * is also taken, so a stage shorter than the interval is still seen once it has run for one sample.
+ */
+export class MemorySampler {
+  /** @param {number} [ms] */
+  constructor(ms = 100) {
+    /** @type {string} */
+    this.marked = 'idle';
+    /** @type {Record<string, number>} peak bytes per stage */
+    this.peaks = {};
+    this.timer = setInterval(() => this.sample(), ms);
+    this.timer.unref();
+  }
+
+  /** @param {string} stage what this process (and its unnamed children) works on from now */
+  mark(stage) {
+    this.sample();
+    this.marked = stage;
+    this.sample();
+  }
+
+  sample() {
+    /** @type {Record<string, number>} */
+    const sums = { [this.marked]: process.memoryUsage().rss };
+    for (const p of descendants(process.pid)) {
+      const stage = stageOf(p.cmd, this.marked);
+      if (!stage) continue;
+      sums[stage] = (sums[stage] ?? 0) + p.rss;
+      if (stage !== this.marked) this.peaks[stage] = Math.max(this.peaks[stage] ?? 0, p.hwm);
+    }
+    for (const [stage, bytes] of Object.entries(sums)) this.peaks[stage] = Math.max(this.peaks[stage] ?? 0, bytes);
+  }
+
+  /** @returns {Record<string, number>} */
+  stop() {
+    this.sample();
+    clearInterval(this.timer);
+    return this.peaks;
+  }
+}
+
+/** @param {number} y three significant digits, without an exponent */
+const short = (y) => String(Number(y.toPrecision(3)));
+
+const PALETTE = ['#4a7bb7', '#c0504d', '#9bbb59', '#8064a2', '#f79646', '#4bacc6', '#7f6000', '#333333'];
+
+/**
+ * The log-log chart of cost against corpus size, one colour per stage: the one place that draws it, today
+ * with the report library's scatter() on log10 coordinates (each point labelled with its stage and value), so
+ * that it can move to a line chart with log axes when the report library has one. A standalone SVG file: the
+ * report's own chart styles are inlined.
+ * @param {{name: string, points: {n: number, y: number}[]}[]} series
+ * @param {{title: string, yLabel: string}} opts
+ */
+export function scaleChartSvg(series, opts) {
+  const points = series.flatMap((s, si) => s.points.filter((p) => p.n > 0 && p.y > 0).map((p, i, all) => ({
+    x: Math.log10(p.n),
+    y: Math.log10(p.y),
+    color: PALETTE[si % PALETTE.length],
+    title: `${s.name}, ${p.n.toLocaleString('en-US')} documents: ${short(p.y)}`,
+    label: i === all.length - 1 ? `${s.name} ${short(p.y)}` : short(p.y),
+  })));
+  const ns = series.flatMap((s) => s.points.map((p) => p.n)).filter((n) => n > 0);
+  const range = ns.length ? `, ${Math.min(...ns).toLocaleString('en-US')} to ${Math.max(...ns).toLocaleString('en-US')}` : '';
+  const body = scatter(points, { title: opts.title, xLabel: `documents (log10${range})`, yLabel: `${opts.yLabel} (log10)`, width: 760, height: 460 });
+  const style = CSS.split('\n').filter((l) => l.startsWith('.chart')).join('');
+  return body.replace('<title>', `<style>${style}text{font-family:sans-serif}</style><title>`);
+}
