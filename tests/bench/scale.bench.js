@@ -21,7 +21,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SHARED_DIR, usePaths } from '../../pipeline/paths.js';
 import { sentenceCounts, sentencePools, synthesize } from './synthetic-corpus.js';
-import { fitGrowth, MemorySampler, scaleChartSvg } from './scale.lib.js';
+import { extrapolate, fitGrowth, MemorySampler, scaleChartSvg } from './scale.lib.js';
 
 /** @param {string} m */
 const log = (m) => process.stderr.write(`[scale.bench] ${m}\n`);
@@ -167,6 +167,34 @@ async function runSize(n, corpus, queries) {
   };
 }
 
+/** The production report's corpus (../shared/background/README.md): 1 B tokens to train on, 2.6 M service
+ * articles to embed and serve, ~640 k words left after the frequency cut. */
+const PRODUCTION = { tokens: 1e9, articles: 2.6e6, vocabulary: 640e3 };
+
+/**
+ * Each stage's wall time at production scale, extrapolated along what drives it: the training corpus's tokens
+ * for tokenise, word2vec, idf and the analysis (synthetic documents have a constant length, so tokens and
+ * documents grow alike), the vocabulary for the GMM and the word-topic vectors (their cost is per word; the
+ * synthetic corpus's vocabulary saturates, as sentences recombined from one split bring no new words), and
+ * the indexed articles for embedding, indexing and search.
+ * @param {Awaited<ReturnType<typeof runSize>>[]} sizes
+ */
+function project(sizes) {
+  /** @type {Record<string, 'tokens'|'vocabulary'|'articles'>} */
+  const driver = { tokenize: 'tokens', word2vec: 'tokens', idf: 'tokens', analysis: 'tokens', gmm: 'vocabulary', topics: 'vocabulary', embed: 'articles', index: 'articles', search_p50: 'articles' };
+  /** @type {Record<string, number | null>} */
+  const seconds = {};
+  /** @type {Record<string, string>} */
+  const basis = {};
+  for (const s of STAGES) {
+    const x = (/** @type {typeof sizes[number]} */ r) => (driver[s] === 'tokens' ? r.tokens : driver[s] === 'vocabulary' ? r.vocabulary : r.docs);
+    const f = fitGrowth(sizes.map((r) => ({ n: x(r), y: r.seconds[s] })));
+    seconds[s] = f ? round(extrapolate(f, PRODUCTION[driver[s]]), s === 'search_p50' ? 4 : 0) : null;
+    basis[s] = f ? `${driver[s]}^${f.exponent.toFixed(2)}` : 'no fit';
+  }
+  return { ...PRODUCTION, seconds, basis };
+}
+
 /**
  * Growth exponents per stage (time and memory), the chart, the report.
  * @param {Awaited<ReturnType<typeof runSize>>[]} sizes
@@ -183,12 +211,15 @@ function summarise(sizes) {
     const cells = sizes.map((r) => `${String(r.seconds[s]).padStart(12)} / ${String(r.peak_mib[s] ?? '-').padStart(6)}`).join('  ');
     process.stderr.write(`${s.padEnd(12)} ${cells}   ${timeExp[s] ?? '-'} / ${memExp[s] ?? '-'}\n`);
   }
+  const production = project(sizes);
+  process.stderr.write(`\nat the production report's scale (${PRODUCTION.tokens.toExponential(0)} tokens, ${PRODUCTION.articles.toLocaleString('en-US')} articles indexed, vocabulary ${PRODUCTION.vocabulary.toLocaleString('en-US')}), from the fits, wall seconds on this machine:\n`);
+  for (const s of STAGES) process.stderr.write(`${s.padEnd(12)} ${production.seconds[s] == null ? '-' : String(production.seconds[s]).padStart(12)}  (${production.basis[s]})\n`);
   if (opt.svg) {
     const series = STAGES.map((s) => ({ name: s === 'search_p50' ? 'search p50' : s, points: sizes.map((r) => ({ n: r.docs, y: r.seconds[s] })) }));
     fs.writeFileSync(opt.svg, scaleChartSvg(series, { title: 'Wall seconds per stage against corpus size (log-log)', yLabel: 'seconds' }) + '\n');
     log(`chart: ${opt.svg}`);
   }
-  return { sizes: sizes.map((r) => r.docs), time_exponent: timeExp, memory_exponent: memExp, results: sizes };
+  return { sizes: sizes.map((r) => r.docs), time_exponent: timeExp, memory_exponent: memExp, production, results: sizes };
 }
 
 const command = `npm run bench:scale -- ${process.argv.slice(2).join(' ')}`.trim();

@@ -153,14 +153,19 @@ const PALETTE = ['#4a7bb7', '#c0504d', '#9bbb59', '#8064a2', '#f79646', '#4bacc6
  * @param {{title: string, yLabel: string}} opts
  */
 export function scaleChartSvg(series, opts) {
-  const points = series.flatMap((s, si) => s.points.filter((p) => p.n > 0 && p.y > 0).map((p, i, all) => ({
+  const points = series.flatMap((s, si) => s.points.filter((p) => p.n > 0 && p.y > 0).map((p, i) => ({
     x: Math.log10(p.n),
     y: Math.log10(p.y),
     color: PALETTE[si % PALETTE.length],
     title: `${s.name}, ${p.n.toLocaleString('en-US')} documents: ${short(p.y)}`,
-    label: i === all.length - 1 ? `${s.name} ${short(p.y)}` : short(p.y),
+    label: i === 0 ? `${s.name} ${short(p.y)}` : short(p.y),
   })));
   const ns = series.flatMap((s) => s.points.map((p) => p.n)).filter((n) => n > 0);
+  // scatter() fits its x axis to the points: an invisible one to the right leaves room for the last labels.
+  if (points.length) {
+    const [lo, hi] = [Math.log10(Math.min(...ns)), Math.log10(Math.max(...ns))];
+    points.push({ x: hi + 0.15 * (hi - lo || 1), y: points[0].y, color: 'none', title: '', label: '' });
+  }
   const range = ns.length ? `, ${Math.min(...ns).toLocaleString('en-US')} to ${Math.max(...ns).toLocaleString('en-US')}` : '';
   const body = scatter(points, { title: opts.title, xLabel: `documents (log10${range})`, yLabel: `${opts.yLabel} (log10)`, width: 760, height: 460 });
   const style = CSS.split('\n').filter((l) => l.startsWith('.chart')).join('');
