@@ -21,7 +21,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SHARED_DIR, usePaths } from '../../pipeline/paths.js';
 import { sentenceCounts, sentencePools, synthesize } from './synthetic-corpus.js';
-import { extrapolate, fitGrowth, MemorySampler, scaleChartSvg } from './scale.lib.js';
+import { extrapolate, fitGrowth, StageSampler, scaleChartSvg } from './scale.lib.js';
 
 /** @param {string} m */
 const log = (m) => process.stderr.write(`[scale.bench] ${m}\n`);
@@ -74,7 +74,7 @@ async function runSize(n, corpus, queries) {
   await new Promise((r) => ws.end(() => r(undefined)));
   log(`${n} documents, ${(chars / n).toFixed(0)} characters each on average`);
 
-  const sampler = new MemorySampler(100);
+  const sampler = new StageSampler(100);
   /** @type {Record<string, number>} */
   const seconds = {};
   const redis = await startPrivateRedis();
@@ -141,6 +141,7 @@ async function runSize(n, corpus, queries) {
   const vectors = ids.map((id) => /** @type {NonNullable<ReturnType<typeof c.get>>} */ (c.get(id)).vector);
   for (let i = 0; i < Math.min(ids.length, 20); i++) c.search(vectors[i], { k: 10, excludeIds: [ids[i]] }); // warm-up
   const lat = [];
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < ids.length; i++) {
     t = performance.now();
     c.search(vectors[i], { k: 10, excludeIds: [ids[i]] });
@@ -148,7 +149,9 @@ async function runSize(n, corpus, queries) {
   }
   lat.sort((a, b) => a - b);
   seconds.search_p50 = lat[Math.floor(lat.length / 2)] / 1000;
-  const peaks = sampler.stop();
+  const searchCpu = process.cpuUsage(cpu0);
+  const searchCpuPerQuery = (searchCpu.user + searchCpu.system) / 1e6 / Math.max(1, ids.length);
+  const { peaks, cpu } = sampler.stop();
   const indexed = c.count();
   await store.close();
   load.end = loadAvg();
@@ -162,6 +165,8 @@ async function runSize(n, corpus, queries) {
     vocabulary: manifest.counts.vocabulary,
     nnz_per_doc: round(nnz / Math.max(1, indexed), 1),
     seconds: Object.fromEntries(STAGES.map((s) => [s, round(seconds[s], s === 'search_p50' ? 6 : 3)])),
+    // search_p50: the mean CPU seconds of one query (of the timed ones)
+    cpu_seconds: Object.fromEntries(STAGES.map((st) => [st, st === 'search_p50' ? round(searchCpuPerQuery, 6) : round(cpu[st] ?? 0, 2)])),
     peak_mib: Object.fromEntries(STAGES.map((s) => [s, peaks[s] ? round(peaks[s] / 2 ** 20, 0) : null])),
     load_avg: load,
   };
@@ -171,8 +176,14 @@ async function runSize(n, corpus, queries) {
  * articles to embed and serve, ~640 k words left after the frequency cut. */
 const PRODUCTION = { tokens: 1e9, articles: 2.6e6, vocabulary: 640e3 };
 
+/** Which stages spread over cores: tokenise (worker processes), word2vec (gensim threads), the GMM (BLAS
+ * threads), embedding (`scdv index` workers); idf, the word-topic vectors, the analysis, the segment build and
+ * merge and one query run on one core (a query at 1M splits over two idle cores at most). */
+/** @type {Record<string, boolean>} */
+const PARALLEL = { tokenize: true, word2vec: true, idf: false, gmm: true, topics: false, analysis: false, embed: true, index: false, search_p50: false };
+
 /**
- * Each stage's wall time at production scale, extrapolated along what drives it: the training corpus's tokens
+ * Each stage's CPU time at production scale, extrapolated along what drives it: the training corpus's tokens
  * for tokenise, word2vec, idf and the analysis (synthetic documents have a constant length, so tokens and
  * documents grow alike), the vocabulary for the GMM and the word-topic vectors (their cost is per word; the
  * synthetic corpus's vocabulary saturates, as sentences recombined from one split bring no new words), and
@@ -183,16 +194,25 @@ function project(sizes) {
   /** @type {Record<string, 'tokens'|'vocabulary'|'articles'>} */
   const driver = { tokenize: 'tokens', word2vec: 'tokens', idf: 'tokens', analysis: 'tokens', gmm: 'vocabulary', topics: 'vocabulary', embed: 'articles', index: 'articles', search_p50: 'articles' };
   /** @type {Record<string, number | null>} */
-  const seconds = {};
+  const cpu = {};
   /** @type {Record<string, string>} */
   const basis = {};
+  /** @type {Record<string, number | null>} */
+  const on2 = {};
+  /** @type {Record<string, number | null>} */
+  const on96 = {};
   for (const s of STAGES) {
     const x = (/** @type {typeof sizes[number]} */ r) => (driver[s] === 'tokens' ? r.tokens : driver[s] === 'vocabulary' ? r.vocabulary : r.docs);
-    const f = fitGrowth(sizes.map((r) => ({ n: x(r), y: r.seconds[s] })));
-    seconds[s] = f ? round(extrapolate(f, PRODUCTION[driver[s]]), s === 'search_p50' ? 4 : 0) : null;
+    const f = fitGrowth(sizes.map((r) => ({ n: x(r), y: r.cpu_seconds?.[s] ?? 0 })));
+    const c = f ? extrapolate(f, PRODUCTION[driver[s]]) : null;
+    const d = s === 'search_p50' ? 5 : 0;
+    cpu[s] = c == null ? null : round(c, d);
     basis[s] = f ? `${driver[s]}^${f.exponent.toFixed(2)}` : 'no fit';
+    // Wall time if the stage's parallel part scaled perfectly over the cores (a lower bound): the rest is serial.
+    on2[s] = c == null ? null : round(PARALLEL[s] ? c / 2 : c, d);
+    on96[s] = c == null ? null : round(PARALLEL[s] ? c / 96 : c, d);
   }
-  return { ...PRODUCTION, seconds, basis };
+  return { ...PRODUCTION, cpu_seconds: cpu, basis, wall_s_on_2_cores: on2, wall_s_on_96_cores: on96 };
 }
 
 /**
@@ -200,26 +220,31 @@ function project(sizes) {
  * @param {Awaited<ReturnType<typeof runSize>>[]} sizes
  */
 function summarise(sizes) {
-  const fit = (/** @type {'seconds'|'peak_mib'} */ what) => Object.fromEntries(STAGES.map((s) => {
-    const f = fitGrowth(sizes.map((r) => ({ n: r.docs, y: /** @type {number} */ (r[what][s] ?? 0) })));
+  const fit = (/** @type {'seconds'|'cpu_seconds'|'peak_mib'} */ what) => Object.fromEntries(STAGES.map((s) => {
+    const f = fitGrowth(sizes.map((r) => ({ n: r.docs, y: /** @type {number} */ (r[what]?.[s] ?? 0) })));
     return [s, f ? round(f.exponent, 2) : null];
   }));
   const timeExp = fit('seconds');
+  const cpuExp = fit('cpu_seconds');
   const memExp = fit('peak_mib');
-  process.stderr.write(`\nstage        ${sizes.map((r) => `${String(r.docs).padStart(9)} docs: s / MiB`).join('  ')}   exponent: time / memory\n`);
+  process.stderr.write(`\nstage        ${sizes.map((r) => `${String(r.docs).padStart(9)} docs: wall s / CPU s / MiB`).join('  ')}   exponent: wall / CPU / memory\n`);
   for (const s of STAGES) {
-    const cells = sizes.map((r) => `${String(r.seconds[s]).padStart(12)} / ${String(r.peak_mib[s] ?? '-').padStart(6)}`).join('  ');
-    process.stderr.write(`${s.padEnd(12)} ${cells}   ${timeExp[s] ?? '-'} / ${memExp[s] ?? '-'}\n`);
+    const cells = sizes.map((r) => `${String(r.seconds[s]).padStart(10)} / ${String(r.cpu_seconds?.[s] ?? '-').padStart(8)} / ${String(r.peak_mib[s] ?? '-').padStart(5)}`).join('  ');
+    process.stderr.write(`${s.padEnd(12)} ${cells}   ${timeExp[s] ?? '-'} / ${cpuExp[s] ?? '-'} / ${memExp[s] ?? '-'}\n`);
   }
   const production = project(sizes);
-  process.stderr.write(`\nat the production report's scale (${PRODUCTION.tokens.toExponential(0)} tokens, ${PRODUCTION.articles.toLocaleString('en-US')} articles indexed, vocabulary ${PRODUCTION.vocabulary.toLocaleString('en-US')}), from the fits, wall seconds on this machine:\n`);
-  for (const s of STAGES) process.stderr.write(`${s.padEnd(12)} ${production.seconds[s] == null ? '-' : String(production.seconds[s]).padStart(12)}  (${production.basis[s]})\n`);
+  process.stderr.write(`\nat the production report's scale (${PRODUCTION.tokens.toExponential(0)} tokens, ${PRODUCTION.articles.toLocaleString('en-US')} articles indexed, vocabulary ${PRODUCTION.vocabulary.toLocaleString('en-US')}), from the CPU-time fits:\n`);
+  process.stderr.write(`stage        CPU s         wall s on 2 cores  on 96 cores  (fit)\n`);
+  for (const s of STAGES) {
+    const cell = (/** @type {number | null} */ v) => (v == null ? '-' : String(v)).padStart(12);
+    process.stderr.write(`${s.padEnd(12)} ${cell(production.cpu_seconds[s])} ${cell(production.wall_s_on_2_cores[s])} ${cell(production.wall_s_on_96_cores[s])}  (${production.basis[s]})\n`);
+  }
   if (opt.svg) {
-    const series = STAGES.map((s) => ({ name: s === 'search_p50' ? 'search p50' : s, points: sizes.map((r) => ({ n: r.docs, y: r.seconds[s] })) }));
-    fs.writeFileSync(opt.svg, scaleChartSvg(series, { title: 'Wall seconds per stage against corpus size (log-log)', yLabel: 'seconds' }) + '\n');
+    const series = STAGES.map((s) => ({ name: s === 'search_p50' ? 'one search' : s, points: sizes.map((r) => ({ n: r.docs, y: r.cpu_seconds?.[s] ?? 0 })) }));
+    fs.writeFileSync(opt.svg, scaleChartSvg(series, { title: 'CPU seconds per stage against corpus size (log-log)', yLabel: 'CPU seconds' }) + '\n');
     log(`chart: ${opt.svg}`);
   }
-  return { sizes: sizes.map((r) => r.docs), time_exponent: timeExp, memory_exponent: memExp, production, results: sizes };
+  return { sizes: sizes.map((r) => r.docs), time_exponent: timeExp, cpu_exponent: cpuExp, memory_exponent: memExp, production, results: sizes };
 }
 
 const command = `npm run bench:scale -- ${process.argv.slice(2).join(' ')}`.trim();

@@ -1,5 +1,5 @@
-// Helpers of the scaling benchmark (tests/bench/scale.bench.js): the growth-exponent fit, peak memory of this
-// process and its children sampled from /proc, and the log-log chart.
+// Helpers of the scaling benchmark (tests/bench/scale.bench.js): the growth-exponent fit, peak memory and CPU
+// time of this process and its children sampled from /proc, and the log-log chart.
 import fs from 'node:fs';
 import { scatter } from '../../pipeline/report/svg.js';
 import { CSS } from '../../pipeline/report/render.js';
@@ -34,20 +34,29 @@ export function fitGrowth(points) {
  */
 export const extrapolate = (fit, n) => fit.coefficient * n ** fit.exponent;
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux). */
+const USER_HZ = 100;
+
 /**
  * This process's descendants (children, grandchildren …) from /proc: pid, command line, resident and peak
- * resident memory in bytes. Processes that end while being read are skipped.
+ * resident memory in bytes, CPU seconds so far (user + system, all its threads). Processes that end while
+ * being read are skipped.
  * @param {number} root
- * @returns {{pid: number, cmd: string, rss: number, hwm: number}[]}
+ * @returns {{pid: number, cmd: string, rss: number, hwm: number, cpu: number}[]}
  */
 export function descendants(root) {
   /** @type {Map<number, number[]>} */
   const children = new Map();
+  /** @type {Map<number, number>} */
+  const cpu = new Map();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      // after "pid (comm) ": state ppid … utime stime are fields 4, 14 and 15 of stat(5)
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(f[1]);
+      cpu.set(Number(name), (Number(f[11]) + Number(f[12])) / USER_HZ);
       const list = children.get(ppid) ?? [];
       list.push(Number(name));
       children.set(ppid, list);
@@ -59,7 +68,7 @@ export function descendants(root) {
     const pid = /** @type {number} */ (todo.pop());
     todo.push(...(children.get(pid) ?? []));
     const m = memoryOf(pid);
-    if (m) out.push({ pid, ...m });
+    if (m) out.push({ pid, ...m, cpu: cpu.get(pid) ?? 0 });
   }
   return out;
 }
@@ -97,17 +106,25 @@ export function stageOf(cmd, marked) {
 }
 
 /**
- * Samples memory every `ms` until stopped: per stage, the peak of the summed resident memory of the processes
- * working for it (this process counts for the stage marked, children by stageOf()). A child's own peak (VmHWM)
- * is also taken, so a stage shorter than the interval is still seen once it has run for one sample.
+ * Samples this process and its children every `ms` until stopped, per stage:
+ * - peak memory: the peak of the summed resident memory of the processes working for it (this process counts
+ *   for the stage marked, children by stageOf()); a child's own peak (VmHWM) is also taken, so a stage shorter
+ *   than the interval is still seen once it has run for one sample;
+ * - CPU seconds: this process's between marks, plus each child's last seen total (a child's last `ms` before
+ *   it exits can be missed). CPU time, unlike wall time, hardly depends on how many other jobs share the cores.
  */
-export class MemorySampler {
+export class StageSampler {
   /** @param {number} [ms] */
   constructor(ms = 100) {
     /** @type {string} */
     this.marked = 'idle';
     /** @type {Record<string, number>} peak bytes per stage */
     this.peaks = {};
+    /** @type {Record<string, number>} this process's CPU seconds per stage */
+    this.ownCpu = {};
+    /** @type {Map<number, {stage: string, cpu: number}>} children's last seen CPU seconds */
+    this.childCpu = new Map();
+    this.lastCpu = process.cpuUsage();
     this.timer = setInterval(() => this.sample(), ms);
     this.timer.unref();
   }
@@ -115,6 +132,9 @@ export class MemorySampler {
   /** @param {string} stage what this process (and its unnamed children) works on from now */
   mark(stage) {
     this.sample();
+    const used = process.cpuUsage(this.lastCpu);
+    this.ownCpu[this.marked] = (this.ownCpu[this.marked] ?? 0) + (used.user + used.system) / 1e6;
+    this.lastCpu = process.cpuUsage();
     this.marked = stage;
     this.sample();
   }
@@ -127,15 +147,19 @@ export class MemorySampler {
       if (!stage) continue;
       sums[stage] = (sums[stage] ?? 0) + p.rss;
       if (stage !== this.marked) this.peaks[stage] = Math.max(this.peaks[stage] ?? 0, p.hwm);
+      this.childCpu.set(p.pid, { stage, cpu: p.cpu });
     }
     for (const [stage, bytes] of Object.entries(sums)) this.peaks[stage] = Math.max(this.peaks[stage] ?? 0, bytes);
   }
 
-  /** @returns {Record<string, number>} */
+  /** @returns {{peaks: Record<string, number>, cpu: Record<string, number>}} peak bytes and CPU seconds per stage */
   stop() {
-    this.sample();
+    this.mark('idle');
     clearInterval(this.timer);
-    return this.peaks;
+    /** @type {Record<string, number>} */
+    const cpu = { ...this.ownCpu };
+    for (const { stage, cpu: s } of this.childCpu.values()) cpu[stage] = (cpu[stage] ?? 0) + s;
+    return { peaks: this.peaks, cpu };
   }
 }
 

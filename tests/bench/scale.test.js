@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { SAMPLE_CORPUS } from '../../pipeline/paths.js';
-import { descendants, extrapolate, fitGrowth, scaleChartSvg, stageOf } from './scale.lib.js';
+import { descendants, extrapolate, fitGrowth, scaleChartSvg, StageSampler, stageOf } from './scale.lib.js';
 import { sentenceCounts, sentencePools, synthesize } from './synthetic-corpus.js';
 
 test('fitGrowth recovers the exponent and coefficient of a power law, and a least-squares slope of noisy points', () => {
@@ -61,9 +61,24 @@ test('descendants finds a running child with its command line and memory', async
     assert.ok(found, 'the child is listed');
     assert.match(found.cmd, /^sleep 30$/);
     assert.ok(found.rss > 0 && found.hwm >= found.rss);
+    assert.ok(found.cpu >= 0 && found.cpu < 5, String(found.cpu));
   } finally {
     child.kill();
   }
+});
+
+test('StageSampler counts a busy child\'s CPU seconds and memory for the stage marked while it ran', async () => {
+  const sampler = new StageSampler(50);
+  sampler.mark('embed');
+  // 0.6 s of CPU (not of wall time: the machine may be shared), then idle long enough to be sampled again
+  const busy = 'const u = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1e6; }; while (u() < 0.6); setTimeout(() => {}, 400);';
+  const child = spawn(process.execPath, ['-e', busy], { stdio: 'ignore' });
+  await once(child, 'exit');
+  sampler.mark('index');
+  const { peaks, cpu } = sampler.stop();
+  assert.ok(cpu.embed >= 0.6, `embed CPU ${cpu.embed}`);
+  assert.ok((cpu.index ?? 0) < 0.3, `index CPU ${cpu.index}`);
+  assert.ok(peaks.embed > 20 * 2 ** 20, 'this process and the child are resident');
 });
 
 test('scaleChartSvg draws every positive point on log10 axes with the stage named on its last point', () => {
