@@ -55,6 +55,7 @@ export function descendants(root) {
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
       // after "pid (comm) ": state ppid … utime stime are fields 4, 14 and 15 of stat(5)
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (f[0] === 'Z') continue; // exited, not yet reaped: no command line, no memory (its last sample counts)
       const ppid = Number(f[1]);
       cpu.set(Number(name), (Number(f[11]) + Number(f[12])) / USER_HZ);
       const list = children.get(ppid) ?? [];
@@ -147,7 +148,7 @@ export class StageSampler {
       if (!stage) continue;
       sums[stage] = (sums[stage] ?? 0) + p.rss;
       if (stage !== this.marked) this.peaks[stage] = Math.max(this.peaks[stage] ?? 0, p.hwm);
-      this.childCpu.set(p.pid, { stage, cpu: p.cpu });
+      this.childCpu.set(p.pid, { stage: this.childCpu.get(p.pid)?.stage ?? stage, cpu: p.cpu }); // a pid keeps its first stage
     }
     for (const [stage, bytes] of Object.entries(sums)) this.peaks[stage] = Math.max(this.peaks[stage] ?? 0, bytes);
   }

@@ -95,3 +95,25 @@ test('scaleChartSvg draws every positive point on log10 axes with the stage name
   assert.match(svg, /<title>word2vec, 10,000 documents: 100<\/title>/);
   assert.match(svg, /documents \(log10, 10,000 to 100,000\)/);
 });
+
+test('StageSampler keeps a Python stage\'s CPU under its stage after it exits and lingers unreaped', async () => {
+  const sampler = new StageSampler(50);
+  sampler.mark('tokenize');
+  // A grandchild whose command line names the gmm stage, 0.6 s of CPU, then a zombie: its parent (sleep) never
+  // reaps it, and a zombie's command line is empty.
+  const busy = 'const u = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1e6; }; while (u() < 0.6);';
+  const parent = spawn('sh', ['-c', `"${process.execPath}" -e '${busy}' -- -m scdv.train gmm & exec sleep 30`], { stdio: 'ignore' });
+  try {
+    for (let i = 0; i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const zombie = descendants(process.pid).length === 1; // only sleep is listed: the grandchild has exited
+      if (zombie && i > 2) break;
+    }
+    await new Promise((r) => setTimeout(r, 200)); // samples of the zombie
+    const { cpu } = sampler.stop();
+    assert.ok(cpu.gmm >= 0.5, `gmm CPU ${cpu.gmm}`);
+    assert.ok((cpu.tokenize ?? 0) < cpu.gmm, `tokenize CPU ${cpu.tokenize}`);
+  } finally {
+    parent.kill();
+  }
+});
