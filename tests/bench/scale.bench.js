@@ -10,9 +10,11 @@
 // word2vec, idf, gmm, topics, then the model analysis), then every document embedded with the new model and
 // upserted into a native store collection (flushed, merged into one segment), then --queries stored documents
 // searched with their own vectors (top 10, themselves excluded; p50 after a warm-up).
-// Per stage: wall seconds and peak resident memory of the processes doing it (this process for embed, index
-// and search; the tokenise workers; each Python stage's process), sampled from /proc every 100 ms.
-// Then, per stage, the growth exponent fitted by least squares on log-log, and a log-log chart (--svg).
+// Per stage: wall seconds, CPU seconds and peak resident memory of the processes doing it (this process for
+// embed, index and search; the tokenise workers; each Python stage's process), sampled from /proc every 100 ms.
+// Then, per stage, growth exponents fitted by least squares on log-log (wall, CPU, memory), a projection of the
+// CPU time to the production report's scale with the wall time on 2 and on 96 cores, and a log-log chart of
+// the CPU seconds (--svg). CPU time is the figure to read on a shared machine: wall time follows the load.
 // Each size's result is appended to --out as soon as it is measured, so a long run that is cut short keeps
 // what it finished (--from summarises it). Progress and the report go to stderr; the last stdout line is JSON.
 import fs from 'node:fs';
