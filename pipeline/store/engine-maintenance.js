@@ -5,11 +5,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { errors } from '../errors.js';
-import { FORMAT, fsyncDir, newlyDeleted, publishManifest, readDeletions, walName, writeDeletions, writeFileDurable } from './files.js';
+import { FORMAT, fsyncDirAsync, newlyDeleted, publishManifestAsync, readDeletions, walName, writeDeletions, writeFileDurableAsync } from './files.js';
 import { WAL_HEADER_BYTES, collapse, decodeRecords, encodeHeader, pack } from './wal.js';
 import { wrapNative } from './engine-state.js';
 import { loadManifest, refresh } from './engine-view.js';
+
+const fsRead = promisify(fs.read);
 
 /** @typedef {import('./engine-state.js').EngineState} EngineState */
 
@@ -32,7 +35,7 @@ export async function flushLocked(s) {
   const oldWal = walName(s.walSeq);
   const buf = Buffer.allocUnsafe(s.walOffset - WAL_HEADER_BYTES);
   for (let got = 0; got < buf.length;) {
-    const r = fs.readSync(s.walFd, buf, got, buf.length - got, WAL_HEADER_BYTES + got);
+    const { bytesRead: r } = await fsRead(s.walFd, buf, got, buf.length - got, WAL_HEADER_BYTES + got);
     if (r === 0) throw errors.STORE_CORRUPT(path.join(dir, oldWal), 'shorter than already read');
     got += r;
   }
@@ -49,16 +52,21 @@ export async function flushLocked(s) {
   const obsolete = [oldWal, s.manifestName];
   /** @type {string[]} */
   const oldDels = [];
-  // Older copies of every id written in this WAL are deleted in their segments.
+  // Older copies of every id written in this WAL are deleted in their segments. Every write and fsync of a flush runs on the libuv pool, so a serving process's event loop is not held by
+  // the disk; independent files are written side by side (each pool round trip waits behind searches there).
   const located = s.view.locate([...ops.keys()]);
-  m.segments.forEach((seg, i) => {
+  const writes = m.segments.map(async (seg, i) => {
     const locals = located[i];
-    if (!locals || locals.length === 0) { segments.push(seg); return; }
+    if (!locals || locals.length === 0) return seg;
     const del = `${seg.name}.del-${gen}`;
-    const deleted = writeDeletions(dir, del, seg.docs, seg.del, locals);
+    const deleted = await writeDeletions(dir, del, seg.docs, seg.del, locals);
     if (seg.del) oldDels.push(seg.del);
-    segments.push({ ...seg, del, deleted });
+    return { ...seg, del, deleted };
   });
+  const newSeq = s.walSeq + 1;
+  const newWal = writeFileDurableAsync(path.join(dir, walName(newSeq)), encodeHeader(newSeq));
+  newWal.catch(() => {}); // awaited below; a failure before then must not become an unhandled rejection
+  segments.push(...await Promise.all(writes));
   if (ups.length) {
     const name = `seg-${String(s.walSeq).padStart(10, '0')}.seg`;
     const tmp = path.join(dir, `${name}.tmp`);
@@ -73,10 +81,8 @@ export async function flushLocked(s) {
     fs.renameSync(tmp, path.join(dir, name));
     segments.push({ name, docs: r.docs, nnz: r.nnz, bytes: r.bytes, postingsBytes: r.postingsBytes, del: null, deleted: 0 });
   }
-  const newSeq = s.walSeq + 1;
-  writeFileDurable(path.join(dir, walName(newSeq)), encodeHeader(newSeq));
-  const name = publishManifest(dir, { format: FORMAT, generation: gen, wal: newSeq, segments });
-  loadManifest(s, name);
+  await newWal;
+  await publishManifestAsync(dir, { format: FORMAT, generation: gen, wal: newSeq, segments }, (name) => loadManifest(s, name));
   for (const f of obsolete) fs.rmSync(path.join(dir, f), { force: true });
   // A merge running now may still need the replaced deletion files (to carry deletions over): those are
   // left to the merge's clean-up.
@@ -210,7 +216,7 @@ async function mergeOnce(s, inputs) {
           const locals = Uint32Array.from([...pos].filter((x) => x >= 0));
           if (locals.length) {
             out.del = `${outName}.del-${gen}`;
-            out.deleted = writeDeletions(dir, out.del, r.docs, null, locals);
+            out.deleted = await writeDeletions(dir, out.del, r.docs, null, locals);
           }
         }
       }
@@ -222,9 +228,8 @@ async function mergeOnce(s, inputs) {
         if (!placed && out) segments.push(out);
         placed = true;
       }
-      if (!out) fsyncDir(dir);
-      const name = publishManifest(dir, { format: FORMAT, generation: gen, wal: cur.wal, segments });
-      loadManifest(s, name);
+      if (!out) await fsyncDirAsync(dir);
+      await publishManifestAsync(dir, { format: FORMAT, generation: gen, wal: cur.wal, segments }, (name) => loadManifest(s, name));
       for (const f of obsolete) fs.rmSync(path.join(dir, f), { force: true });
       cleanup(s); // holding LOCK and MERGE.lock: nothing else can be writing files
     });

@@ -46,6 +46,19 @@ export function fsyncDir(dir) {
 }
 
 /**
+ * fsyncDir on the libuv thread pool: the event loop keeps serving while the disk syncs.
+ * @param {string} dir
+ */
+export async function fsyncDirAsync(dir) {
+  const h = await fs.promises.open(dir, 'r');
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+
+/**
  * Whether the descriptor is (still) the file at this path: false once the path is gone or names another file.
  * @param {number} fd
  * @param {string} file
@@ -72,6 +85,35 @@ export function writeFileDurable(file, data) {
     fs.closeSync(fd);
   }
   fs.renameSync(tmp, file);
+}
+
+/**
+ * writeFileDurable with the write and the fsync on the libuv thread pool (temp file, fsync, rename; the
+ * caller fsyncs the folder).
+ * @param {string} file
+ * @param {string | Uint8Array} data
+ */
+export async function writeFileDurableAsync(file, data) {
+  const tmp = await writeTempDurable(file, data);
+  await fs.promises.rename(tmp, file);
+}
+
+/**
+ * The temp file of an atomic replace, written and fsynced on the thread pool; the caller renames it.
+ * @param {string} file
+ * @param {string | Uint8Array} data
+ * @returns {Promise<string>} the temp file's path
+ */
+async function writeTempDurable(file, data) {
+  const tmp = `${file}.tmp-${process.pid}`;
+  const h = await fs.promises.open(tmp, 'w', 0o644);
+  try {
+    await h.writeFile(data);
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+  return tmp;
 }
 
 /** @param {number} n */
@@ -144,6 +186,28 @@ export function publishManifest(dir, m) {
   return name;
 }
 
+/**
+ * publishManifest with every write and fsync on the libuv thread pool, for flushes and merges of a serving
+ * process. The same order and the same durability: the manifest is durable before CURRENT names it, and the
+ * folder is fsynced before this resolves (the caller removes replaced files only then). `install` runs right
+ * after CURRENT's rename, in the same tick, so that this process's view never lags what CURRENT names while
+ * the folder syncs (a reader of this process would otherwise load the new manifest itself, meanwhile).
+ * @param {string} dir
+ * @param {Manifest} m
+ * @param {(name: string) => void} install
+ * @returns {Promise<string>} its file name
+ */
+export async function publishManifestAsync(dir, m, install) {
+  const name = manifestName(m.generation);
+  const current = path.join(dir, 'CURRENT');
+  // Both durable before CURRENT is replaced: the manifest it names, and its own new content.
+  const [, tmp] = await Promise.all([writeFileDurableAsync(path.join(dir, name), JSON.stringify(m, null, 1)), writeTempDurable(current, `${name}\n`)]);
+  fs.renameSync(tmp, current);
+  install(name);
+  await fsyncDirAsync(dir);
+  return name;
+}
+
 const DEL_MAGIC = Buffer.from('SCDVDEL1', 'latin1');
 
 /**
@@ -163,15 +227,29 @@ export function readDeletions(file, docs) {
 }
 
 /**
- * A new deletion file: the old bitmap (if any) plus the given local documents.
+ * A new deletion file: the old bitmap (if any) plus the given local documents; written and fsynced on the
+ * libuv thread pool (the caller fsyncs the folder).
  * @param {string} dir
  * @param {string} file new file name
  * @param {number} docs
  * @param {string | null} oldFile
  * @param {ArrayLike<number>} locals
- * @returns {number} deleted documents in the new bitmap
+ * @returns {Promise<number>} deleted documents in the new bitmap
  */
-export function writeDeletions(dir, file, docs, oldFile, locals) {
+export async function writeDeletions(dir, file, docs, oldFile, locals) {
+  const { out, deleted } = encodeDeletions(dir, docs, oldFile, locals);
+  await writeFileDurableAsync(path.join(dir, file), out);
+  return deleted;
+}
+
+/**
+ * The bitmap file's bytes: the old bitmap's bits plus `locals`.
+ * @param {string} dir
+ * @param {number} docs
+ * @param {string | null} oldFile
+ * @param {ArrayLike<number>} locals
+ */
+function encodeDeletions(dir, docs, oldFile, locals) {
   const nb = (docs + 7) >> 3;
   const bits = oldFile ? readDeletions(path.join(dir, oldFile), docs) : Buffer.alloc(nb);
   for (let i = 0; i < locals.length; i++) bits[locals[i] >> 3] |= 1 << (locals[i] & 7);
@@ -186,8 +264,7 @@ export function writeDeletions(dir, file, docs, oldFile, locals) {
   out.writeUInt32LE(deleted, 12);
   bits.copy(out, 16);
   out.writeUInt32LE(crc32(out.subarray(0, 16 + nb)), 16 + nb);
-  writeFileDurable(path.join(dir, file), out);
-  return deleted;
+  return { out, deleted };
 }
 
 /**
