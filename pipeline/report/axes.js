@@ -185,15 +185,13 @@ export function fitText(text, fontSize, maxWidth) {
  * A legend: one swatch and text per entry, in a column from (x, y), or in a row when `row` is set. With
  * `maxWidth`, a column's texts are cut to fit it (the whole text stays in the entry's hover title).
  * @param {{color: string, text: string, shape?: 'square'|'line'|'dot'}[]} entries
- * @param {{x: number, y: number, row?: boolean, gap?: number, maxWidth?: number}} at
+ * @param {{x: number, y: number, row?: boolean, gap?: number, maxWidth?: number, wrapAt?: number}} at (row: entries side by side, on a new row past wrapAt)
  */
 export function legend(entries, at) {
-  let x = at.x;
+  const spots = at.row ? legendRowSpots(entries, at) : entries.map((_, i) => ({ x: at.x, y: at.y + i * 18 }));
   const items = entries.map((e, i) => {
     const shown = at.maxWidth ? fitText(e.text, 12, at.maxWidth - 20) : e.text;
-    const ex = at.row ? x : at.x;
-    const ey = at.row ? at.y : at.y + i * 18;
-    if (at.row) x += 22 + estimateWidth(e.text, 12) + (at.gap ?? 16);
+    const { x: ex, y: ey } = spots[i];
     const swatch = e.shape === 'line'
       ? `<line x1="${ex}" y1="${ey - 4}" x2="${ex + 14}" y2="${ey - 4}" stroke="${e.color}" stroke-width="2.5"/>`
       : e.shape === 'dot' ? `<circle cx="${ex + 6}" cy="${ey - 4}" r="4.5" fill="${e.color}"/>`
@@ -202,6 +200,25 @@ export function legend(entries, at) {
     return `<g class="entry">${title}${swatch}<text x="${ex + 20}" y="${ey}" class="lbl">${esc(shown)}</text></g>`;
   }).join('');
   return `<g class="legend">${items}</g>`;
+}
+
+/**
+ * Where each entry of a legend in rows goes: left to right from at.x, on a new row (18 px lower) when the next
+ * entry would pass at.wrapAt.
+ * @param {{text: string}[]} entries
+ * @param {{x: number, y: number, gap?: number, wrapAt?: number}} at
+ * @returns {{x: number, y: number}[]}
+ */
+export function legendRowSpots(entries, at) {
+  let x = at.x;
+  let y = at.y;
+  return entries.map((e) => {
+    const width = 22 + estimateWidth(e.text, 12);
+    if (at.wrapAt !== undefined && x > at.x && x + width > at.wrapAt) { x = at.x; y += 18; }
+    const spot = { x, y };
+    x += width + (at.gap ?? 16);
+    return spot;
+  });
 }
 
 /**

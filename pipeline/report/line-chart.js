@@ -2,10 +2,10 @@
 // log-log chart are drawn by this one function. Static SVG (no script), every point hoverable.
 import { esc, fmt } from './html.js';
 import { errors } from '../errors.js';
-import { r1, makeScale, bottomAxis, leftAxis, leftAxisWidth, rightOverhang, legend, chartSvg } from './axes.js';
+import { r1, makeScale, bottomAxis, leftAxis, leftAxisWidth, rightOverhang, legend, legendRowSpots, chartSvg } from './axes.js';
 
 /** Series colours, in order (none is the report's "flagged" red). */
-export const SERIES_COLORS = Object.freeze(['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#9c755f', '#d4a62a', '#2f4b7c']);
+export const SERIES_COLORS = Object.freeze(['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#9c755f', '#d4a62a', '#2f4b7c', '#ff9da7', '#17becf']);
 
 /**
  * @typedef {object} LineSeries
@@ -57,7 +57,10 @@ export function lineChartSvg(spec) {
   const showLegend = spec.legend ?? spec.series.length > 1;
   const w = spec.width ?? 440;
   const h = spec.height ?? 240;
-  const pad = { l: 0, r: 16, t: showLegend ? 30 : 12, b: 50 };
+  const keyEntries = spec.series.map((s) => ({ text: s.name }));
+  // A legend too wide for one row wraps; the plot starts below its last row.
+  const keyRows = showLegend ? 1 + (legendRowSpots(keyEntries, { x: 0, y: 0, wrapAt: w - 70 }).at(-1)?.y ?? 0) / 18 : 0;
+  const pad = { l: 0, r: 16, t: showLegend ? 12 + 18 * keyRows : 12, b: 50 };
   const all = spec.series.flatMap((s) => s.points);
   const sy = makeScale(all.map((p) => p.y), spec.y, h - pad.b, pad.t);
   pad.l = leftAxisWidth(sy);
@@ -73,6 +76,6 @@ export function lineChartSvg(spec) {
   }).join('');
   const axes = leftAxis(sy, { x: pad.l, y0: pad.t, y1: h - pad.b, gridTo: w - pad.r, label: spec.y.label }) +
     bottomAxis(sx, { y: h - pad.b, x0: pad.l, x1: w - pad.r, label: spec.x.label });
-  const key = showLegend ? legend(spec.series.map((s, i) => ({ color: color(s, i), text: s.name, shape: /** @type {const} */ ('line') })), { x: pad.l, y: 16, row: true }) : '';
+  const key = showLegend ? legend(spec.series.map((s, i) => ({ color: color(s, i), text: s.name, shape: /** @type {const} */ ('line') })), { x: pad.l, y: 16, row: true, wrapAt: w - pad.r }) : '';
   return chartSvg(w, h, spec.title, axes + lines + key);
 }

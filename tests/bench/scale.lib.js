@@ -1,7 +1,7 @@
 // Helpers of the scaling benchmark (tests/bench/scale.bench.js): the growth-exponent fit, peak memory and CPU
 // time of this process and its children sampled from /proc, and the log-log chart.
 import fs from 'node:fs';
-import { scatter } from '../../pipeline/report/svg.js';
+import { lineChartSvg } from '../../pipeline/report/svg.js';
 import { CSS } from '../../pipeline/report/render.js';
 
 /**
@@ -167,32 +167,27 @@ export class StageSampler {
 /** @param {number} y three significant digits, without an exponent */
 const short = (y) => String(Number(y.toPrecision(3)));
 
-const PALETTE = ['#4a7bb7', '#c0504d', '#9bbb59', '#8064a2', '#f79646', '#4bacc6', '#7f6000', '#333333'];
-
 /**
- * The log-log chart of cost against corpus size, one colour per stage: the one place that draws it, today
- * with the report library's scatter() on log10 coordinates (each point labelled with its stage and value), so
- * that it can move to a line chart with log axes when the report library has one. A standalone SVG file: the
- * report's own chart styles are inlined.
+ * The log-log chart of cost against corpus size, one line per stage: the one place that draws it, with the
+ * training report's line chart (log axes, ticks, legend). Points of 0 or below cannot sit on a log axis and are
+ * left out. A standalone SVG file: the report's own chart styles are inlined.
  * @param {{name: string, points: {n: number, y: number}[]}[]} series
  * @param {{title: string, yLabel: string}} opts
  */
 export function scaleChartSvg(series, opts) {
-  const points = series.flatMap((s, si) => s.points.filter((p) => p.n > 0 && p.y > 0).map((p, i) => ({
-    x: Math.log10(p.n),
-    y: Math.log10(p.y),
-    color: PALETTE[si % PALETTE.length],
-    title: `${s.name}, ${p.n.toLocaleString('en-US')} documents: ${short(p.y)}`,
-    label: i === 0 ? `${s.name} ${short(p.y)}` : short(p.y),
-  })));
-  const ns = series.flatMap((s) => s.points.map((p) => p.n)).filter((n) => n > 0);
-  // scatter() fits its x axis to the points: an invisible one to the right leaves room for the last labels.
-  if (points.length) {
-    const [lo, hi] = [Math.log10(Math.min(...ns)), Math.log10(Math.max(...ns))];
-    points.push({ x: hi + 0.15 * (hi - lo || 1), y: points[0].y, color: 'none', title: '', label: '' });
-  }
-  const range = ns.length ? `, ${Math.min(...ns).toLocaleString('en-US')} to ${Math.max(...ns).toLocaleString('en-US')}` : '';
-  const body = scatter(points, { title: opts.title, xLabel: `documents (log10${range})`, yLabel: `${opts.yLabel} (log10)`, width: 760, height: 460 });
+  const lines = series
+    .map((s) => ({
+      name: s.name,
+      points: s.points.filter((p) => p.n > 0 && p.y > 0)
+        .map((p) => ({ x: p.n, y: p.y, label: `${s.name}, ${p.n.toLocaleString('en-US')} documents: ${short(p.y)}` })),
+    }))
+    .filter((s) => s.points.length);
+  const body = lineChartSvg({
+    title: opts.title, series: lines, width: 760, height: 460,
+    x: { label: 'documents', log: true, format: (v) => v.toLocaleString('en-US') },
+    y: { label: opts.yLabel, log: true },
+  });
   const style = CSS.split('\n').filter((l) => l.startsWith('.chart')).join('');
-  return body.replace('<title>', `<style>${style}text{font-family:sans-serif}</style><title>`);
+  const svg = body.includes('xmlns=') ? body : body.replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ');
+  return svg.replace('<title>', `<style>${style}text{font-family:sans-serif}</style><title>`);
 }
