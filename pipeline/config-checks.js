@@ -71,8 +71,9 @@ export function validateEvents(e, x) {
 }
 
 /**
- * Pseudo-relevance feedback settings (pipeline/match/rerank.js): {docs: 0-100 (0: off), weight: 0-10}.
- * @param {{docs: number, weight: number}} f
+ * Pseudo-relevance feedback settings (pipeline/match/rerank.js): {enabled: related lists use it unless a request says
+ * feedback=false, docs: 0-100 (0: never), weight: 0-10}.
+ * @param {{enabled: boolean, docs: number, weight: number}} f
  * @param {string} name
  */
 export function validateFeedback(f, name) {

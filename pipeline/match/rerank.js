@@ -58,6 +58,14 @@ export function parseHalfLife(text) {
   return Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1)];
 }
 
+/**
+ * The feedback a related list uses when it asks for it: the configured depth and weight, or null when they make it
+ * a no-op (docs or weight 0).
+ * @param {{docs: number, weight: number}} cfg server.rerank.relatedFeedback
+ * @returns {Feedback | null}
+ */
+export const feedbackSettings = (cfg) => (cfg.docs > 0 && cfg.weight > 0 ? { docs: cfg.docs, weight: cfg.weight } : null);
+
 /** @param {RerankOptions} o whether any option changes the plain top-k */
 export const rerankActive = (o) => o.duplicateThreshold !== null || o.halfLifeMs !== null || o.maxPerSite !== null;
 

@@ -39,6 +39,7 @@ const EMBED_AXES = /** @type {const} */ ({
   keepCount: 'embed.keepCount',
   alpha: 'embed.hybrid.alpha',
   maxTerms: 'embed.hybrid.maxTerms',
+  feedback: 'server.rerank.relatedFeedback.enabled',
   feedbackDocs: 'server.rerank.relatedFeedback.docs',
   feedbackWeight: 'server.rerank.relatedFeedback.weight',
 });

@@ -16,7 +16,7 @@
 // same embedder as the server, stored under .scdv/bench/api/ and reused by later runs with the same inputs.
 // The server runs in a child process; autocannon runs here.
 // Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "ceiling_rps":…, "related_live_rps":…,
-// "related_live_p99_ms":…, "text_rps":…, "text_p99_ms":… (at the most connections), "write_p99_ms":…, "read_p99_ms":…,
+// "related_live_p99_ms":…, "related_live_nofb_rps":…, "related_live_nofb_p99_ms":… (feedback=false), "text_rps":…, "text_p99_ms":… (at the most connections), "write_p99_ms":…, "read_p99_ms":…,
 // "read_p99_with_writes_ms":…, "write_loop_cpu_ms":… (embedding threads: the event loop's CPU time per write),
 // "inline_write_p99_ms":…, "inline_read_p99_ms":…, "inline_read_p99_with_writes_ms":…, "inline_write_loop_cpu_ms":… (event loop)}
 import fs from 'node:fs';
@@ -148,6 +148,8 @@ async function main() {
       ceiling: () => ({ path: '/bench/ceiling' }),
       related: (n) => ({ path: `/v1/collections/articles/documents/${popular[n % popular.length]}/related?k=10` }),
       related_live: (n) => ({ path: `/v1/collections/articles/documents/${everyId[(liveOffset + n) % everyId.length]}/related?k=10` }),
+      // The same without pseudo-relevance feedback (one search instead of two): what the default's feedback costs.
+      related_live_nofb: (n) => ({ path: `/v1/collections/articles/documents/${everyId[(liveOffset + n) % everyId.length]}/related?k=10&feedback=false` }),
       match: (n) => ({ path: `/v1/match?collection=ads&for=${everyId[n % everyId.length]}&k=10` }),
       text: (n) => ({ method: 'POST', path: '/v1/collections/articles/related', headers: { 'content-type': 'application/json' }, body: texts[n % texts.length] }),
     };
@@ -180,9 +182,9 @@ async function main() {
         });
         await run(1);
         const r = await run(duration);
-        if (name === 'related_live') liveOffset += n; // the next level asks for articles not asked for yet
+        if (name.startsWith('related_live')) liveOffset += n; // the next level asks for articles not asked for yet
         (results[name] ??= {})[c] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
-        process.stderr.write(`${name.padEnd(12)} c=${String(c).padEnd(3)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  errors ${r.errors + r.non2xx}\n`);
+        process.stderr.write(`${name.padEnd(17)} c=${String(c).padEnd(3)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  errors ${r.errors + r.non2xx}\n`);
       }
     }
     // ---- writes under read load: this server (embedding threads), then one embedding on the event loop
@@ -236,7 +238,7 @@ async function main() {
     console.log('scenario     conns   req/s   p50 ms   p99 ms   errors');
     for (const [name, byC] of Object.entries(results)) {
       for (const [c, r] of Object.entries(byC)) {
-        console.log(`${name.padEnd(12)} ${c.padStart(5)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.errors).padStart(8)}`);
+        console.log(`${name.padEnd(17)} ${c.padStart(5)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.errors).padStart(8)}`);
       }
     }
     const related = results.related[top];
@@ -249,6 +251,7 @@ async function main() {
       related_rps: Math.round(related.rps), related_p99_ms: related.p99, match_rps: Math.round(results.match[top].rps),
       match_p99_ms: results.match[top].p99, ceiling_rps: Math.round(ceiling.rps),
       related_live_rps: Math.round(live.rps), related_live_p99_ms: live.p99,
+      related_live_nofb_rps: Math.round(results.related_live_nofb[top].rps), related_live_nofb_p99_ms: results.related_live_nofb[top].p99,
       text_rps: Math.round(results.text[top].rps), text_p99_ms: results.text[top].p99,
       write_p99_ms: mixed.threads.writes.p99, read_p99_ms: mixed.threads.readAlone.p99, read_p99_with_writes_ms: mixed.threads.readWithWrites.p99,
       inline_write_p99_ms: mixed.inline.writes.p99, inline_read_p99_ms: mixed.inline.readAlone.p99,

@@ -16,7 +16,7 @@ const { runEval } = await import('../../pipeline/eval/run.js');
 let srv;
 const KEY = { authorization: `Bearer ${h.API_KEY}` };
 const DOC = 'sports-watch-4597641';
-const FEEDBACK = { docs: 3, weight: 1 };
+const FEEDBACK = { enabled: true, docs: 3, weight: 1 };
 const config = loadConfig({
   overrides: {
     ...h.trainOverrides(1),
@@ -112,29 +112,38 @@ test('with feedback, a copy of the query document is still judged by its similar
 test('the option is in the related routes\' OpenAPI schema, not in match', async () => {
   const doc = await call('/docs/json');
   const related = doc.paths['/v1/collections/{collection}/documents/{id}/related'].get.parameters.find((/** @type {any} */ p) => p.name === 'feedback');
-  assert.equal(related?.schema?.default, true);
+  assert.equal(related?.schema?.default, true, 'this server enables it');
   assert.ok(doc.paths['/v1/match'].get.parameters.every((/** @type {any} */ p) => p.name !== 'feedback'));
+});
+
+test('feedback is opt-in: with the default configuration the related routes\' option defaults to false', async () => {
+  const { openapiDocument } = await import('../../server/openapi-document.js');
+  const doc = /** @type {any} */ (await openapiDocument());
+  const related = doc.paths['/v1/collections/{collection}/documents/{id}/related'].get.parameters.find((/** @type {any} */ p) => p.name === 'feedback');
+  assert.equal(related?.schema?.default, false);
+  assert.equal(loadConfig().server.rerank.relatedFeedback.enabled, false);
 });
 
 test('config: relatedFeedback is checked with a message naming the field', () => {
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { docs: -1 } } } } }), /server\.rerank\.relatedFeedback\.docs must be a whole number from 0 \(off\) to 100, got -1/);
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { weight: 'x' } } } } }), /server\.rerank\.relatedFeedback\.weight must be a number/);
+  assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { enabled: 'yes' } } } } }), /server\.rerank\.relatedFeedback\.enabled must be a boolean, got "yes"/);
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { depth: 2 } } } } }), /unknown key server\.rerank\.relatedFeedback\.depth/);
 });
 
-test('scdv eval computes related lists as the route does: feedback changes its neighbours, docs 0 turns it off', async () => {
+test('scdv eval computes related lists as the route does: feedback changes its neighbours, enabled false turns it off', async () => {
   const fs = await import('node:fs');
   const os = await import('node:os');
   const path = await import('node:path');
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fb-eval-')), 'corpus.jsonl');
   fs.writeFileSync(file, docs.map((d) => JSON.stringify({ id: d.id, title: d.title, body: d.body, category: d.category })).join('\n') + '\n');
-  const evalWith = (/** @type {{docs: number, weight: number}} */ f) => runEval({
+  const evalWith = (/** @type {{enabled: boolean, docs: number, weight: number}} */ f) => runEval({
     model: h.MODEL_A, corpus: file, labelField: 'category', folds: 0, baselines: false, write: false, log: () => {},
     config: loadConfig({ overrides: { ...h.trainOverrides(1), embed: { keepCount: 36 }, server: { rerank: { relatedFeedback: f, collapseRelated: false } } } }),
   });
   const on = await evalWith(FEEDBACK);
-  const off = await evalWith({ docs: 0, weight: 1 });
-  assert.deepEqual(on.settings.related.feedback, FEEDBACK);
+  const off = await evalWith({ ...FEEDBACK, enabled: false });
+  assert.deepEqual(on.settings.related.feedback, { docs: FEEDBACK.docs, weight: FEEDBACK.weight });
   assert.equal(off.settings.related.feedback, null);
   assert.notDeepEqual(on.per_query.hits_at_10.scdv, off.per_query.hits_at_10.scdv);
 });
