@@ -36,10 +36,7 @@ after(async () => {
 });
 
 /** @param {import('light-my-request').InjectOptions | string} opts */
-async function call(opts) {
-  const res = await srv.app.inject(opts);
-  return { status: res.statusCode, body: res.json() };
-}
+const call = (opts) => h.inject(srv.app, opts);
 /** @param {Record<string, unknown> | undefined} body */
 const activateB = (body) => call({ method: 'POST', url: `/v1/models/${h.MODEL_B}/activate`, headers: KEY, ...(body === undefined ? {} : { payload: body }) });
 

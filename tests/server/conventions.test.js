@@ -26,10 +26,7 @@ after(async () => {
 });
 
 /** @param {import('light-my-request').InjectOptions | string} opts */
-async function call(opts) {
-  const res = await srv.app.inject(opts);
-  return { status: res.statusCode, body: res.headers['content-type']?.toString().includes('json') ? res.json() : res.body };
-}
+const call = (opts) => h.inject(srv.app, opts);
 
 test('results carry the stored category and site', async () => {
   const doc = h.sampleDocs().find((d) => d.id === DOC);

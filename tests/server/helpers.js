@@ -117,3 +117,13 @@ export async function teardown() {
   state = null;
   fs.rmSync(tmp, { recursive: true, force: true });
 }
+
+/**
+ * One request through Fastify's inject: its status, and its body parsed when it is JSON.
+ * @param {import('fastify').FastifyInstance} app
+ * @param {import('light-my-request').InjectOptions | string} opts
+ */
+export async function inject(app, opts) {
+  const res = await app.inject(opts);
+  return { status: res.statusCode, body: res.headers['content-type']?.toString().includes('json') ? res.json() : res.body };
+}

@@ -46,10 +46,7 @@ after(async () => {
 });
 
 /** @param {import('light-my-request').InjectOptions | string} opts */
-async function call(opts) {
-  const res = await srv.app.inject(opts);
-  return { status: res.statusCode, body: res.json() };
-}
+const call = (opts) => h.inject(srv.app, opts);
 
 test('by default an unrelated text gets no ad, a related one does; the answer says what min_score cut', async () => {
   assert.equal(config.server.matchMinScore, 0.1);

@@ -43,10 +43,7 @@ after(async () => {
 });
 
 /** @param {import('light-my-request').InjectOptions | string} opts */
-async function call(opts) {
-  const res = await srv.app.inject(opts);
-  return { status: res.statusCode, body: res.json() };
-}
+const call = (opts) => h.inject(srv.app, opts);
 
 /** @param {string} collection @param {string} id @param {Record<string, any>} doc */
 async function put(collection, id, doc) {

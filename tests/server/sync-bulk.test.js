@@ -25,10 +25,7 @@ after(async () => {
 });
 
 /** @param {import('light-my-request').InjectOptions | string} opts */
-async function call(opts) {
-  const res = await srv.app.inject(opts);
-  return { status: res.statusCode, body: res.headers['content-type']?.toString().includes('json') ? res.json() : res.body };
-}
+const call = (opts) => h.inject(srv.app, opts);
 
 /** @param {string} payload */
 const syncBulk = (payload, collection = 'sync') => call({ method: 'POST', url: `/v1/collections/${collection}/documents:bulk?sync=true`, headers: NDJSON, payload });
