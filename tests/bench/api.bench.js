@@ -22,7 +22,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fork, spawnSync } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
@@ -81,17 +81,12 @@ async function main() {
   const levels = String(values.connections).split(',').map(Number);
   const { default: autocannon } = await import('autocannon');
   const { loadConfig, hashOf } = await import('../../pipeline/config.js');
-  const { SHARED_DIR, modelsDir } = await import('../../pipeline/paths.js');
+  const { modelsDir } = await import('../../pipeline/paths.js');
   const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
   const { sentencePools, synthesize } = await import('./synthetic-corpus.js');
 
-  const corpus = path.join(SHARED_DIR, 'corpora', 'livedoor', 'dev.jsonl');
-  if (!fs.existsSync(corpus)) { console.error(`no corpus at ${corpus}`); process.exit(2); }
-  if (!fs.existsSync(path.join(modelsDir(), MODEL, 'manifest.json'))) {
-    process.stderr.write(`model ${MODEL} missing: training it (tests/bench/train.bench.js)\n`);
-    const r = spawnSync(process.execPath, [path.join(REPO, 'tests', 'bench', 'train.bench.js')], { stdio: 'inherit' });
-    if (r.status !== 0) process.exit(1);
-  }
+  const { ensureBenchModel } = await import('./bench-model.js');
+  const corpus = ensureBenchModel(MODEL);
   const config = loadConfig();
   const manifest = JSON.parse(fs.readFileSync(path.join(modelsDir(), MODEL, 'manifest.json'), 'utf8'));
   const pools = sentencePools(corpus);

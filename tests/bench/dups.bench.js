@@ -17,12 +17,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 
-const HERE = fileURLToPath(import.meta.url);
-const REPO = path.resolve(path.dirname(HERE), '..', '..');
 const MODEL = 'bench-livedoor-dev';
 process.env.SCDV_STORE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-bench-dups-'));
 
@@ -33,7 +29,7 @@ const { values } = parseArgs({
   },
 });
 const { loadConfig } = await import('../../pipeline/config.js');
-const { SHARED_DIR, modelsDir, storeDirFor } = await import('../../pipeline/paths.js');
+const { storeDirFor } = await import('../../pipeline/paths.js');
 const { parseDocument } = await import('../../pipeline/corpus/document.js');
 const { createEmbedder } = await import('../../pipeline/embed/index.js');
 const { documentMeta } = await import('../../pipeline/embed/meta.js');
@@ -42,13 +38,8 @@ const { openStore } = await import('../../pipeline/store/index.js');
 const { searchCollection } = await import('../../pipeline/match/rerank.js');
 const { rng } = await import('../lib/random.js');
 
-const corpus = path.join(SHARED_DIR, 'corpora', 'livedoor', 'dev.jsonl');
-if (!fs.existsSync(corpus)) { console.error(`no corpus at ${corpus}`); process.exit(2); }
-if (!fs.existsSync(path.join(modelsDir(), MODEL, 'manifest.json'))) {
-  process.stderr.write(`model ${MODEL} missing: training it (tests/bench/train.bench.js)\n`);
-  const r = spawnSync(process.execPath, [path.join(REPO, 'tests', 'bench', 'train.bench.js')], { stdio: 'inherit' });
-  if (r.status !== 0) process.exit(1);
-}
+const { ensureBenchModel } = await import('./bench-model.js');
+const corpus = ensureBenchModel(MODEL);
 const config = loadConfig(values.alpha === undefined ? {} : { overrides: { embed: { hybrid: { alpha: Number(values.alpha) } } } });
 const thresholds = String(values.thresholds).split(',').map(Number);
 const T0 = config.server.rerank.duplicateThreshold;

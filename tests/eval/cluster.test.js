@@ -3,7 +3,6 @@
 // JSON line and eval.json, and the choice of clusterer is made on the validation halves.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +11,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-cluster-'));
 process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
 process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-const { REPO_ROOT } = await import('../../pipeline/paths.js');
+const { runScdv } = await import('../lib/cli.js');
 const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
 const { clusterVariants } = await import('../../pipeline/eval/cluster.js');
 const { DEFAULT_CONFIG } = await import('../../pipeline/config.js');
@@ -36,12 +35,7 @@ after(async () => {
 });
 
 /** @param {string[]} args */
-function scdv(args) {
-  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), ...args], {
-    env: { ...process.env, REDIS_URL: redis.url }, encoding: 'utf8',
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, last: () => JSON.parse(r.stdout.trim().split('\n').pop() ?? '') };
-}
+const scdv = (args) => runScdv(args, { REDIS_URL: redis.url });
 
 test('the variants: the configured vectors, pure SCDV (alpha 1) and the lexical block alone (alpha 0)', () => {
   const embed = DEFAULT_CONFIG.embed;

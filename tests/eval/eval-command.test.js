@@ -2,7 +2,6 @@
 // models/<name>/eval.json, the hybrid layout through `scdv index` and the store, --classify, and bad input.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +12,7 @@ process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { runIndex } = await import('../../pipeline/stages/index.js');
-const { REPO_ROOT } = await import('../../pipeline/paths.js');
+const { runScdv } = await import('../lib/cli.js');
 const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
 
 const lines = fs.readFileSync('tests/fixtures/livedoor/sample.jsonl', 'utf8').trim().split('\n');
@@ -38,12 +37,7 @@ after(async () => {
 });
 
 /** @param {string[]} args */
-function scdv(args) {
-  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), ...args], {
-    env: { ...process.env, REDIS_URL: redis.url }, encoding: 'utf8',
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, last: () => JSON.parse(r.stdout.trim().split('\n').pop() ?? '') };
-}
+const scdv = (args) => runScdv(args, { REDIS_URL: redis.url });
 
 const METRICS = ['p_at_1', 'p_at_10', 'map_at_10', 'mean_latency_ms', 'median_latency_ms'];
 
