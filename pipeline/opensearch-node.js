@@ -270,9 +270,41 @@ export function logTail(dir, lines = 15) {
 }
 
 const STATUS_RANK = { red: 0, yellow: 1, green: 2 };
+/** How long a cluster may sit below the wanted status, with every node in, before failed allocations are retried. */
+const RETRY_FAILED_AFTER_MS = 15_000;
+
+/**
+ * @param {string} url
+ * @param {string} route
+ * @param {RequestInit} [init]
+ */
+async function clusterCall(url, route, init) {
+  const res = await fetch(`${url}${route}`, { ...init, signal: AbortSignal.timeout(5000) });
+  return /** @type {any} */ (await res.json());
+}
+
+/**
+ * Why the first unassigned shard is unassigned, in one line (for the error when a wait fails).
+ * @param {string} url
+ */
+async function allocationExplanation(url) {
+  try {
+    const e = await clusterCall(url, '/_cluster/allocation/explain', { method: 'POST' });
+    if (e.error) return `allocation explain: ${JSON.stringify(e.error.reason ?? e.error).slice(0, 300)}`;
+    const decisions = (e.node_allocation_decisions ?? [])
+      .map((/** @type {any} */ d) => `${d.node_name}: ${(d.deciders ?? []).map((/** @type {any} */ x) => x.explanation).join('; ')}`);
+    return `unassigned ${e.index}[${e.shard}] ${e.primary ? 'primary' : 'replica'}: ${e.unassigned_info?.reason ?? ''} `
+      + `${e.unassigned_info?.details ?? ''} ${e.allocate_explanation ?? ''} ${decisions.join(' | ')}`.replace(/\s+/g, ' ').slice(0, 900);
+  } catch (err) {
+    return `allocation explain failed: ${/** @type {Error} */ (err).message}`;
+  }
+}
 
 /**
  * Wait until the cluster behind `url` reports `status` or better (and, when given, `nodes` nodes).
+ * A shard copy whose allocation failed five times (e.g. a node restarted under load while its shard lock was still
+ * held) is never retried by OpenSearch on its own, so a cluster that stays below `status` with every node in for
+ * RETRY_FAILED_AFTER_MS gets `_cluster/reroute?retry_failed=true`, what an operator would run (RELIABILITY.md).
  * @param {string} url
  * @param {object} [opts]
  * @param {'green' | 'yellow'} [opts.status] default yellow
@@ -285,6 +317,8 @@ export async function waitForHealth(url, opts = {}) {
   const want = opts.status ?? 'yellow';
   const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
   let last = 'no answer yet';
+  let belowSince = 0;
+  let retries = 0;
   for (;;) {
     for (const n of opts.watch ?? []) {
       if (!n.running()) {
@@ -296,13 +330,26 @@ export async function waitForHealth(url, opts = {}) {
       const res = await fetch(`${url}/_cluster/health`, { signal: AbortSignal.timeout(5000) });
       const health = /** @type {{status: 'red' | 'yellow' | 'green', number_of_nodes: number}} */ (await res.json());
       last = `status ${health.status}, ${health.number_of_nodes} node(s)`;
-      if (res.ok && STATUS_RANK[health.status] >= STATUS_RANK[want] && (!opts.nodes || health.number_of_nodes >= opts.nodes)) return health;
+      const allIn = !opts.nodes || health.number_of_nodes >= opts.nodes;
+      if (res.ok && STATUS_RANK[health.status] >= STATUS_RANK[want] && allIn) return health;
+      if (res.ok && allIn) {
+        belowSince ||= Date.now();
+        if (Date.now() - belowSince >= RETRY_FAILED_AFTER_MS) {
+          await clusterCall(url, '/_cluster/reroute?retry_failed=true', { method: 'POST' });
+          retries++;
+          belowSince = Date.now();
+        }
+      } else {
+        belowSince = 0;
+      }
     } catch (err) {
       last = /** @type {Error} */ (err).message;
     }
     if (Date.now() > deadline) {
       const log = opts.watch?.[0] ? `; log ${path.join(opts.watch[0].dir, 'out.log')}` : '';
-      throw errors.OPENSEARCH_NODE_FAILED(url, `did not start: not ${want} within ${opts.timeoutMs ?? 120_000} ms (${last}${log})`);
+      const why = last.startsWith('status') ? `; ${await allocationExplanation(url)}` : '';
+      const retried = retries ? `; failed allocations retried ${retries} time(s)` : '';
+      throw errors.OPENSEARCH_NODE_FAILED(url, `did not start: not ${want} within ${opts.timeoutMs ?? 120_000} ms (${last}${log}${retried}${why})`);
     }
     await new Promise((r) => setTimeout(r, 500));
   }

@@ -137,6 +137,7 @@ async function killUnderLoad(t, victim, prefix) {
   const srv = await serveProcess({ config, model: h.MODEL_A, redisUrl, dir: h.tmp, indexWorkers: 0 });
   t.after(() => srv.stop());
   const l = load(srv.url, { readers: 4, prefix });
+  t.after(() => l.stop()); // also when an assertion or a wait below fails: a running load would keep this file alive
   // Measured from the moment reads flow (the server's and the nodes' first requests are slow), for 8 s.
   await waitFor(() => l.reads.length >= 20, { timeoutMs: 120_000, what: '20 reads' });
   const measuredFrom = Date.now();
