@@ -44,7 +44,7 @@ export const DEFAULT_ENGINE_OPTIONS = Object.freeze({
   minTierList: 256,
   // A share of the query's contribution mass (issue 15, session 6; BENCHMARKS.md "Fewer postings per query"):
   // on the hybrid layout's real vectors 0.5 reads ~18 % of the postings at 100k documents for recall@10 1.000
-  // (the old rule, 0.8 of the postings, read 80 %); on pure-SCDV-like vectors it reads ~40 % for 0.999.
+  // (the old rule, 0.8 of the postings, read 80 %); on pure-SCDV-like vectors it reads ~32 % for 0.999.
   budget: 0.5,
   candidates: 1000,
   minPostings: 100000,
