@@ -114,9 +114,10 @@ constexpr uint64_t kSplitMinPostings = 300000;
 double listMass(const ListInfo& L, float qv) { return std::fabs(double(qv)) * std::sqrt(double(L.energy) * double(L.count)); }
 
 /**
- * 'fast': the first nsel lists (items sorted by largest possible contribution) are read one window of kWindowDocs documents at a time into a
- * window-sized accumulator (it stays in the L2 cache), which is scanned for candidates and cleared before
- * the next window; the best `candidates` documents are then rescored exactly.
+ * 'fast': the first nsel lists (items sorted by largest possible contribution; toRead postings) are read one
+ * window of kWindowDocs documents at a time into a window-sized accumulator (it stays in the L2 cache), which
+ * is scanned for candidates and cleared before the next window; the best `candidates` documents are then
+ * rescored exactly.
  *
  * Windows are independent, so a large segment's windows are split into runs (parallelFor: the caller's
  * thread and helpers), each with its own accumulator and candidates, when cores are idle: with
