@@ -128,8 +128,8 @@ export class Collection {
    *
    * mode 'exact': the k documents with the highest exact scores among those passing the filters (ties broken
    *   by id; scores equal within float rounding may swap). Proven with bounds, not sampled.
-   * mode 'fast' (default): each segment reads the largest-contribution share `budget` of the query's postings
-   *   and rescores its best `candidates` documents exactly. Scores returned are exact; the set may miss a true
+   * mode 'fast' (default): each segment reads the query's posting lists by largest contribution until they
+   *   hold the share `budget` of its contribution mass, and rescores its best `candidates` documents exactly. Scores returned are exact; the set may miss a true
    *   top-k document (recall@10 >= 0.99 measured on the benchmark data; no guarantee per query).
    *
    * @param {import('./validate.js').SparseVectorInput} vector

@@ -24,7 +24,7 @@ import { FORMAT, sameFile } from './files.js';
  * @property {number} mergeFactor segments merged at once by the background policy (the smallest ones)
  * @property {number[]} tiers posting-list tiers of new segments (cumulative shares by |value|, ending with 1)
  * @property {number} minTierList posting lists shorter than this are not split into tiers
- * @property {number} budget default 'fast' search budget: share of the query's postings read
+ * @property {number} budget default 'fast' search budget: share of the query's contribution mass read (its lists by impact)
  * @property {number} candidates default 'fast' candidates rescored exactly per segment (at least 3k are)
  * @property {number} minPostings default 'fast' floor: postings read per segment whatever the budget
  * @property {((err: Error) => void) | null} onBackgroundError background flush/merge failures (default: process warning)
@@ -42,9 +42,10 @@ export const DEFAULT_ENGINE_OPTIONS = Object.freeze({
   mergeFactor: 8,
   tiers: [0.05, 0.15, 0.35, 1],
   minTierList: 256,
-  // 0.8: on real SCDV vectors (livedoor model) recall@10 at 100k documents is 0.910 at 0.3, 0.989 at 0.6 and
-  // 0.999 at 0.7, but at 1M documents 0.7 gives 0.984-0.988, 0.75 0.996 and 0.8 0.999 (14 % more postings).
-  budget: 0.8,
+  // A share of the query's contribution mass (issue 15, session 6; BENCHMARKS.md "Fewer postings per query"):
+  // on the hybrid layout's real vectors 0.5 reads ~18 % of the postings at 100k documents for recall@10 1.000
+  // (the old rule, 0.8 of the postings, read 80 %); on pure-SCDV-like vectors it reads ~32 % for 0.999.
+  budget: 0.5,
   candidates: 1000,
   minPostings: 100000,
   onBackgroundError: null,

@@ -165,7 +165,7 @@ export function prepareDoc(doc, width) {
  * @property {string[]} [excludeSites] drop documents whose meta.site is one of these
  * @property {string[]} [categories] keep documents whose meta.category is one of these
  * @property {(string | number)[]} [excludeIds] drop these ids (e.g. the query document itself)
- * @property {number} [budget] 'fast' only: share of the query's postings read, in (0, 1] (default: the collection's)
+ * @property {number} [budget] 'fast' only: share of the query's contribution mass read (its posting lists by impact; 1: all), in (0, 1] (default: the collection's)
  * @property {number} [candidates] 'fast' only: documents per segment rescored exactly, at least 3k (default: the collection's)
  * @property {number} [minPostings] 'fast' only: postings read per segment at least, whatever the budget (default: the collection's)
  * @property {number} [threads] 'fast' only: threads one segment's search is split over, 0..16; 0 (default): split

@@ -4,8 +4,9 @@
 //     contribution |q_i| * max|value in list|.
 //  2. Term-at-a-time, one window of kWindowDocs documents at a time: each list's blocks (int8 weights,
 //     byte-aligned doc gaps, decoded with SSE4.1) are added into a float accumulator. 'exact' reads every
-//     list (with a score-bound early exit that rarely fires on dense signed queries); 'fast' stops after
-//     `budget` of the query's postings, the largest contributions first, and keeps a window-sized accumulator.
+//     list (with a score-bound early exit that rarely fires on dense signed queries); 'fast' reads the lists in
+//     that order until they hold the share `budget` of the query's contribution mass (listMass: a bound on
+//     sum |q_i * value| over the list) and at least minPostings postings, and keeps a window-sized accumulator.
 //  3. Candidates are the best accumulator values among documents passing the filters (deleted, hidden,
 //     excluded ids, sites, categories; the time range is a range of local numbers).
 //  4. Candidates are rescored exactly from the forward index (double accumulation of f32 products).
@@ -106,20 +107,25 @@ struct ExactBounds {
 constexpr uint64_t kSplitMinPostings = 300000;
 
 /**
- * 'fast': the lists up to the budget are read one window of kWindowDocs documents at a time into a
- * window-sized accumulator (it stays in the L2 cache), which is scanned for candidates and cleared before
- * the next window; the best `candidates` documents are then rescored exactly.
+ * Contribution mass of a list for query value qv: |qv| * sqrt(energy * count), an upper bound of the sum of
+ * |qv * value| over its postings (Cauchy-Schwarz) and equal to it when the values are alike. A few short lists of
+ * large values (rare words of the hybrid layout) hold much of a query's mass; long lists of small values little.
+ */
+double listMass(const ListInfo& L, float qv) { return std::fabs(double(qv)) * std::sqrt(double(L.energy) * double(L.count)); }
+
+/**
+ * 'fast': the first nsel lists (items sorted by largest possible contribution; toRead postings) are read one
+ * window of kWindowDocs documents at a time into a window-sized accumulator (it stays in the L2 cache), which
+ * is scanned for candidates and cleared before the next window; the best `candidates` documents are then
+ * rescored exactly.
  *
  * Windows are independent, so a large segment's windows are split into runs (parallelFor: the caller's
  * thread and helpers), each with its own accumulator and candidates, when cores are idle: with
  * p.threads == 0, one helper per core that neither this process's other searches in flight nor the machine's
  * load average account for (none on a busy machine); p.threads > 0 sets the number of threads.
  */
-void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& items, uint64_t budget, const float* qd,
-                const SearchParams& p, HitHeap& out, SearchStats* stats) {
-  size_t nsel = 0;
-  uint64_t toRead = 0;
-  for (; nsel < items.size() && toRead < budget; nsel++) toRead += s.list(items[nsel].list).count;
+void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& items, size_t nsel, uint64_t toRead,
+                const float* qd, const SearchParams& p, HitHeap& out, SearchStats* stats) {
   const uint32_t lo = sf.lo, hi = sf.hi, n = s.ndocs();
   // Candidates: the segment's share of the budget (by its documents), and never fewer than 3k.
   const size_t R = std::max<size_t>(size_t(3) * p.k, static_cast<size_t>(std::ceil(double(p.candidates) * p.segShare)));
@@ -251,10 +257,26 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
   errBound = errBound * (1 + 1e-5) + slack * 1.2e-7 * (qn + 4) + 1e-12;
   if (stats) stats->postingsTotal += total;
 
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.prio > b.prio; });
+  // 'fast' reads the first lists until they hold the share `budget` of the query's contribution mass, and at
+  // least minPostings postings (a small segment is read whole).
+  size_t fastLists = items.size();
+  uint64_t fastPostings = total;
+  if (!p.exact && p.budget < 1) {
+    double massTotal = 0;
+    for (const Item& it : items) massTotal += listMass(s.list(it.list), it.qv);
+    const double massWanted = p.budget * massTotal * (1 - 1e-12);
+    double mass = 0;
+    fastPostings = 0;
+    for (fastLists = 0; fastLists < items.size() && (mass < massWanted || fastPostings < p.minPostings); fastLists++) {
+      mass += listMass(s.list(items[fastLists].list), items[fastLists].qv);
+      fastPostings += s.list(items[fastLists].list).count;
+    }
+  }
+
   const double avgNnz = n ? double(s.nnz()) / n : 0;
   const double bruteCost = double(hi - lo) * (1.0 + sf.passShare * avgNnz);
-  const double taatShare = p.exact ? 1.0 : std::min(1.0, std::max(p.budget, total ? double(p.minPostings) / double(total) : 1.0));
-  const double taatCost = double(total) * rangeShare * taatShare + double(hi - lo) + 2.0 * p.candidates * avgNnz;
+  const double taatCost = double(fastPostings) * rangeShare + double(hi - lo) + 2.0 * p.candidates * avgNnz;
   if (bruteCost < 0.5 * taatCost) {
     // Few documents pass the filters: score them all exactly.
     if (stats) stats->bruteSegments++;
@@ -267,10 +289,8 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
     return;
   }
 
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.prio > b.prio; });
-  const uint64_t budget = p.exact ? UINT64_MAX : std::max<uint64_t>(p.minPostings, static_cast<uint64_t>(std::ceil(p.budget * double(total))));
   if (!p.exact) {
-    searchFast(s, sf, items, budget, qd, p, out, stats);
+    searchFast(s, sf, items, fastLists, fastPostings, qd, p, out, stats);
     return;
   }
   auto& accv = tls.acc;
@@ -290,12 +310,7 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
   uint64_t read = 0;
   ExactBounds eb;
   if (p.exact) eb.init(s, items);
-  // Lists read: all ('exact'), or the first ones up to the budget ('fast').
-  size_t nsel = items.size();
-  if (!p.exact) {
-    uint64_t c = 0;
-    for (nsel = 0; nsel < items.size() && c < budget; nsel++) c += s.list(items[nsel].list).count;
-  }
+  const size_t nsel = items.size();  // 'exact' reads every list (unless the score bounds stop it)
   // 'exact' reads in chunks, checking the score bounds after 50, 75 and 90 % of the postings.
   std::vector<size_t> cuts;
   if (p.exact) {

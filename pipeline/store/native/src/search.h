@@ -57,7 +57,7 @@ struct Filters {
 struct SearchParams {
   uint32_t k = 10;
   bool exact = false;
-  double budget = 0.35;      // fast: share of the query's postings read (largest contributions first)
+  double budget = 0.35;      // fast: share of the query's contribution mass read (lists by largest contribution first)
   uint32_t candidates = 1000; // fast: documents rescored exactly, shared among segments by size (at least 3k each)
   uint64_t minPostings = 100000;  // fast: read at least this many postings per segment (small segments: all)
   double segShare = 1.0;          // set per segment: its share of the collection's documents (scales candidates)

@@ -1,0 +1,158 @@
+// 'fast' reads the lists holding the share `budget` of the query's contribution mass (issue 15, session 6):
+// compared with 'exact' and with a brute force over the stored values, on hybrid-shaped vectors (a few large
+// lexical weights of rare words beside a topic block of small values: the default embedding layout) and on
+// random signed vectors. Recall floors are on fixed seeded sets; returned scores must be exact (1e-5).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { DEFAULT_ENGINE_OPTIONS, openStore } from '../../pipeline/store/index.js';
+import { dot, gauss, randomVector, recall, rng, storedValues, tempDir } from './helpers.js';
+
+const TOPICS = 30, TOPIC_DIMS = 20, VOCAB = 6000;
+const WIDTH = TOPICS * TOPIC_DIMS + VOCAB;
+
+/**
+ * Documents shaped like the hybrid layout (embed.hybrid.alpha 0.2): sqrt(0.2) x an L2-normalised topic block
+ * (2-3 topics, each a noisy prototype) and sqrt(0.8) x an L2-normalised TF-IDF-like block (words of the
+ * document's topics, Zipf-chosen, rarer words weighing more). Documents are recombined from 300 sources, so
+ * that, as in the benchmark's corpus, many near-equal scores surround a query's top 10.
+ * @param {number} n
+ * @param {number} seed
+ * @returns {Map<string, import('./helpers.js').TestDoc>}
+ */
+function hybridDocs(n, seed) {
+  const r = rng(seed);
+  const protos = Array.from({ length: TOPICS * 4 }, () => Array.from({ length: TOPIC_DIMS }, () => gauss(r)));
+  const zipf = () => Math.floor(Math.pow(r(), 2.5) * (VOCAB / TOPICS));
+  const sources = Array.from({ length: 300 }, () => {
+    const topics = [Math.floor(r() * TOPICS), Math.floor(r() * TOPICS), Math.floor(r() * TOPICS)];
+    const words = Array.from({ length: 40 }, () => topics[Math.floor(r() * 3)] * (VOCAB / TOPICS) + zipf());
+    return { topics, words };
+  });
+  /** @type {Map<string, import('./helpers.js').TestDoc>} */
+  const docs = new Map();
+  for (let i = 0; i < n; i++) {
+    const a = sources[Math.floor(r() * sources.length)], b = sources[Math.floor(r() * sources.length)];
+    /** @type {Map<number, number>} */
+    const v = new Map();
+    // topic block
+    let norm = 0;
+    const topics = [...new Set([a.topics[0], a.topics[1], b.topics[0]])];
+    /** @type {[number, number][]} */
+    const tb = [];
+    for (const t of topics) {
+      const p = protos[t * 4 + Math.floor(r() * 4)];
+      for (let j = 0; j < TOPIC_DIMS; j++) tb.push([t * TOPIC_DIMS + j, p[j] + 0.7 * gauss(r)]);
+    }
+    for (const [, x] of tb) norm += x * x;
+    for (const [d, x] of tb) v.set(d, Math.sqrt(0.2) * x / Math.sqrt(norm));
+    // lexical block: most words from the first source, some from the second, a few of anything
+    /** @type {Map<number, number>} */
+    const tf = new Map();
+    const add = (/** @type {number} */ w) => tf.set(w, (tf.get(w) ?? 0) + 1);
+    for (const w of a.words) if (r() < 0.7) add(w);
+    for (const w of b.words) if (r() < 0.3) add(w);
+    for (let j = 0; j < 5; j++) add(Math.floor(r() * VOCAB));
+    norm = 0;
+    /** @type {[number, number][]} */
+    const lb = [];
+    for (const [w, c] of tf) {
+      const rank = w % (VOCAB / TOPICS);
+      lb.push([TOPICS * TOPIC_DIMS + w, (1 + Math.log(c)) * Math.log(2 + rank)]);
+    }
+    for (const [, x] of lb) norm += x * x;
+    for (const [d, x] of lb) v.set(d, Math.sqrt(0.8) * x / Math.sqrt(norm));
+    const indices = Uint32Array.from([...v.keys()].sort((x, y) => x - y));
+    docs.set(`h${i}`, { id: `h${i}`, vector: { indices, values: Float32Array.from(indices, (d) => /** @type {number} */ (v.get(d))) }, meta: {} });
+  }
+  return docs;
+}
+
+/** @param {number} n @param {number} seed */
+function randomDocs(n, seed) {
+  const r = rng(seed);
+  /** @type {Map<string, import('./helpers.js').TestDoc>} */
+  const docs = new Map();
+  for (let i = 0; i < n; i++) docs.set(`r${i}`, { id: `r${i}`, vector: randomVector(r, 3000, 30 + Math.floor(r() * 60), { blocks: 3 }), meta: {} });
+  return docs;
+}
+
+/**
+ * One merged segment of the documents; runs fn(collection), then removes the store.
+ * @param {Map<string, import('./helpers.js').TestDoc>} docs
+ * @param {number} width
+ * @param {(c: import('../../pipeline/store/collection.js').Collection) => void} fn
+ */
+async function withSegment(docs, width, fn) {
+  const dir = tempDir('prune');
+  const store = openStore(dir, { autoFlush: false, autoMerge: false, maintenanceMs: 0 });
+  try {
+    const c = store.collection('docs', { width });
+    const all = [...docs.values()];
+    for (let i = 0; i < all.length; i += 1000) await c.upsert(all.slice(i, i + 1000).map((d) => ({ id: d.id, vector: d.vector })));
+    await c.flush();
+    fn(c);
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Fast (default budget, minPostings 0 so that the budget decides, `candidates`) against exact, and its scores
+ * against the dot product with the stored values: returns recall@10 and the share of postings read; asserts exact scores.
+ * @param {import('../../pipeline/store/collection.js').Collection} c
+ * @param {Map<string, import('./helpers.js').TestDoc>} docs
+ * @param {number} queries
+ * @param {{candidates: number, budget?: number}} o
+ */
+function compare(c, docs, queries, o) {
+  const ids = [...docs.keys()];
+  let hits = 0, read = 0, total = 0;
+  for (let qi = 0; qi < queries; qi++) {
+    const self = /** @type {import('./helpers.js').TestDoc} */ (docs.get(ids[(qi * 7919) % ids.length]));
+    const opts = { k: 10, excludeIds: [self.id] };
+    const exact = c.search(self.vector, { ...opts, mode: 'exact' });
+    const { hits: fast, stats } = c.profile(self.vector, { ...opts, minPostings: 0, ...o });
+    read += stats.postings;
+    total += stats.postingsTotal;
+    hits += recall(fast, exact) * exact.length;
+    for (const h of fast) {
+      const d = /** @type {import('./helpers.js').TestDoc} */ (docs.get(h.id));
+      const s = dot(self.vector, { indices: d.vector.indices, values: storedValues(d.vector.values) });
+      assert.ok(Math.abs(h.score - s) <= 1e-5, `query ${qi}: ${h.id} scored ${h.score}, its stored values give ${s}`);
+    }
+  }
+  return { recall: hits / (10 * queries), share: read / total };
+}
+
+test("'fast' on hybrid-shaped vectors: the default budget keeps recall@10 >= 0.99 with exact scores", async () => {
+  const docs = hybridDocs(6000, 7);
+  await withSegment(docs, WIDTH, (c) => {
+    const { recall: rc, share } = compare(c, docs, 150, { candidates: 100 });
+    process.stderr.write(`# hybrid-shaped: recall@10 ${rc.toFixed(4)}, postings read ${(100 * share).toFixed(1)} %\n`);
+    assert.ok(rc >= 0.99, `recall@10 ${rc.toFixed(4)} < 0.99`);
+  });
+});
+
+test("'fast' reads the query's contribution mass: few postings when a few short lists of large values hold it", async () => {
+  const docs = hybridDocs(6000, 11);
+  await withSegment(docs, WIDTH, (c) => {
+    // Half the mass of a hybrid query is in the lexical lists of its rarer words: far less than half its postings.
+    const { share } = compare(c, docs, 40, { candidates: 100, budget: 0.5 });
+    assert.ok(share < 0.3, `budget 0.5 read ${(100 * share).toFixed(1)} % of the postings`);
+    // budget 1 reads every list
+    const self = /** @type {import('./helpers.js').TestDoc} */ (docs.get('h1'));
+    const { stats } = c.profile(self.vector, { k: 10, minPostings: 0, budget: 1 });
+    assert.equal(stats.postings, stats.postingsTotal);
+  });
+});
+
+test("'fast' on random signed vectors: recall floor at the default budget, exact scores", async () => {
+  const docs = randomDocs(5000, 3);
+  await withSegment(docs, 3000, (c) => {
+    const { recall: rc, share } = compare(c, docs, 150, { candidates: 200 });
+    process.stderr.write(`# random: recall@10 ${rc.toFixed(4)}, postings read ${(100 * share).toFixed(1)} % (budget ${DEFAULT_ENGINE_OPTIONS.budget})\n`);
+    assert.ok(rc >= 0.97, `recall@10 ${rc.toFixed(4)} < 0.97`);
+  });
+});
