@@ -5,7 +5,11 @@
 // `server` config overrides (--a-server / --b-server JSON) — take turns for --repeats interleaved rounds (medians).
 //
 // node tests/bench/writes.bench.js [--data X.csr] [--docs 100000] [--old DIR] [--a-server JSON] [--b-server JSON]
-//   [--read-connections 10] [--write-rate 20] [--duration 8] [--repeats 3]
+//   [--a-env JSON] [--b-env JSON] [--read-connections 10] [--write-rate 20] [--write-connections 2] [--duration 8]
+//   [--repeats 3]
+// PUTs are sent on --write-connections connections at --write-rate in all: with 2 (bench:api's), slow writes also
+// lower the rate actually reached (each connection waits for its answer); more connections keep the rate.
+// (--a-env / --b-env: environment variables of that server, e.g. '{"UV_THREADPOOL_SIZE":"8"}')
 //
 // The read collection `articles` is built once from a .csr file of real SCDV vectors of the bench model
 // (tests/bench/scdv-vectors.js; default: the newest /tmp/scdv-bench-livedoor-dev-<docs>-*.csr) into
@@ -52,7 +56,9 @@ async function main() {
     options: {
       data: { type: 'string' }, docs: { type: 'string', default: '100000' }, old: { type: 'string' },
       'a-server': { type: 'string', default: '{}' }, 'b-server': { type: 'string', default: '{}' },
+      'a-env': { type: 'string', default: '{}' }, 'b-env': { type: 'string', default: '{}' },
       'read-connections': { type: 'string', default: '10' }, 'write-rate': { type: 'string', default: '20' },
+      'write-connections': { type: 'string', default: '2' },
       duration: { type: 'string', default: '8' }, repeats: { type: 'string', default: '3' },
     },
   });
@@ -60,6 +66,7 @@ async function main() {
   const duration = Number(values.duration);
   const readConns = Number(values['read-connections']);
   const writeRate = Number(values['write-rate']);
+  const writeConns = Number(values['write-connections']);
   const { default: autocannon } = await import('autocannon');
   const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
   const { sentencePools, synthesize } = await import('./synthetic-corpus.js');
@@ -80,13 +87,13 @@ async function main() {
   });
 
   const redis = await startPrivateRedis();
-  /** @type {{name: string, root: string, server: Record<string, unknown>}[]} */
+  /** @type {{name: string, root: string, server: Record<string, unknown>, env: Record<string, string>}[]} */
   const variants = [
-    { name: 'a', root: values.old ? path.resolve(values.old) : REPO, server: JSON.parse(String(values['a-server'])) },
-    { name: 'b', root: REPO, server: JSON.parse(String(values['b-server'])) },
+    { name: 'a', root: values.old ? path.resolve(values.old) : REPO, server: JSON.parse(String(values['a-server'])), env: JSON.parse(String(values['a-env'])) },
+    { name: 'b', root: REPO, server: JSON.parse(String(values['b-server'])), env: JSON.parse(String(values['b-env'])) },
   ];
   const procs = variants.map((v) => {
-    const proc = fork(HERE, ['--serve-child', v.root], { env: { ...process.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url, server: v.server }) }, stdio: 'inherit' });
+    const proc = fork(HERE, ['--serve-child', v.root], { env: { ...process.env, ...v.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url, server: v.server }) }, stdio: 'inherit' });
     const listening = new Promise((/** @type {(u: string) => void} */ resolve, reject) => {
       proc.once('message', (m) => resolve(/** @type {any} */ (m).url));
       proc.once('exit', (code) => reject(new Error(`server ${v.name} exited (${code})`)));
@@ -103,7 +110,7 @@ async function main() {
       const order = round % 2 ? [1, 0] : [0, 1];
       for (const i of order) {
         loads.push(os.loadavg()[0]);
-        const m = await writesUnderLoad(urls[i], ids, offset, rewrites, readConns, writeRate, duration, autocannon);
+        const m = await writesUnderLoad(urls[i], ids, offset, rewrites, readConns, writeRate, writeConns, duration, autocannon);
         offset += m.readsDone;
         rounds[variants[i].name].push(m);
         process.stderr.write(`${variants[i].name} round ${round + 1} (load ${os.loadavg()[0].toFixed(1)}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)}/s); with writes p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)}/s); writes p50 ${m.writes.p50} p90 ${m.writes.p90} p99 ${m.writes.p99} max ${m.writes.max} ms (${m.writes.total}), errors ${m.writes.errors + m.readWithWrites.errors}\n`);
@@ -121,10 +128,11 @@ async function main() {
   for (const v of variants) {
     const ms = rounds[v.name];
     out[v.name] = {
-      root: v.root, server: v.server,
+      root: v.root, server: v.server, env: v.env,
       read_p99_ms: median(ms.map((m) => m.readAlone.p99)), read_p99_with_writes_ms: median(ms.map((m) => m.readWithWrites.p99)),
       read_rps: Math.round(median(ms.map((m) => m.readAlone.rps))), read_rps_with_writes: Math.round(median(ms.map((m) => m.readWithWrites.rps))),
       write_p50_ms: median(ms.map((m) => m.writes.p50)), write_p99_ms: median(ms.map((m) => m.writes.p99)),
+      writes_per_s: Number(median(ms.map((m) => m.writes.rps)).toFixed(1)),
       write_p99_rounds: ms.map((m) => m.writes.p99), errors: ms.reduce((s, m) => s + m.writes.errors + m.readWithWrites.errors, 0),
     };
   }
@@ -189,10 +197,11 @@ async function ensureArticles(file, nDocs) {
  * @param {string[]} rewrites
  * @param {number} readConns
  * @param {number} writeRate
+ * @param {number} writeConns
  * @param {number} duration
  * @param {typeof import('autocannon')} autocannon
  */
-async function writesUnderLoad(url, ids, offset, rewrites, readConns, writeRate, duration, autocannon) {
+async function writesUnderLoad(url, ids, offset, rewrites, readConns, writeRate, writeConns, duration, autocannon) {
   let r = offset;
   let w = 0;
   const reads = (/** @type {number} */ secs) => autocannon({
@@ -200,7 +209,7 @@ async function writesUnderLoad(url, ids, offset, rewrites, readConns, writeRate,
     requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, path: `/v1/collections/articles/documents/${ids[r++ % ids.length]}/related?k=10` }) }],
   });
   const writes = (/** @type {number} */ secs) => autocannon({
-    url, connections: 2, duration: secs, overallRate: writeRate,
+    url, connections: writeConns, duration: secs, overallRate: writeRate,
     requests: [{
       setupRequest: (/** @type {any} */ req) => {
         const i = w++ % rewrites.length;
