@@ -10,13 +10,9 @@ import { errors } from '../errors.js';
 import { FORMAT, fsyncDirAsync, newlyDeleted, publishManifestAsync, readDeletions, walName, writeDeletions, writeFileDurableAsync } from './files.js';
 import { WAL_HEADER_BYTES, collapse, decodeRecords, encodeHeader, pack } from './wal.js';
 import { wrapNative } from './engine-state.js';
-import { loadManifest, readWalTail, refresh } from './engine-view.js';
+import { loadManifest, refresh } from './engine-view.js';
 
 const fsRead = promisify(fs.read);
-const fsOpen = promisify(fs.open);
-const fsWrite = promisify(fs.write);
-const fsDatasync = promisify(fs.fdatasync);
-const fsClose = promisify(fs.close);
 
 /** @typedef {import('./engine-state.js').EngineState} EngineState */
 
@@ -27,32 +23,6 @@ const fsClose = promisify(fs.close);
 export function shouldFlush(s) {
   if (!s.opts.autoFlush || s.walOps === 0) return false;
   return s.walOps >= s.opts.flushDocs || Date.now() - s.walFirstTime >= s.opts.flushAgeMs;
-}
-
-/**
- * Appends the WAL's bytes from `from` to its end (whole records: what was appended during a flush) to the new
- * WAL `file` after its header, and fdatasyncs it.
- * @param {EngineState} s
- * @param {number} from
- * @param {string} file
- */
-async function copyWalRecords(s, from, file) {
-  const bytes = Buffer.allocUnsafe(s.walOffset - from);
-  for (let got = 0; got < bytes.length;) {
-    const { bytesRead: r } = await fsRead(s.walFd, bytes, got, bytes.length - got, from + got);
-    if (r === 0) throw errors.STORE_CORRUPT(path.join(s.dir, walName(s.walSeq)), 'shorter than already written');
-    got += r;
-  }
-  const fd = await fsOpen(file, 'r+');
-  try {
-    for (let off = 0; off < bytes.length;) {
-      const { bytesWritten } = await fsWrite(fd, bytes, off, bytes.length - off, WAL_HEADER_BYTES + off);
-      off += bytesWritten;
-    }
-    await fsDatasync(fd);
-  } finally {
-    await fsClose(fd);
-  }
 }
 
 /**
@@ -77,33 +47,13 @@ async function buildSegment(s, name, ups) {
 
 /**
  * Under LOCK with a refreshed view: the WAL becomes a segment; a manifest with a new WAL is published.
- * `appendBeside` (the write loop's): started once the WAL's end is taken, it appends this process's later writes
- * to the same WAL while the segment is built; the function it returns stops that before the publication, and
- * the records appended meanwhile are copied into the new WAL (durable before CURRENT names it), so they stay in
- * the WAL the manifest names at every moment.
  * @param {EngineState} s
- * @param {(() => () => Promise<void>) | null} [appendBeside]
  */
-export async function flushLocked(s, appendBeside = null) {
+export async function flushLocked(s) {
   if (s.walOps === 0) return;
-  const end = s.walOffset; // the segment is made of the records before this; later ones go to the new WAL
-  const stopAppending = appendBeside ? appendBeside() : async () => {};
-  try {
-    await flushUpTo(s, end, stopAppending);
-  } finally {
-    await stopAppending();
-  }
-}
-
-/**
- * @param {EngineState} s
- * @param {number} end
- * @param {() => Promise<void>} stopAppending
- */
-async function flushUpTo(s, end, stopAppending) {
   const dir = s.dir;
   const oldWal = walName(s.walSeq);
-  const buf = Buffer.allocUnsafe(end - WAL_HEADER_BYTES);
+  const buf = Buffer.allocUnsafe(s.walOffset - WAL_HEADER_BYTES);
   for (let got = 0; got < buf.length;) {
     const { bytesRead: r } = await fsRead(s.walFd, buf, got, buf.length - got, WAL_HEADER_BYTES + got);
     if (r === 0) throw errors.STORE_CORRUPT(path.join(dir, oldWal), 'shorter than already read');
@@ -147,19 +97,12 @@ async function flushUpTo(s, end, stopAppending) {
     const r = await built;
     if (r) segments.push({ name, docs: r.docs, nnz: r.nnz, bytes: r.bytes, postingsBytes: r.postingsBytes, del: null, deleted: 0 });
     await newWal;
-    // No append from here on: the records appended since `end` go into the new WAL, durable before it is named.
-    await stopAppending();
-    if (s.walOffset > end) await copyWalRecords(s, end, path.join(dir, walName(newSeq)));
   } catch (err) {
     // Nothing names the new files yet; the new segment is removed once its build has settled.
     await built.then(() => fs.rmSync(path.join(dir, name), { force: true }), () => {});
     throw err;
   }
-  // This process's view switches in the tick CURRENT is renamed, with the copied records read back at once.
-  await publishManifestAsync(dir, { format: FORMAT, generation: gen, wal: newSeq, segments }, (name) => {
-    loadManifest(s, name);
-    readWalTail(s);
-  });
+  await publishManifestAsync(dir, { format: FORMAT, generation: gen, wal: newSeq, segments }, (name) => loadManifest(s, name));
   for (const f of obsolete) fs.rmSync(path.join(dir, f), { force: true });
   // A merge running now may still need the replaced deletion files (to carry deletions over): those are
   // left to the merge's clean-up.

@@ -112,7 +112,6 @@ export class EngineState {
   version = 0;
 
   /** @type {Pending[]} writes waiting for the next group */ pending = [];
-  /** @type {(() => void) | null} set while this process flushes: appends queued writes beside the flush */ onEnqueue = null;
   /** A write group (engine-writes.js) is running. */
   writing = false;
   /** @type {Promise<void>} in-process order of LOCK holders (see withLock) */ lockChain = Promise.resolve();

@@ -86,7 +86,7 @@ export function loadManifest(s, name) {
  * Decodes the WAL's new whole records into the view. Returns the size of the file.
  * @param {EngineState} s
  */
-export function readWalTail(s) {
+function readWalTail(s) {
   const size = fs.fstatSync(s.walFd).size;
   if (size <= s.walOffset || s.appending) return size;
   const buf = Buffer.allocUnsafe(size - s.walOffset);

@@ -1,7 +1,6 @@
 // An engine's write path: the in-process queue of upserts, deletes and flush requests, and group commit —
 // whatever queued while the previous group was written goes out together under LOCK, one WAL record per call,
-// one write and one fdatasync, acknowledged before any flush work (then the flush and merge policies run); writes
-// queued while this process flushes are appended beside the flush instead of waiting for it (appendBesideFlush).
+// one write and one fdatasync, acknowledged before any flush work (then the flush and merge policies run).
 // Functions of the engine's shared state (engine-state.js).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +27,6 @@ export function enqueue(s, job) {
   return new Promise((resolve, reject) => {
     s.pending.push({ job, resolve, reject });
     if (!s.writing) void writeLoop(s);
-    else s.onEnqueue?.();
   });
 }
 
@@ -51,7 +49,7 @@ async function writeLoop(s) {
           const forced = group.some((g) => g.job.kind === 'flush' && g.job.force);
           if (forced || shouldFlush(s)) {
             try {
-              await flushLocked(s, () => appendBesideFlush(s));
+              await flushLocked(s);
             } catch (err) {
               if (forced) throw err;
               s.backgroundError(err);
@@ -69,44 +67,6 @@ async function writeLoop(s) {
     s.writing = false;
     s.maybeRelease();
   }
-}
-
-/**
- * While this process flushes (holding LOCK, so no other process writes), the writes queued meanwhile are appended
- * to the WAL being flushed, group by group, and acknowledged once durable there, instead of waiting for the
- * flush; the flush carries them into its new WAL before publishing (engine-maintenance.js, flushLocked). A flush
- * request queued meanwhile, and everything after it, waits for the write loop as before.
- * @param {EngineState} s
- * @returns {() => Promise<void>} stops appending; resolves once no append is under way
- */
-function appendBesideFlush(s) {
-  let stopped = false;
-  /** @type {Promise<void> | null} */
-  let draining = null;
-  const drain = async () => {
-    while (!stopped) {
-      const flushAt = s.pending.findIndex((g) => g.job.kind === 'flush');
-      const group = s.pending.splice(0, flushAt < 0 ? s.pending.length : flushAt);
-      if (!group.length) return;
-      try {
-        const results = await appendGroup(s, group);
-        group.forEach((g, i) => g.resolve(results[i]));
-      } catch (err) {
-        for (const g of group) g.reject(err);
-        stopped = true; // the disk failed: later writes wait for the write loop (which repairs a torn tail first)
-      }
-    }
-  };
-  const kick = () => {
-    if (!stopped && !draining) draining = drain().finally(() => { draining = null; });
-  };
-  s.onEnqueue = kick;
-  kick();
-  return async () => {
-    stopped = true;
-    s.onEnqueue = null;
-    while (draining) await draining;
-  };
 }
 
 /**
