@@ -26,6 +26,26 @@ export function shouldFlush(s) {
 }
 
 /**
+ * Builds the segment `name` of the WAL's upserts (through a temporary file, renamed when complete).
+ * @param {EngineState} s
+ * @param {string} name
+ * @param {import('./validate.js').PreparedDoc[]} ups
+ */
+async function buildSegment(s, name, ups) {
+  const tmp = path.join(s.dir, `${name}.tmp`);
+  const opts = { tiers: s.opts.tiers, minTierList: s.opts.minTierList };
+  let r;
+  try {
+    r = await s.addon.buildSegmentAsync(tmp, s.width, pack(ups), opts);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+  fs.renameSync(tmp, path.join(s.dir, name));
+  return r;
+}
+
+/**
  * Under LOCK with a refreshed view: the WAL becomes a segment; a manifest with a new WAL is published.
  * @param {EngineState} s
  */
@@ -65,23 +85,23 @@ export async function flushLocked(s) {
   });
   const newSeq = s.walSeq + 1;
   const newWal = writeFileDurableAsync(path.join(dir, walName(newSeq)), encodeHeader(newSeq));
-  newWal.catch(() => {}); // awaited below; a failure before then must not become an unhandled rejection
-  segments.push(...await Promise.all(writes));
-  if (ups.length) {
-    const name = `seg-${String(s.walSeq).padStart(10, '0')}.seg`;
-    const tmp = path.join(dir, `${name}.tmp`);
-    const opts = { tiers: s.opts.tiers, minTierList: s.opts.minTierList };
-    let r;
-    try {
-      r = await s.addon.buildSegmentAsync(tmp, s.width, pack(ups), opts);
-    } catch (err) {
-      fs.rmSync(tmp, { force: true });
-      throw err;
-    }
-    fs.renameSync(tmp, path.join(dir, name));
-    segments.push({ name, docs: r.docs, nnz: r.nnz, bytes: r.bytes, postingsBytes: r.postingsBytes, del: null, deleted: 0 });
+  // The new segment is built beside the deletion files and the new WAL (independent files): a flush holds the
+  // writes of this process back, so its steps on the thread pool overlap rather than follow one another.
+  const name = `seg-${String(s.walSeq).padStart(10, '0')}.seg`;
+  const built = ups.length ? buildSegment(s, name, ups) : Promise.resolve(null);
+  // Awaited below; a failure before then must not become an unhandled rejection.
+  newWal.catch(() => {});
+  built.catch(() => {});
+  try {
+    segments.push(...await Promise.all(writes));
+    const r = await built;
+    if (r) segments.push({ name, docs: r.docs, nnz: r.nnz, bytes: r.bytes, postingsBytes: r.postingsBytes, del: null, deleted: 0 });
+    await newWal;
+  } catch (err) {
+    // Nothing names the new files yet; the new segment is removed once its build has settled.
+    await built.then(() => fs.rmSync(path.join(dir, name), { force: true }), () => {});
+    throw err;
   }
-  await newWal;
   await publishManifestAsync(dir, { format: FORMAT, generation: gen, wal: newSeq, segments }, (name) => loadManifest(s, name));
   for (const f of obsolete) fs.rmSync(path.join(dir, f), { force: true });
   // A merge running now may still need the replaced deletion files (to carry deletions over): those are

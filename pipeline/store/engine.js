@@ -26,6 +26,7 @@ import { EngineState, isEnoent, wrapNative } from './engine-state.js';
 import { refresh, truncateTornTail } from './engine-view.js';
 import { enqueue } from './engine-writes.js';
 import { cleanup, merge, shouldFlush } from './engine-maintenance.js';
+import { inSearchLane } from './search-lanes.js';
 
 export { DEFAULT_ENGINE_OPTIONS } from './engine-state.js';
 /** @typedef {import('./engine-state.js').EngineOptions} EngineOptions */
@@ -207,7 +208,8 @@ export class NativeEngine {
   async searchAsync(indices, values, opts) {
     const s = this.#readable();
     try {
-      return await s.view.searchAsync(indices, values, opts);
+      // At most searchLanes() at once on the libuv pool: the store's writes keep threads there (search-lanes.js).
+      return await inSearchLane(() => this.#readable().view.searchAsync(indices, values, opts));
     } catch (err) {
       throw wrapNative(err, s.dir);
     }

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { openStore } from '../../pipeline/store/index.js';
+import { loadAddon } from '../../pipeline/store/native.js';
 import { tempDir } from './helpers.js';
 
 const WIDTH = 64;
@@ -54,6 +55,41 @@ test('flush and merge make no synchronous fsync, and what they published survive
       assert.deepEqual([...got.vector.values].map((v) => Math.round(v * 10) / 10), [0.6, i < 20 ? -0.8 : 0.8]);
     }
   } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a flush builds its segment beside its other files, not after them, and publishes them all', async () => {
+  const dir = tempDir('flush-overlap');
+  const addon = loadAddon();
+  const { buildSegmentAsync } = addon;
+  /** @type {string[][]} the flush's other new files already in place when each build started */
+  const inPlace = [];
+  try {
+    const store = openStore(dir, { maintenanceMs: 0, autoFlush: false, autoMerge: false });
+    const c = store.collection('c', { width: WIDTH });
+    await c.upsert(Array.from({ length: 40 }, (_, i) => doc(i, 0.8)));
+    await c.flush();
+    await c.upsert(Array.from({ length: 20 }, (_, i) => doc(i, -0.8)));
+    const before = new Set(fs.readdirSync(`${dir}/c`));
+    addon.buildSegmentAsync = (...args) => {
+      inPlace.push(fs.readdirSync(`${dir}/c`).filter((f) => !before.has(f) && /\.del-\d+$|^wal-\d+\.log$/.test(f)));
+      return buildSegmentAsync(...args);
+    };
+    await c.flush();
+    addon.buildSegmentAsync = buildSegmentAsync;
+    // Before, the build waited for the deletion bitmap and the new WAL: one more round trip of the thread pool
+    // per flush, during which this process's writes wait.
+    assert.deepEqual(inPlace, [[]]);
+    const added = fs.readdirSync(`${dir}/c`).filter((f) => !before.has(f));
+    assert.ok(added.some((f) => /\.del-\d+$/.test(f)) && added.some((f) => /^wal-\d+\.log$/.test(f)) && added.some((f) => /\.seg$/.test(f)), added.join(' '));
+    assert.equal(c.stats().segments, 2);
+    await store.close();
+    const again = openStore(dir, { maintenanceMs: 0, autoFlush: false, autoMerge: false }).collection('c');
+    assert.equal(again.count(), 40);
+    assert.deepEqual([...(again.get('d3')?.vector.values ?? [])].map((v) => Math.round(v * 10) / 10), [0.6, -0.8]);
+  } finally {
+    addon.buildSegmentAsync = buildSegmentAsync;
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

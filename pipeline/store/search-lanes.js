@@ -1,0 +1,44 @@
+// How many searches of this process run on the libuv thread pool at once. searchAsync and the store's file work
+// (a write's WAL append and fdatasync, a flush's files and segment build, a merge) share that pool, whose queue
+// is first come, first served: under a live read load it is full of searches, so every round trip of a write
+// waited behind all of them (issue 15: a PUT makes two, a flush several). Searches beyond `searchLanes()` wait
+// here, in order, so `RESERVED_IO_LANES` pool threads stay free for the store's writes. With 2 searches on the
+// pool's 4 threads the cores are as busy as before on this 2-core machine (a search is CPU-bound), and a search
+// waiting here would have waited in the pool's queue anyway.
+
+/** Pool threads kept free of searches. */
+export const RESERVED_IO_LANES = 2;
+
+/** The libuv pool's size, as libuv reads it (UV_THREADPOOL_SIZE at the pool's first use; default 4, at most 1024). */
+export function poolSize() {
+  const n = Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 1024) : 4;
+}
+
+/** Searches that may be on the pool at once: its size less the reserved lanes, at least 1. */
+export const searchLanes = () => Math.max(1, poolSize() - RESERVED_IO_LANES);
+
+let running = 0;
+/** @type {(() => void)[]} */
+const waiting = [];
+
+/**
+ * Run `fn` (which puts one search on the pool) once fewer than searchLanes() searches of this process are running.
+ * @template T
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export async function inSearchLane(fn) {
+  if (running >= searchLanes()) await new Promise((/** @type {(v?: unknown) => void} */ resolve) => { waiting.push(resolve); });
+  else running++;
+  try {
+    return await fn();
+  } finally {
+    const next = waiting.shift();
+    if (next) next(); // the slot passes on: `running` is unchanged
+    else running--;
+  }
+}
+
+/** Searches running and waiting (for tests and stats). */
+export const searchLaneUse = () => ({ running, waiting: waiting.length, lanes: searchLanes() });

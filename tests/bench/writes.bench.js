@@ -1,0 +1,225 @@
+#!/usr/bin/env node
+// Writes under read load, A/B: the scenario of `bench:api`'s last part (live related-by-id reads at
+// --read-connections, alone and with PUTs of article-sized texts at --write-rate per second beside them), narrowed
+// to it, so that two servers — this checkout and another (--old <checkout>), or this checkout with two sets of
+// `server` config overrides (--a-server / --b-server JSON) — take turns for --repeats interleaved rounds (medians).
+//
+// node tests/bench/writes.bench.js [--data X.csr] [--docs 100000] [--old DIR] [--a-server JSON] [--b-server JSON]
+//   [--a-env JSON] [--b-env JSON] [--read-connections 10] [--write-rate 20] [--write-connections 2] [--duration 8]
+//   [--repeats 3]
+// PUTs are sent on --write-connections connections at --write-rate in all: with 2 (bench:api's), slow writes also
+// lower the rate actually reached (each connection waits for its answer); more connections keep the rate.
+// (--a-env / --b-env: environment variables of that server, e.g. '{"UV_THREADPOOL_SIZE":"8"}')
+//
+// The read collection `articles` is built once from a .csr file of real SCDV vectors of the bench model
+// (tests/bench/scdv-vectors.js; default: the newest /tmp/scdv-bench-livedoor-dev-<docs>-*.csr) into
+// .scdv/bench/writes/ and reused. The PUTs rewrite w-0 … w-499 of the collection `writes`. Variant a is --old (or
+// this checkout), b this checkout. <DIR> must hold `pipeline/`, `server/` and built addons (node_modules is looked up
+// from there: symlink this checkout's).
+// Last line: {"a": {read_p99_ms, read_p99_with_writes_ms, write_p50_ms, write_p99_ms, …}, "b": {…}, "load": […]}
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fork } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const HERE = fileURLToPath(import.meta.url);
+const REPO = path.resolve(path.dirname(HERE), '..', '..');
+const BENCH_DIR = path.join(REPO, '.scdv', 'bench', 'writes');
+process.env.SCDV_DATA_DIR = path.join(BENCH_DIR, 'data');
+process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
+process.env.SCDV_MODELS_DIR ??= path.join(REPO, 'models'); // --old's server reads this checkout's models too
+
+const MODEL = 'bench-livedoor-dev';
+const BENCH_KEY = 'bench-api-key-0123456789';
+
+if (process.argv[2] === '--serve-child') {
+  const root = process.argv[3];
+  const spec = JSON.parse(/** @type {string} */ (process.env.SCDV_BENCH_SPEC));
+  const imp = (/** @type {string} */ p) => import(pathToFileURL(path.join(root, p)).href);
+  const { loadConfig } = await imp('pipeline/config.js');
+  const { startServer } = await imp('server/start.js');
+  const { keyDigest } = await imp('pipeline/api-keys.js');
+  const server = await startServer({
+    config: loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0, apiKeyHashes: [keyDigest(BENCH_KEY)], ...spec.server } } }),
+    model: MODEL, redisUrl: spec.redisUrl, host: '127.0.0.1', port: 0,
+  });
+  /** @type {NonNullable<typeof process.send>} */ (process.send)({ url: server.url });
+  process.once('SIGTERM', () => { server.close().then(() => process.exit(0)); });
+} else {
+  await main();
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      data: { type: 'string' }, docs: { type: 'string', default: '100000' }, old: { type: 'string' },
+      'a-server': { type: 'string', default: '{}' }, 'b-server': { type: 'string', default: '{}' },
+      'a-env': { type: 'string', default: '{}' }, 'b-env': { type: 'string', default: '{}' },
+      'read-connections': { type: 'string', default: '10' }, 'write-rate': { type: 'string', default: '20' },
+      'write-connections': { type: 'string', default: '2' },
+      duration: { type: 'string', default: '8' }, repeats: { type: 'string', default: '3' },
+    },
+  });
+  const nDocs = Number(values.docs);
+  const duration = Number(values.duration);
+  const readConns = Number(values['read-connections']);
+  const writeRate = Number(values['write-rate']);
+  const writeConns = Number(values['write-connections']);
+  const { default: autocannon } = await import('autocannon');
+  const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
+  const { sentencePools, synthesize } = await import('./synthetic-corpus.js');
+  const { ensureBenchModel } = await import('./bench-model.js');
+  const corpus = ensureBenchModel(MODEL);
+
+  const data = values.data ?? newestCsr(nDocs);
+  const ids = await ensureArticles(data, nDocs);
+
+  const pools = sentencePools(corpus);
+  const parts = [...synthesize(pools, 8 * 500, 3)];
+  const rewrites = Array.from({ length: 500 }, (_, i) => {
+    const d = parts[8 * i];
+    return JSON.stringify({
+      title: d.title, body: parts.slice(8 * i, 8 * i + 8).map((p) => p.body).join(''), category: d.category, site: d.site,
+      published_at: d.published_at, url: `https://example.com/w-${i}`,
+    });
+  });
+
+  const redis = await startPrivateRedis();
+  /** @type {{name: string, root: string, server: Record<string, unknown>, env: Record<string, string>}[]} */
+  const variants = [
+    { name: 'a', root: values.old ? path.resolve(values.old) : REPO, server: JSON.parse(String(values['a-server'])), env: JSON.parse(String(values['a-env'])) },
+    { name: 'b', root: REPO, server: JSON.parse(String(values['b-server'])), env: JSON.parse(String(values['b-env'])) },
+  ];
+  const procs = variants.map((v) => {
+    const proc = fork(HERE, ['--serve-child', v.root], { env: { ...process.env, ...v.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url, server: v.server }) }, stdio: 'inherit' });
+    const listening = new Promise((/** @type {(u: string) => void} */ resolve, reject) => {
+      proc.once('message', (m) => resolve(/** @type {any} */ (m).url));
+      proc.once('exit', (code) => reject(new Error(`server ${v.name} exited (${code})`)));
+    });
+    return { proc, listening };
+  });
+  /** @type {Record<string, any[]>} */
+  const rounds = { a: [], b: [] };
+  const loads = [];
+  try {
+    const urls = await Promise.all(procs.map((p) => p.listening));
+    let offset = 0;
+    for (let round = 0; round < Number(values.repeats); round++) {
+      const order = round % 2 ? [1, 0] : [0, 1];
+      for (const i of order) {
+        loads.push(os.loadavg()[0]);
+        const m = await writesUnderLoad(urls[i], ids, offset, rewrites, readConns, writeRate, writeConns, duration, autocannon);
+        offset += m.readsDone;
+        rounds[variants[i].name].push(m);
+        process.stderr.write(`${variants[i].name} round ${round + 1} (load ${os.loadavg()[0].toFixed(1)}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)}/s); with writes p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)}/s); writes p50 ${m.writes.p50} p90 ${m.writes.p90} p99 ${m.writes.p99} max ${m.writes.max} ms (${m.writes.total}), errors ${m.writes.errors + m.readWithWrites.errors}\n`);
+      }
+    }
+  } finally {
+    for (const { proc } of procs) {
+      if (proc.exitCode === null) { proc.kill('SIGTERM'); await new Promise((r) => proc.once('exit', r)); }
+    }
+    await redis.stop();
+  }
+  const median = (/** @type {number[]} */ xs) => [...xs].sort((x, y) => x - y)[(xs.length - 1) >> 1];
+  /** @type {Record<string, any>} */
+  const out = {};
+  for (const v of variants) {
+    const ms = rounds[v.name];
+    out[v.name] = {
+      root: v.root, server: v.server, env: v.env,
+      read_p99_ms: median(ms.map((m) => m.readAlone.p99)), read_p99_with_writes_ms: median(ms.map((m) => m.readWithWrites.p99)),
+      read_rps: Math.round(median(ms.map((m) => m.readAlone.rps))), read_rps_with_writes: Math.round(median(ms.map((m) => m.readWithWrites.rps))),
+      write_p50_ms: median(ms.map((m) => m.writes.p50)), write_p99_ms: median(ms.map((m) => m.writes.p99)),
+      writes_per_s: Number(median(ms.map((m) => m.writes.rps)).toFixed(1)),
+      write_p99_rounds: ms.map((m) => m.writes.p99), errors: ms.reduce((s, m) => s + m.writes.errors + m.readWithWrites.errors, 0),
+    };
+  }
+  out.load = loads.map((l) => Number(l.toFixed(1)));
+  console.log(JSON.stringify(out));
+}
+
+/** @param {number} nDocs */
+function newestCsr(nDocs) {
+  const re = new RegExp(`^scdv-${MODEL}-${nDocs}-[0-9a-f]+\\.csr$`);
+  const files = fs.readdirSync(os.tmpdir()).filter((f) => re.test(f)).map((f) => path.join(os.tmpdir(), f));
+  if (!files.length) throw new Error(`no ${os.tmpdir()}/scdv-${MODEL}-${nDocs}-*.csr: make one with tests/bench/scdv-vectors.js --docs ${nDocs}, or pass --data`);
+  return files.sort((x, y) => fs.statSync(y).mtimeMs - fs.statSync(x).mtimeMs)[0];
+}
+
+/**
+ * The collection `articles` from the first `nDocs` rows of `file` (built once; a stamp names its source).
+ * @param {string} file
+ * @param {number} nDocs
+ * @returns {Promise<string[]>} the ids, in a shuffled order (each read once per pass)
+ */
+async function ensureArticles(file, nDocs) {
+  const { readCsr, row } = await import('./search.data.js');
+  const { openStore } = await import('../../pipeline/store/index.js');
+  const { storeDirFor } = await import('../../pipeline/paths.js');
+  const m = readCsr(file);
+  const n = Math.min(nDocs, m.rows);
+  const ids = Array.from({ length: n }, (_, i) => m.ids?.[i] ?? String(i));
+  const stamp = path.join(BENCH_DIR, 'articles.json');
+  const key = JSON.stringify({ file, size: fs.statSync(file).size, n });
+  let built = null;
+  try { built = fs.readFileSync(stamp, 'utf8'); } catch { /* first run */ }
+  if (built !== key) {
+    fs.rmSync(BENCH_DIR, { recursive: true, force: true });
+    fs.mkdirSync(BENCH_DIR, { recursive: true });
+    const cats = fs.existsSync(`${file}.categories`) ? fs.readFileSync(`${file}.categories`, 'utf8').split('\n') : [];
+    const store = openStore(storeDirFor(MODEL));
+    const coll = store.collection('articles', { width: m.width });
+    for (let i = 0; i < n; i += 5000) {
+      const rows = [];
+      for (let j = i; j < Math.min(n, i + 5000); j++) {
+        const v = row(m, j);
+        rows.push({ id: ids[j], vector: { indices: v.indices, values: v.values }, meta: { title: `article ${ids[j]}`, category: cats[j] || undefined, url: `https://example.com/${ids[j]}` } });
+      }
+      await coll.upsert(rows);
+    }
+    await coll.flush();
+    await coll.merge();
+    await store.close();
+    fs.writeFileSync(stamp, key);
+    process.stderr.write(`articles: ${n} documents from ${file}\n`);
+  }
+  const order = ids.map((_, i) => ids[(i * 104729 + 13) % n]);
+  return order;
+}
+
+/**
+ * Live related-by-id reads at `readConns` connections for `duration` s alone, then again with PUTs at `writeRate`/s.
+ * @param {string} url
+ * @param {string[]} ids
+ * @param {number} offset
+ * @param {string[]} rewrites
+ * @param {number} readConns
+ * @param {number} writeRate
+ * @param {number} writeConns
+ * @param {number} duration
+ * @param {typeof import('autocannon')} autocannon
+ */
+async function writesUnderLoad(url, ids, offset, rewrites, readConns, writeRate, writeConns, duration, autocannon) {
+  let r = offset;
+  let w = 0;
+  const reads = (/** @type {number} */ secs) => autocannon({
+    url, connections: readConns, duration: secs,
+    requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, path: `/v1/collections/articles/documents/${ids[r++ % ids.length]}/related?k=10` }) }],
+  });
+  const writes = (/** @type {number} */ secs) => autocannon({
+    url, connections: writeConns, duration: secs, overallRate: writeRate,
+    requests: [{
+      setupRequest: (/** @type {any} */ req) => {
+        const i = w++ % rewrites.length;
+        return { ...req, method: 'PUT', path: `/v1/collections/writes/documents/w-${i}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: rewrites[i] };
+      },
+    }],
+  });
+  const summary = (/** @type {any} */ x) => ({ rps: x.requests.average, p50: x.latency.p50, p90: x.latency.p90, p99: x.latency.p99, max: x.latency.max, total: x.requests.total, errors: x.errors + x.non2xx });
+  await Promise.all([reads(1), writes(1)]);
+  const ra = await reads(duration);
+  const [rw, ww] = await Promise.all([reads(duration), writes(duration)]);
+  return { readAlone: summary(ra), readWithWrites: summary(rw), writes: summary(ww), readsDone: r - offset };
+}
