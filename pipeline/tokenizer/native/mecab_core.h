@@ -3,6 +3,7 @@
 #include <napi.h>
 #include <mecab.h>
 
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,11 @@ class Core {
     for (int i = 0; i < kPrefetchDistance && ahead; ++i, ahead = ahead->next) {
       __builtin_prefetch(ahead->feature);
     }
+    // joinNouns: a run of adjacent kept nouns (新型 コロナ ウイルス) also yields the run as one token, after it.
+    std::string compound;
+    const char* compoundFeature = nullptr;
+    int compoundParts = 0;
+    const char* prevEnd = nullptr;  // where the run's last noun ends in the text
     for (const MeCab::Node* node = lattice->bos_node(); node; node = node->next) {
       if (ahead) {
         __builtin_prefetch(ahead->feature);
@@ -70,17 +76,37 @@ class Core {
       }
       if (node->stat == MECAB_BOS_NODE || node->stat == MECAB_EOS_NODE) continue;
       const char* feature = node->feature;
-      if (!feature || !filter_.KeepPos(feature)) continue;
+      if (!feature || !filter_.KeepPos(feature)) {
+        if (compoundParts) FlushCompound(&compound, &compoundParts, compoundFeature, withPos, out);
+        continue;
+      }
+      const bool noun = filter_.joinNouns && IsNoun(feature);
+      if (compoundParts && !(noun && node->rlength == node->length && node->surface == prevEnd)) {
+        FlushCompound(&compound, &compoundParts, compoundFeature, withPos, out);
+      }
       const size_t mark = out->size();
       if (mark) out->push_back(withPos ? '\n' : ' ');
       const size_t start = out->size();
       AppendToken(node, feature, out);
+      if (filter_.foldLongVowels) out->resize(start + FoldLongVowel(out->data() + start, out->size() - start));
       if (!filter_.KeepText(std::string_view(out->data() + start, out->size() - start))) {
         out->resize(mark);
+        if (compoundParts) FlushCompound(&compound, &compoundParts, compoundFeature, withPos, out);
         continue;
+      }
+      // After the stop-word check: stop lists name base forms, as the dictionary writes them.
+      if (filter_.anyReadingPos && filter_.readingPos.Match(feature) == PosTrie::kKeep) {
+        ReplaceWithBaseReading(node, feature, start, out);
+      }
+      if (noun) {
+        compound.append(out->data() + start, out->size() - start);
+        ++compoundParts;
+        compoundFeature = feature;
+        prevEnd = node->surface + node->length;
       }
       if (withPos) AppendPos(feature, out);
     }
+    if (compoundParts) FlushCompound(&compound, &compoundParts, compoundFeature, withPos, out);
   }
 
   const char* RawParse(MeCab::Lattice* lattice, const char* text, size_t len) const {
@@ -136,6 +162,68 @@ class Core {
       if (IsWordChar(c) || c == surfaceLast) return;
       out->resize(static_cast<size_t>(last - b));
     }
+  }
+
+  static bool IsNoun(const char* feature) { return std::strncmp(feature, "名詞", std::strlen("名詞")) == 0; }
+
+  // Ends a run of adjacent nouns: two or more parts are appended as one more token (when it passes the text
+  // checks), with the part of speech of its last part (the head of a Japanese compound).
+  void FlushCompound(std::string* compound, int* parts, const char* feature, bool withPos, std::string* out) const {
+    if (*parts >= 2 && filter_.KeepText(*compound)) {
+      if (!out->empty()) out->push_back(withPos ? '\n' : ' ');
+      out->append(*compound);
+      if (withPos) AppendPos(feature, out);
+    }
+    compound->clear();
+    *parts = 0;
+  }
+
+  // Spelling variants of one word (可愛い / かわいい, 分かる / わかる, 取り組む / 取組む) share MeCab's reading, so
+  // the token [start, end of *out) becomes the reading of the base form: the surface's reading (field 7) with
+  // the conjugated kana ending swapped for the base form's (書い カイ, base 書く: カ + ク). Left as it is when
+  // there is no reading, the endings are not kana, or the verb is カ変 (来 キ, base 来る: the stem's reading changes).
+  static void ReplaceWithBaseReading(const MeCab::Node* node, const char* feature, size_t start, std::string* out) {
+    const char* conj = FieldStart(feature, 4);
+    if (!conj || std::strncmp(conj, "カ変", std::strlen("カ変")) == 0) return;
+    const char* base = FieldStart(feature, 6);
+    const char* reading = FieldStart(feature, 7);
+    if (!base || !reading || *base == '"' || *reading == '"' || *reading == ',' || *reading == '\0') return;
+    if (reading[0] == '*' && (reading[1] == ',' || reading[1] == '\0')) return;
+    const char* baseEnd = SkipField(base);
+    const char* readingEnd = SkipField(reading);
+    const char* surface = node->surface;
+    const size_t surfaceLen = node->length;
+    size_t common = 0;
+    while (common < surfaceLen && base + common < baseEnd && surface[common] == base[common]) ++common;
+    while (common > 0 && (static_cast<unsigned char>(surface[common]) & 0xC0) == 0x80) --common;  // code point start
+    // The surface's ending (after the shared stem) must be kana: one reading character each.
+    size_t endingChars = 0;
+    const auto* p = reinterpret_cast<const unsigned char*>(surface + common);
+    const auto* pEnd = reinterpret_cast<const unsigned char*>(surface + surfaceLen);
+    while (p < pEnd) {
+      const uint32_t c = NextCodePoint(p, pEnd);
+      if (!IsHiragana(c) && !IsKatakana(c)) return;
+      ++endingChars;
+    }
+    const auto* r = reinterpret_cast<const unsigned char*>(reading);
+    const auto* rEnd = reinterpret_cast<const unsigned char*>(readingEnd);
+    while (endingChars > 0 && rEnd > r) {
+      rEnd = LastCodePointStart(r, rEnd);
+      --endingChars;
+    }
+    if (endingChars > 0) return;
+    std::string token(reinterpret_cast<const char*>(r), static_cast<size_t>(rEnd - r));
+    p = reinterpret_cast<const unsigned char*>(base + common);
+    pEnd = reinterpret_cast<const unsigned char*>(baseEnd);
+    while (p < pEnd) {
+      const uint32_t c = NextCodePoint(p, pEnd);
+      if (IsHiragana(c) && c <= 0x3096) AppendUtf8(c + 0x60, &token);  // ぁ..ゖ -> ァ..ヶ
+      else if (IsHiragana(c) || IsKatakana(c)) AppendUtf8(c, &token);
+      else return;
+    }
+    if (token.empty()) return;
+    out->resize(start);
+    out->append(token);
   }
 
   // "\t" + the first four feature fields, verbatim.
