@@ -34,7 +34,6 @@ const TRAIN_AXES = /** @type {const} */ ({
   keepPos: 'tokenizer.keepPos',
   dropPos: 'tokenizer.dropPos',
   foldLongVowels: 'tokenizer.foldLongVowels',
-  readingPos: 'tokenizer.readingPos',
   joinNouns: 'tokenizer.joinNouns',
 });
 /** Embed axes -> config paths. */
@@ -48,7 +47,7 @@ const EMBED_AXES = /** @type {const} */ ({
   feedbackDocs: 'server.rerank.relatedFeedback.docs',
   feedbackWeight: 'server.rerank.relatedFeedback.weight',
 });
-const TOKENIZER_AXES = ['dictionary', 'stopwords', 'keepPos', 'dropPos', 'foldLongVowels', 'readingPos', 'joinNouns'];
+const TOKENIZER_AXES = ['dictionary', 'stopwords', 'keepPos', 'dropPos', 'foldLongVowels', 'joinNouns'];
 const W2V_AXES = ['dims', 'epochs', 'window', 'minCount', ...TOKENIZER_AXES];
 
 /** @type {Grid} */

@@ -36,7 +36,6 @@ export class Tokenizer {
           maxTokenBytes: config.maxTokenBytes,
           // A model's manifest from before these options has no such keys: its tokens stay as trained.
           foldLongVowels: config.foldLongVowels ?? false,
-          readingPos: config.readingPos ?? [],
           joinNouns: config.joinNouns ?? false,
         },
       });

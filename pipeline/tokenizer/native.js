@@ -22,8 +22,6 @@ import { fileURLToPath } from 'node:url';
  * @property {number} [maxTokenBytes] drop tokens longer than this many UTF-8 bytes (default: no limit)
  * @property {boolean} [foldLongVowels] a katakana-only token of 4+ characters ending in ー loses that ー
  *   (コンピューター -> コンピュータ), stop words too (default false)
- * @property {string[]} [readingPos] feature prefixes whose tokens are written as the katakana reading of their base
- *   form (可愛い, かわいい -> カワイイ), after the stop-word check (default none)
  * @property {boolean} [joinNouns] after a run of adjacent kept nouns, their concatenation as one more token
  *   (言語 処理 研究 + 言語処理研究), checked like any token (default false)
  */

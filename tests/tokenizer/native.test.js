@@ -149,22 +149,6 @@ describe('spelling variants and compounds (off unless asked)', () => {
     assert.equal(tagger({ ...filter, stopwords: ['ユーザ'] }).tokenize('ユーザーとユーザ'), '');
   });
 
-  test('readingPos: kana and kanji spellings of a verb or adjective become one reading, conjugated or not', () => {
-    const filter = { ...FILTER, keepPos: ['名詞', '動詞,自立', '形容詞,自立'] };
-    const text = '可愛かった犬とかわいい猫。取り組んだ。取組む。書いた。';
-    assert.equal(tagger(filter).tokenize(text), '可愛い 犬 かわいい 猫 取り組む 取組む 書く');
-    assert.equal(
-      tagger({ ...filter, readingPos: ['動詞,自立', '形容詞'] }).tokenize(text),
-      'カワイイ 犬 カワイイ 猫 トリクム トリクム カク',
-    );
-  });
-
-  test('readingPos keeps the base form of カ変 来る (its stem reads キ in 来た) and checks stop words first', () => {
-    const filter = { ...FILTER, readingPos: ['動詞,自立'] };
-    assert.equal(tagger(filter).tokenize('来た。来る。'), '来る 来る');
-    assert.equal(tagger({ ...filter, stopwords: ['書く'] }).tokenize('書いた本を読んだ'), '本 ヨム');
-  });
-
   test('joinNouns adds each run of adjacent kept nouns as one more token, after its parts', () => {
     const text = '東京 大学の言語処理研究。';
     assert.equal(tagger(FILTER).tokenize(text), '東京 大学 言語 処理 研究');
@@ -366,7 +350,6 @@ describe('errors', () => {
       [{ dicdir: IPADIC, filter: { stopWords: [] } }, /filter\.stopWords/],
       [{ dicdir: IPADIC, filter: { foldLongVowels: 'yes' } }, /filter\.foldLongVowels/],
       [{ dicdir: IPADIC, filter: { joinNouns: 1 } }, /filter\.joinNouns/],
-      [{ dicdir: IPADIC, filter: { readingPos: '動詞' } }, /filter\.readingPos/],
     ];
     for (const [options, message] of cases) {
       assert.throws(() => new NativeTagger(/** @type {any} */ (options)), (err) => {

@@ -94,10 +94,6 @@ class Core {
         if (compoundParts) FlushCompound(&compound, &compoundParts, compoundFeature, withPos, out);
         continue;
       }
-      // After the stop-word check: stop lists name base forms, as the dictionary writes them.
-      if (filter_.anyReadingPos && filter_.readingPos.Match(feature) == PosTrie::kKeep) {
-        ReplaceWithBaseReading(node, feature, start, out);
-      }
       if (noun) {
         compound.append(out->data() + start, out->size() - start);
         ++compoundParts;
@@ -176,54 +172,6 @@ class Core {
     }
     compound->clear();
     *parts = 0;
-  }
-
-  // Spelling variants of one word (可愛い / かわいい, 分かる / わかる, 取り組む / 取組む) share MeCab's reading, so
-  // the token [start, end of *out) becomes the reading of the base form: the surface's reading (field 7) with
-  // the conjugated kana ending swapped for the base form's (書い カイ, base 書く: カ + ク). Left as it is when
-  // there is no reading, the endings are not kana, or the verb is カ変 (来 キ, base 来る: the stem's reading changes).
-  static void ReplaceWithBaseReading(const MeCab::Node* node, const char* feature, size_t start, std::string* out) {
-    const char* conj = FieldStart(feature, 4);
-    if (!conj || std::strncmp(conj, "カ変", std::strlen("カ変")) == 0) return;
-    const char* base = FieldStart(feature, 6);
-    const char* reading = FieldStart(feature, 7);
-    if (!base || !reading || *base == '"' || *reading == '"' || *reading == ',' || *reading == '\0') return;
-    if (reading[0] == '*' && (reading[1] == ',' || reading[1] == '\0')) return;
-    const char* baseEnd = SkipField(base);
-    const char* readingEnd = SkipField(reading);
-    const char* surface = node->surface;
-    const size_t surfaceLen = node->length;
-    size_t common = 0;
-    while (common < surfaceLen && base + common < baseEnd && surface[common] == base[common]) ++common;
-    while (common > 0 && (static_cast<unsigned char>(surface[common]) & 0xC0) == 0x80) --common;  // code point start
-    // The surface's ending (after the shared stem) must be kana: one reading character each.
-    size_t endingChars = 0;
-    const auto* p = reinterpret_cast<const unsigned char*>(surface + common);
-    const auto* pEnd = reinterpret_cast<const unsigned char*>(surface + surfaceLen);
-    while (p < pEnd) {
-      const uint32_t c = NextCodePoint(p, pEnd);
-      if (!IsHiragana(c) && !IsKatakana(c)) return;
-      ++endingChars;
-    }
-    const auto* r = reinterpret_cast<const unsigned char*>(reading);
-    const auto* rEnd = reinterpret_cast<const unsigned char*>(readingEnd);
-    while (endingChars > 0 && rEnd > r) {
-      rEnd = LastCodePointStart(r, rEnd);
-      --endingChars;
-    }
-    if (endingChars > 0) return;
-    std::string token(reinterpret_cast<const char*>(r), static_cast<size_t>(rEnd - r));
-    p = reinterpret_cast<const unsigned char*>(base + common);
-    pEnd = reinterpret_cast<const unsigned char*>(baseEnd);
-    while (p < pEnd) {
-      const uint32_t c = NextCodePoint(p, pEnd);
-      if (IsHiragana(c) && c <= 0x3096) AppendUtf8(c + 0x60, &token);  // ぁ..ゖ -> ァ..ヶ
-      else if (IsHiragana(c) || IsKatakana(c)) AppendUtf8(c, &token);
-      else return;
-    }
-    if (token.empty()) return;
-    out->resize(start);
-    out->append(token);
   }
 
   // "\t" + the first four feature fields, verbatim.

@@ -95,8 +95,6 @@ struct Filter {
   bool dropSymbolsOnly = false;
   bool lowercase = false;
   bool foldLongVowels = false;  // コンピューター -> コンピュータ (FoldLongVowel)
-  PosTrie readingPos;           // tokens written as the reading of their base form (variant spellings)
-  bool anyReadingPos = false;
   bool joinNouns = false;       // adjacent kept nouns also give their concatenation as a token
   size_t maxTokenBytes = std::numeric_limits<size_t>::max();
 

@@ -65,8 +65,7 @@ Filter ParseFilter(Napi::Env env, Napi::Value value) {
   Napi::Object o = value.As<Napi::Object>();
   static const char* const kKeys[] = {"keepPos", "dropPos", "stopwords", "singleChar",
                                       "dropDigitsOnly", "dropNumberCounters", "dropSymbolsOnly",
-                                      "lowercase", "maxTokenBytes", "foldLongVowels", "readingPos",
-                                      "joinNouns"};
+                                      "lowercase", "maxTokenBytes", "foldLongVowels", "joinNouns"};
   Napi::Array names = o.GetPropertyNames();
   for (uint32_t i = 0; i < names.Length(); ++i) {
     const std::string k = names.Get(i).ToString().Utf8Value();
@@ -91,13 +90,6 @@ Filter ParseFilter(Napi::Env env, Napi::Value value) {
   f.dropSymbolsOnly = OptionalBool(env, o, "dropSymbolsOnly", false);
   f.foldLongVowels = OptionalBool(env, o, "foldLongVowels", false);
   f.joinNouns = OptionalBool(env, o, "joinNouns", false);
-  Napi::Value reading = o.Get("readingPos");
-  if (!reading.IsUndefined()) {
-    for (auto& p : StringArray(env, reading, "filter.readingPos", false)) {
-      f.readingPos.Add(p, true);
-      f.anyReadingPos = true;
-    }
-  }
 
   Napi::Value stop = o.Get("stopwords");
   if (!stop.IsUndefined()) {

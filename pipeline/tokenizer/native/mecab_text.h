@@ -75,20 +75,6 @@ inline uint32_t NextCodePoint(const unsigned char*& p, const unsigned char* end)
   return cp;
 }
 
-// Appends code point c as UTF-8 (c < 0x10000: the kana this is used for).
-inline void AppendUtf8(uint32_t c, std::string* out) {
-  if (c < 0x80) {
-    out->push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
-
 // ---------------------------------------------------------------------------------
 // Feature string helpers. Features are CSV: mecab-dict-index quotes fields that
 // contain ',' or '"' (neologd has such base forms), so field scanning honours quotes.
