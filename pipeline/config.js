@@ -31,6 +31,8 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** Drop tokens of symbols only. */ dropSymbolsOnly: true,
     /** ASCII A-Z to a-z in tokens. */ lowercase: true,
     /** Tokens longer than this (UTF-8 bytes) are dropped. */ maxTokenBytes: 100,
+    /** Katakana-only tokens of 4+ characters drop a final ー: コンピューター and コンピュータ are one token. */ foldLongVowels: false,
+    /** Adjacent kept nouns also give their concatenation as one more token (新型 コロナ -> + 新型コロナ). */ joinNouns: false,
     stopwords: {
       /** Families are the files dictionaries/stopwords/<family>.txt; null means all of them. */
       families: /** @type {string[]|null} */ (null),

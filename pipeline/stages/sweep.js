@@ -31,6 +31,10 @@ const TRAIN_AXES = /** @type {const} */ ({
   idfPower: 'train.topics.idf_power',
   dictionary: 'tokenizer.dictionary',
   stopwords: 'tokenizer.stopwords.families',
+  keepPos: 'tokenizer.keepPos',
+  dropPos: 'tokenizer.dropPos',
+  foldLongVowels: 'tokenizer.foldLongVowels',
+  joinNouns: 'tokenizer.joinNouns',
 });
 /** Embed axes -> config paths. */
 const EMBED_AXES = /** @type {const} */ ({
@@ -43,7 +47,7 @@ const EMBED_AXES = /** @type {const} */ ({
   feedbackDocs: 'server.rerank.relatedFeedback.docs',
   feedbackWeight: 'server.rerank.relatedFeedback.weight',
 });
-const TOKENIZER_AXES = ['dictionary', 'stopwords'];
+const TOKENIZER_AXES = ['dictionary', 'stopwords', 'keepPos', 'dropPos', 'foldLongVowels', 'joinNouns'];
 const W2V_AXES = ['dims', 'epochs', 'window', 'minCount', ...TOKENIZER_AXES];
 
 /** @type {Grid} */

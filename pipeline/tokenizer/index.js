@@ -34,6 +34,9 @@ export class Tokenizer {
           dropSymbolsOnly: config.dropSymbolsOnly,
           lowercase: config.lowercase,
           maxTokenBytes: config.maxTokenBytes,
+          // A model's manifest from before these options has no such keys: its tokens stay as trained.
+          foldLongVowels: config.foldLongVowels ?? false,
+          joinNouns: config.joinNouns ?? false,
         },
       });
     } catch (err) {

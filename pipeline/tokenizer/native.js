@@ -20,6 +20,10 @@ import { fileURLToPath } from 'node:url';
  * @property {boolean} [dropSymbolsOnly] drop tokens without a letter, kana, kanji or digit (default false)
  * @property {boolean} [lowercase] ASCII A-Z -> a-z in the output token (default false)
  * @property {number} [maxTokenBytes] drop tokens longer than this many UTF-8 bytes (default: no limit)
+ * @property {boolean} [foldLongVowels] a katakana-only token of 4+ characters ending in ー loses that ー
+ *   (コンピューター -> コンピュータ), stop words too (default false)
+ * @property {boolean} [joinNouns] after a run of adjacent kept nouns, their concatenation as one more token
+ *   (言語 処理 研究 + 言語処理研究), checked like any token (default false)
  */
 
 /**

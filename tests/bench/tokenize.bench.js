@@ -1,13 +1,16 @@
 // Tokenizer throughput: the scdv_mecab addon against the `mecab` command.
 //
 //   node tests/bench/tokenize.bench.js [--corpus FILE] [--dicdir DIR] [--repeats 5] [--fork-docs 200]
+//                                      [--with-filter '{"foldLongVowels":true}']
 //
 // Every contender reads the same NFKC-normalised text (one document per line, written to a
 // temp file once). Throughput is MB (10^6 bytes of UTF-8 input) per second, the median over
 // repeats; contenders are interleaved within each repeat. The last stdout line is JSON
 // ending with addon_mb_s, cli_mb_s and ratio (= addon / cli, wall-clock). Progress goes to
 // stderr. Per-CPU-second rates (cpu_ratio) are reported too: on a shared machine they are
-// steadier than wall-clock rates.
+// steadier than wall-clock rates. --with-filter adds a contender, the addon with those filter options
+// over FILTER, timed right after the plain addon in every repeat (with_vs_addon_cpu: its CPU-second rate / the
+// plain addon's), for the cost of a tokenizer option.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -42,6 +45,7 @@ const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
  * @property {string} dicdir
  * @property {number} repeats
  * @property {number} forkDocs
+ * @property {import('../../pipeline/tokenizer/native.js').FilterSpec | null} withFilter
  */
 
 /** @returns {Options} */
@@ -52,13 +56,15 @@ function readOptions() {
       dicdir: { type: 'string' },
       repeats: { type: 'string', default: '5' },
       'fork-docs': { type: 'string', default: '200' },
+      'with-filter': { type: 'string' },
     },
   });
   const repeats = Number(values.repeats);
   const forkDocs = Number(values['fork-docs']);
   if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`--repeats must be a positive integer`);
   if (!Number.isInteger(forkDocs) || forkDocs < 1) throw new Error(`--fork-docs must be a positive integer`);
-  return { corpus: values.corpus ?? defaultCorpus(), dicdir: values.dicdir ?? defaultDicdir(), repeats, forkDocs };
+  const withFilter = values['with-filter'] === undefined ? null : JSON.parse(values['with-filter']);
+  return { corpus: values.corpus ?? defaultCorpus(), dicdir: values.dicdir ?? defaultDicdir(), repeats, forkDocs, withFilter };
 }
 
 /** @returns {string} */
@@ -230,6 +236,7 @@ async function main() {
     const forkBytes = forkDocs.reduce((n, d) => n + Buffer.byteLength(d) + 1, 0);
 
     const tagger = new NativeTagger({ dicdir: opts.dicdir, filter: FILTER });
+    const withTagger = opts.withFilter && new NativeTagger({ dicdir: opts.dicdir, filter: { ...FILTER, ...opts.withFilter } });
     log(`corpus ${opts.corpus}: ${docs.length} docs, ${(bytes / MB).toFixed(2)} MB (NFKC)`);
     log(`dictionary ${opts.dicdir} (${tagger.dictionaryInfo.size} entries), mecab ${NativeTagger.mecabVersion}`);
     checkSameOutput(tagger, cliArgs, docs);
@@ -237,9 +244,10 @@ async function main() {
     log('warm-up');
     await runCli([...cliArgs, textFile]);
     timeSync(tagger, docs, (t, d) => t.tokenize(d));
+    if (withTagger) timeSync(withTagger, docs, (t, d) => t.tokenize(d));
 
     /** @type {Record<string, number[]>} */
-    const mbs = { cli: [], addon: [], raw: [], fork: [], batch: [], cliCpu: [], addonCpu: [] };
+    const mbs = { cli: [], addon: [], raw: [], fork: [], batch: [], cliCpu: [], addonCpu: [], withCpu: [] };
     /** @type {number[]} */
     const startup = [];
     const rate = (/** @type {number} */ n, /** @type {number} */ seconds) => n / MB / seconds;
@@ -251,13 +259,15 @@ async function main() {
       mbs.cliCpu.push(rate(bytes, cli.cpu));
       mbs.addon.push(rate(bytes, addon.wall));
       mbs.addonCpu.push(rate(bytes, addon.cpu));
+      if (withTagger) mbs.withCpu.push(rate(bytes, timeSync(withTagger, docs, (t, d) => t.tokenize(d)).cpu));
       mbs.raw.push(rate(bytes, timeSync(tagger, docs, (t, d) => t.parse(d)).wall));
       mbs.fork.push(rate(forkBytes, timeForkPerDoc(cliArgs, forkDocs)));
       mbs.batch.push(rate(bytes, await timeBatch(tagger, docs, 2, 32)));
       const f = (/** @type {number[]} */ xs) => xs[r - 1].toFixed(2);
       log(
         `repeat ${r}/${opts.repeats} (MB/s): cli ${f(mbs.cli)} (cpu ${f(mbs.cliCpu)}), addon ${f(mbs.addon)} ` +
-          `(cpu ${f(mbs.addonCpu)}), raw ${f(mbs.raw)}, fork ${f(mbs.fork)}, batch ${f(mbs.batch)}; load ${loadavg()[0].toFixed(2)}`,
+          `(cpu ${f(mbs.addonCpu)}${withTagger ? `, with-filter cpu ${f(mbs.withCpu)}` : ''}), raw ${f(mbs.raw)}, ` +
+          `fork ${f(mbs.fork)}, batch ${f(mbs.batch)}; load ${loadavg()[0].toFixed(2)}`,
       );
     }
 
@@ -272,6 +282,7 @@ async function main() {
         ['(e) addon tokenizeBatch, 2 in flight (thread pool)', median(mbs.batch)],
         ['(a) mecab CLI, per CPU-second', median(mbs.cliCpu)],
         ['(b) addon tokenize(), per CPU-second', median(mbs.addonCpu)],
+        ...(withTagger ? [/** @type {[string, number]} */ ([`(f) addon tokenize() with ${JSON.stringify(opts.withFilter)}, per CPU-second`, median(mbs.withCpu)])] : []),
       ],
       bytes,
     );
@@ -292,6 +303,11 @@ async function main() {
         cli_cpu_mb_s: +median(mbs.cliCpu).toFixed(3),
         addon_cpu_mb_s: +median(mbs.addonCpu).toFixed(3),
         cpu_ratio: +(median(mbs.addonCpu) / median(mbs.cliCpu)).toFixed(3),
+        ...(withTagger ? {
+          with_filter: opts.withFilter,
+          with_cpu_mb_s: +median(mbs.withCpu).toFixed(3),
+          with_vs_addon_cpu: +(median(mbs.withCpu) / median(mbs.addonCpu)).toFixed(3),
+        } : {}),
         load_avg_1m: +loadavg()[0].toFixed(2),
         addon_mb_s: +addon.toFixed(3),
         cli_mb_s: +cli.toFixed(3),

@@ -132,6 +132,37 @@ describe('text filters', () => {
   });
 });
 
+describe('spelling variants and compounds (off unless asked)', () => {
+  const variants = 'コンピューターとコンピュータ、サーバーとサーバ、キーとツアー、ユーザー';
+
+  test('foldLongVowels: a katakana token of 4+ characters loses its final ー, shorter ones keep it', () => {
+    assert.equal(tagger(FILTER).tokenize(variants), 'コンピューター コンピュータ サーバー サーバ キー ツアー ユーザー');
+    assert.equal(
+      tagger({ ...FILTER, foldLongVowels: true }).tokenize(variants),
+      'コンピュータ コンピュータ サーバ サーバ キー ツアー ユーザ',
+    );
+  });
+
+  test('foldLongVowels folds stop words too, so either spelling of a stop word still drops both', () => {
+    const filter = { ...FILTER, foldLongVowels: true };
+    assert.equal(tagger({ ...filter, stopwords: ['ユーザー'] }).tokenize('ユーザーとユーザ'), '');
+    assert.equal(tagger({ ...filter, stopwords: ['ユーザ'] }).tokenize('ユーザーとユーザ'), '');
+  });
+
+  test('joinNouns adds each run of adjacent kept nouns as one more token, after its parts', () => {
+    const text = '東京 大学の言語処理研究。';
+    assert.equal(tagger(FILTER).tokenize(text), '東京 大学 言語 処理 研究');
+    // The space between 東京 and 大学 ends a run; の ends another.
+    assert.equal(tagger({ ...FILTER, joinNouns: true }).tokenize(text), '東京 大学 言語 処理 研究 言語処理研究');
+    assert.equal(
+      tagger({ ...FILTER, joinNouns: true }).tokenizeWithPos('言語処理'),
+      '言語\t名詞,一般,*,*\n処理\t名詞,サ変接続,*,*\n言語処理\t名詞,サ変接続,*,*',
+    );
+    // The compound passes the text checks like any token.
+    assert.equal(tagger({ ...FILTER, joinNouns: true, stopwords: ['言語処理'] }).tokenize('言語処理'), '言語 処理');
+  });
+});
+
 describe('output formats', () => {
   const t = tagger(FILTER);
 
@@ -317,6 +348,8 @@ describe('errors', () => {
       [{ dicdir: IPADIC, filter: { maxTokenBytes: 0 } }, /filter\.maxTokenBytes/],
       [{ dicdir: IPADIC, filter: { maxTokenBytes: 1.5 } }, /filter\.maxTokenBytes/],
       [{ dicdir: IPADIC, filter: { stopWords: [] } }, /filter\.stopWords/],
+      [{ dicdir: IPADIC, filter: { foldLongVowels: 'yes' } }, /filter\.foldLongVowels/],
+      [{ dicdir: IPADIC, filter: { joinNouns: 1 } }, /filter\.joinNouns/],
     ];
     for (const [options, message] of cases) {
       assert.throws(() => new NativeTagger(/** @type {any} */ (options)), (err) => {

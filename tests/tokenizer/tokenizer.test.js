@@ -40,6 +40,20 @@ test('parts of speech: nouns and verbs in base form; pronouns, numbers, suffixes
   assert.ok(tagged.every((t) => t.pos.startsWith('名詞') || t.pos.startsWith('動詞,自立')));
 });
 
+test('foldLongVowels and joinNouns are off by default and when a trained model\'s config lacks them', async () => {
+  const text = 'コンピューターとコンピュータで言語処理';
+  const config = loadConfig({ overrides: { tokenizer: { dictionary: 'ipadic', stopwords: { families: [], extra: [] } } } }).tokenizer;
+  /** @type {Record<string, any>} */
+  const old = { ...config };
+  delete old.foldLongVowels;
+  delete old.joinNouns; // a manifest written before the options existed
+  const expected = ['コンピューター', 'コンピュータ', '言語', '処理'];
+  assert.deepEqual((await createTokenizer(config)).tokenize(text), expected);
+  assert.deepEqual((await createTokenizer(/** @type {any} */ (old))).tokenize(text), expected);
+  const both = await createTokenizer({ ...config, foldLongVowels: true, joinNouns: true });
+  assert.deepEqual(both.tokenize(text), ['コンピュータ', 'コンピュータ', '言語', '処理', '言語処理']);
+});
+
 test('width and case folding make one token of ASCII variants', async () => {
   const tok = await make({ stopwords: { families: [], extra: [] } });
   const a = tok.tokenize('ＧＯＯＧＬＥの新サービス');

@@ -3,6 +3,7 @@
 #include <napi.h>
 #include <mecab.h>
 
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,11 @@ class Core {
     for (int i = 0; i < kPrefetchDistance && ahead; ++i, ahead = ahead->next) {
       __builtin_prefetch(ahead->feature);
     }
+    // joinNouns: a run of adjacent kept nouns (新型 コロナ ウイルス) also yields the run as one token, after it.
+    std::string compound;
+    const char* compoundFeature = nullptr;
+    int compoundParts = 0;
+    const char* prevEnd = nullptr;  // where the run's last noun ends in the text
     for (const MeCab::Node* node = lattice->bos_node(); node; node = node->next) {
       if (ahead) {
         __builtin_prefetch(ahead->feature);
@@ -70,17 +76,33 @@ class Core {
       }
       if (node->stat == MECAB_BOS_NODE || node->stat == MECAB_EOS_NODE) continue;
       const char* feature = node->feature;
-      if (!feature || !filter_.KeepPos(feature)) continue;
+      if (!feature || !filter_.KeepPos(feature)) {
+        if (compoundParts) FlushCompound(&compound, &compoundParts, compoundFeature, withPos, out);
+        continue;
+      }
+      const bool noun = filter_.joinNouns && IsNoun(feature);
+      if (compoundParts && !(noun && node->rlength == node->length && node->surface == prevEnd)) {
+        FlushCompound(&compound, &compoundParts, compoundFeature, withPos, out);
+      }
       const size_t mark = out->size();
       if (mark) out->push_back(withPos ? '\n' : ' ');
       const size_t start = out->size();
       AppendToken(node, feature, out);
+      if (filter_.foldLongVowels) out->resize(start + FoldLongVowel(out->data() + start, out->size() - start));
       if (!filter_.KeepText(std::string_view(out->data() + start, out->size() - start))) {
         out->resize(mark);
+        if (compoundParts) FlushCompound(&compound, &compoundParts, compoundFeature, withPos, out);
         continue;
+      }
+      if (noun) {
+        compound.append(out->data() + start, out->size() - start);
+        ++compoundParts;
+        compoundFeature = feature;
+        prevEnd = node->surface + node->length;
       }
       if (withPos) AppendPos(feature, out);
     }
+    if (compoundParts) FlushCompound(&compound, &compoundParts, compoundFeature, withPos, out);
   }
 
   const char* RawParse(MeCab::Lattice* lattice, const char* text, size_t len) const {
@@ -136,6 +158,20 @@ class Core {
       if (IsWordChar(c) || c == surfaceLast) return;
       out->resize(static_cast<size_t>(last - b));
     }
+  }
+
+  static bool IsNoun(const char* feature) { return std::strncmp(feature, "名詞", std::strlen("名詞")) == 0; }
+
+  // Ends a run of adjacent nouns: two or more parts are appended as one more token (when it passes the text
+  // checks), with the part of speech of its last part (the head of a Japanese compound).
+  void FlushCompound(std::string* compound, int* parts, const char* feature, bool withPos, std::string* out) const {
+    if (*parts >= 2 && filter_.KeepText(*compound)) {
+      if (!out->empty()) out->push_back(withPos ? '\n' : ' ');
+      out->append(*compound);
+      if (withPos) AppendPos(feature, out);
+    }
+    compound->clear();
+    *parts = 0;
   }
 
   // "\t" + the first four feature fields, verbatim.

@@ -94,6 +94,8 @@ struct Filter {
   bool dropNumberCounters = false;
   bool dropSymbolsOnly = false;
   bool lowercase = false;
+  bool foldLongVowels = false;  // コンピューター -> コンピュータ (FoldLongVowel)
+  bool joinNouns = false;       // adjacent kept nouns also give their concatenation as a token
   size_t maxTokenBytes = std::numeric_limits<size_t>::max();
 
   // Longest matching prefix decides; a prefix matches on a field boundary only.
@@ -142,5 +144,25 @@ struct Filter {
     return stopwords.find(tok) == stopwords.end();
   }
 };
+
+// Katakana spelling variants with and without a final long-vowel mark (コンピューター / コンピュータ,
+// サーバー / サーバ) are one word: a token of katakana only, at least 4 characters long and ending in ー loses
+// that ー (Lucene's JapaneseKatakanaStemFilter rule; shorter words such as キー or ツアー keep it).
+// Returns the new byte length of the token in [data, data + len).
+inline size_t FoldLongVowel(const char* data, size_t len) {
+  constexpr size_t kMarkBytes = 3;  // U+30FC in UTF-8: E3 83 BC
+  if (len < 4 * kMarkBytes) return len;
+  const auto* b = reinterpret_cast<const unsigned char*>(data);
+  if (b[len - 3] != 0xE3 || b[len - 2] != 0x83 || b[len - 1] != 0xBC) return len;
+  const unsigned char* p = b;
+  const unsigned char* end = b + len;
+  size_t count = 0;
+  while (p < end) {
+    const uint32_t c = NextCodePoint(p, end);
+    if (!(c >= 0x30A1 && c <= 0x30FC && c != 0x30FB)) return len;  // full-width katakana and ー only
+    ++count;
+  }
+  return count >= 4 ? len - kMarkBytes : len;
+}
 
 }  // namespace scdv_mecab

@@ -65,7 +65,7 @@ Filter ParseFilter(Napi::Env env, Napi::Value value) {
   Napi::Object o = value.As<Napi::Object>();
   static const char* const kKeys[] = {"keepPos", "dropPos", "stopwords", "singleChar",
                                       "dropDigitsOnly", "dropNumberCounters", "dropSymbolsOnly",
-                                      "lowercase", "maxTokenBytes"};
+                                      "lowercase", "maxTokenBytes", "foldLongVowels", "joinNouns"};
   Napi::Array names = o.GetPropertyNames();
   for (uint32_t i = 0; i < names.Length(); ++i) {
     const std::string k = names.Get(i).ToString().Utf8Value();
@@ -88,6 +88,8 @@ Filter ParseFilter(Napi::Env env, Napi::Value value) {
   f.dropDigitsOnly = OptionalBool(env, o, "dropDigitsOnly", false);
   f.dropNumberCounters = OptionalBool(env, o, "dropNumberCounters", false);
   f.dropSymbolsOnly = OptionalBool(env, o, "dropSymbolsOnly", false);
+  f.foldLongVowels = OptionalBool(env, o, "foldLongVowels", false);
+  f.joinNouns = OptionalBool(env, o, "joinNouns", false);
 
   Napi::Value stop = o.Get("stopwords");
   if (!stop.IsUndefined()) {
@@ -96,6 +98,8 @@ Filter ParseFilter(Napi::Env env, Napi::Value value) {
       if (f.lowercase) {
         for (char& c : s) if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
       }
+      // Tokens are folded before the check, so stop words are folded the same way.
+      if (f.foldLongVowels) s.resize(FoldLongVowel(s.data(), s.size()));
       f.stopwordStore.insert(std::move(s));
     }
     for (const std::string& s : f.stopwordStore) f.stopwords.insert(std::string_view(s));
