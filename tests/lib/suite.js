@@ -36,7 +36,7 @@ export function runTestFiles(o) {
   let overran = false;
   const timer = setTimeout(() => {
     overran = true;
-    process.stderr.write(`\n== ${o.name}: still running after ${Math.round(o.budgetMs / 60_000)} min, its budget: killing it\n`);
+    process.stderr.write(`\n== ${o.name}: still running after its budget of ${Math.round(o.budgetMs / 1000)} s: killing it\n`);
     try { process.kill(-(child.pid ?? 0), 'SIGKILL'); } catch { /* gone */ }
   }, o.budgetMs);
   return new Promise((resolve) => {
