@@ -65,7 +65,7 @@ async function run(values) {
     const { runClassify } = await import('../eval/classify.js');
     const r = await runClassify({ model: values.model, train: values.train, test: values.test, labelField: values['label-field'] ?? 'category', config });
     out.write(formatClassify(r));
-    if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf })}\n`);
+    if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, scdv_vs_tfidf: r.scdv_vs_tfidf })}\n`);
     return;
   }
   const mode = values['search-mode'];
@@ -197,10 +197,15 @@ export function formatCluster(c) {
 /** @param {Record<string, any>} r */
 export function formatClassify(r) {
   const pct = (/** @type {number} */ x) => (100 * x).toFixed(2);
+  const ci = (/** @type {{low: number, high: number}} */ i) => `[${pct(i.low)}, ${pct(i.high)}]`;
+  const d = r.scdv_vs_tfidf;
+  const level = `${Math.round(100 * d.confidence)} %`;
   return [
-    `classify: train ${r.train_documents}, test ${r.test_documents} documents; LinearSVC, C by ${r.scdv.cv_folds}-fold CV on train`,
-    `  scdv   accuracy ${pct(r.scdv.accuracy)} %  (C ${r.scdv.C})`,
-    `  tfidf  accuracy ${pct(r.tfidf.accuracy)} %  (C ${r.tfidf.C})`,
+    `classify: train ${r.train_documents}, test ${r.test_documents} documents; LinearSVC, C by ${r.scdv.cv_folds}-fold CV on train; ` +
+      `${level} bootstrap intervals over the test documents`,
+    `  scdv   accuracy ${pct(r.scdv.accuracy)} % ${ci(r.scdv.interval)}  (C ${r.scdv.C})`,
+    `  tfidf  accuracy ${pct(r.tfidf.accuracy)} % ${ci(r.tfidf.interval)}  (C ${r.tfidf.C})`,
+    `  scdv − tfidf ${d.diff >= 0 ? '+' : '−'}${pct(Math.abs(d.diff))} points ${ci(d)} (paired): ${d.word}`,
   ].join('\n') + '\n';
 }
 
