@@ -118,6 +118,20 @@ test('scdv eval --classify: LinearSVC test accuracy on the vectors and on TF-IDF
   const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval-classify.json'), 'utf8'));
   assert.equal(file.per_document.scdv.length, file.test_documents);
   assert.equal(file.per_document.scdv.filter((/** @type {number} */ c) => c === 1).length / file.test_documents, file.scdv.accuracy);
+  // the classifier's vectors: eval.classify's alpha and keepFraction, not the served embed.hybrid.alpha / keepFraction
+  const { eval: { classify }, embed: { hybrid } } = loadConfig();
+  assert.notEqual(classify.alpha, hybrid.alpha);
+  assert.deepEqual([file.settings.embed.hybrid.alpha, file.settings.embed.keepFraction], [classify.alpha, classify.keepFraction]);
+  assert.deepEqual(file.settings.classify, classify);
+  assert.match(r.stderr, new RegExp(`scdv +accuracy .*alpha ${classify.alpha}, keepFraction ${classify.keepFraction}\\)`));
+  // --alpha / --keep-fraction with --classify set those, and are checked like any config value
+  const half = scdv(['eval', '--classify', '--model', 'tiny', '--train', train, '--test', testFile, '--alpha', '0.5', '--keep-fraction', '0.5', '--json']);
+  assert.equal(half.code, 0, half.stderr);
+  const set = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval-classify.json'), 'utf8')).settings.embed;
+  assert.deepEqual([set.hybrid.alpha, set.keepFraction], [0.5, 0.5]);
+  const bad = scdv(['eval', '--classify', '--model', 'tiny', '--train', train, '--test', testFile, '--alpha', '2']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /eval\.classify\.alpha must be in \[0, 1\], got 2/);
 });
 
 test('bad input: a line without the label, invalid JSON, a missing model, a bad flag', () => {
