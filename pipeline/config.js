@@ -112,7 +112,7 @@ export const DEFAULT_CONFIG = Object.freeze({
     },
   },
   /** `scdv eval --classify`: the vectors' α and keepFraction for a linear classifier (docs/relevance.md), not the served embed's. */
-  eval: { classify: { alpha: 0.1, keepFraction: 0.02 } },
+  eval: { classify: { alpha: 0.1, keepFraction: 1 } },
   index: {
     /** Documents per store write: each write is one durable (fsynced) batch. */
     writeBatchSize: 100,
