@@ -113,6 +113,8 @@ export const DEFAULT_CONFIG = Object.freeze({
       maxTerms: /** @type {number|null} */ (null),
     },
   },
+  /** `scdv eval --classify`: the vectors' α and keepFraction for a linear classifier (docs/relevance.md), not the served embed's. */
+  eval: { classify: { alpha: 0.1, keepFraction: 1 } },
   index: {
     /** Documents per store write: each write is one durable (fsynced) batch. */
     writeBatchSize: 100,
@@ -477,6 +479,9 @@ function validate(cfg) {
   if (cfg.embed.hybrid.maxTerms !== null && (!Number.isInteger(cfg.embed.hybrid.maxTerms) || cfg.embed.hybrid.maxTerms < 1)) {
     throw errors.CONFIG_INVALID(`embed.hybrid.maxTerms must be a positive integer or null, got ${cfg.embed.hybrid.maxTerms}`);
   }
+  const cls = cfg.eval.classify;
+  if (!(cls.alpha >= 0 && cls.alpha <= 1)) throw errors.CONFIG_INVALID(`eval.classify.alpha must be in [0, 1], got ${cls.alpha}`);
+  if (!(cls.keepFraction > 0 && cls.keepFraction <= 1)) throw errors.CONFIG_INVALID(`eval.classify.keepFraction must be in (0, 1], got ${cls.keepFraction}`);
   if (!(cfg.embed.saturationK > 0)) throw errors.CONFIG_INVALID(`embed.saturationK must be > 0, got ${cfg.embed.saturationK}`);
   if (!['ja', 'en'].includes(cfg.tokenizer.lang)) throw errors.CONFIG_INVALID(`tokenizer.lang must be ja or en, got ${cfg.tokenizer.lang}`);
   if (!['none', 'hiragana', 'non-kanji', 'all'].includes(cfg.tokenizer.singleChar)) {

@@ -37,7 +37,8 @@ export const command = {
       'store.backend is opensearch)', { choices: ['python', 'opensearch'] }),
     opt('--lang <lang>', 'check that the model was trained for this language; with --sweep, train for it', { config: 'tokenizer.lang', choices: ['ja', 'en'] }),
     opt('--json', 'the figures as JSON on the last line of stdout (the table goes to stderr)'),
-    opt('--classify', 'LinearSVC test accuracy on the vectors vs on TF-IDF (needs --train and --test)'),
+    opt('--classify', 'LinearSVC test accuracy on the vectors vs on TF-IDF (needs --train and --test); the vectors ' +
+      'use eval.classify\'s alpha and keepFraction, which --alpha and --keep-fraction then set'),
     opt('--train <file>', 'with --classify: the labelled training corpus'),
     opt('--test <file>', 'with --classify: the labelled test corpus'),
     opt('--sweep', 'train and evaluate a grid of settings on --corpus'),
@@ -57,7 +58,7 @@ export const command = {
 async function run(values) {
   if (values.lang !== undefined && values.lang !== 'ja' && values.lang !== 'en') throw errors.USAGE(`--lang must be ja or en, got "${values.lang}"`);
   // Documents are tokenised as the model was trained (its manifest); --lang for a sweep's training, or as a check.
-  const config = configFromFlags(values, { embed: embedOverrides(values), ...(values.lang ? { tokenizer: { lang: values.lang } } : {}) });
+  const config = configFromFlags(values, { ...(values.classify ? classifyOverrides(values) : { embed: embedOverrides(values) }), ...(values.lang ? { tokenizer: { lang: values.lang } } : {}) });
   if (values.lang && values.model) checkModelLang(values.model, values.lang);
   const out = values.json ? process.stderr : process.stdout;
   if (values.classify) {
@@ -65,7 +66,7 @@ async function run(values) {
     const { runClassify } = await import('../eval/classify.js');
     const r = await runClassify({ model: values.model, train: values.train, test: values.test, labelField: values['label-field'] ?? 'category', config });
     out.write(formatClassify(r));
-    if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf })}\n`);
+    if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, scdv_vs_tfidf: r.scdv_vs_tfidf })}\n`);
     return;
   }
   const mode = values['search-mode'];
@@ -141,6 +142,20 @@ export function embedOverrides(v) {
   return e;
 }
 
+/**
+ * With --classify, --alpha and --keep-fraction set the classifier's vectors (eval.classify), not the served ones.
+ * @param {Record<string, any>} v
+ */
+function classifyOverrides(v) {
+  const { keepFraction, hybrid, ...embed } = embedOverrides(v);
+  /** @type {Record<string, any>} */
+  const classify = {};
+  if (keepFraction !== undefined) classify.keepFraction = keepFraction;
+  if (hybrid?.alpha !== undefined) classify.alpha = hybrid.alpha;
+  if (hybrid?.maxTerms !== undefined) embed.hybrid = { maxTerms: hybrid.maxTerms };
+  return { embed, ...(Object.keys(classify).length ? { eval: { classify } } : {}) };
+}
+
 /** @param {Record<string, any>} r */
 export function formatEval(r) {
   const pct = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : (100 * x).toFixed(1));
@@ -197,10 +212,17 @@ export function formatCluster(c) {
 /** @param {Record<string, any>} r */
 export function formatClassify(r) {
   const pct = (/** @type {number} */ x) => (100 * x).toFixed(2);
+  const signed = (/** @type {number} */ x) => `${x < 0 ? '−' : ''}${pct(Math.abs(x))}`;
+  const ci = (/** @type {{low: number, high: number}} */ i) => `[${signed(i.low)}, ${signed(i.high)}]`;
+  const d = r.scdv_vs_tfidf;
+  const level = `${Math.round(100 * d.confidence)} %`;
   return [
-    `classify: train ${r.train_documents}, test ${r.test_documents} documents; LinearSVC, C by ${r.scdv.cv_folds}-fold CV on train`,
-    `  scdv   accuracy ${pct(r.scdv.accuracy)} %  (C ${r.scdv.C})`,
-    `  tfidf  accuracy ${pct(r.tfidf.accuracy)} %  (C ${r.tfidf.C})`,
+    `classify: train ${r.train_documents}, test ${r.test_documents} documents; LinearSVC, C by ${r.scdv.cv_folds}-fold CV on train; ` +
+      `${level} bootstrap intervals over the test documents`,
+    `  scdv   accuracy ${pct(r.scdv.accuracy)} % ${ci(r.scdv.interval)}  (C ${r.scdv.C}; alpha ${r.settings.embed.hybrid.alpha}, ` +
+      `keepFraction ${r.settings.embed.keepFraction})`,
+    `  tfidf  accuracy ${pct(r.tfidf.accuracy)} % ${ci(r.tfidf.interval)}  (C ${r.tfidf.C})`,
+    `  scdv − tfidf ${d.diff >= 0 ? '+' : '−'}${pct(Math.abs(d.diff))} points ${ci(d)} (paired): ${d.word}`,
   ].join('\n') + '\n';
 }
 

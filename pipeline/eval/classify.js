@@ -1,7 +1,11 @@
 // `scdv eval --classify`: the form in which SCDV results are published — a linear classifier (LinearSVC, C chosen
 // by cross-validation on the train file) on the document vectors vs on TF-IDF of the same tokens, test accuracy.
+// The vectors are the product's (same embedder) with the classifier's own α and keepFraction (`eval.classify`).
 // Vectors come from pipeline/embed/ (the product's code); the classifiers run in Python (scikit-learn).
-// Writes models/<name>/eval-classify.json (format scdv-eval-classify/1: date, files, settings, scdv, tfidf).
+// Test accuracy comes with a 95 % bootstrap interval over the test documents, and SCDV − TF-IDF with a paired one
+// (the same bootstrap and verdict words as the report's P@10 verdict, pipeline/eval/metrics.js).
+// Writes models/<name>/eval-classify.json (format scdv-eval-classify/1: date, files, settings, scdv, tfidf,
+// scdv_vs_tfidf, per_document: each method's 1/0 per test document).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +15,7 @@ import { writeFileAtomic } from '../fsutil.js';
 import { readLabelledCorpus } from './corpus.js';
 import { writeExchange } from './exchange.js';
 import { runPythonModule } from '../python.js';
+import { BOOTSTRAP, intervalWord, pairedBootstrap } from './metrics.js';
 import { tokenizeAll } from './run.js';
 
 /**
@@ -25,7 +30,8 @@ export async function runClassify(o) {
   const train = await readLabelledCorpus(o.train, o.labelField, opts);
   const test = await readLabelledCorpus(o.test, o.labelField, { ...opts, minDocuments: 1 });
   log(`eval --classify: train ${train.docs.length}, test ${test.docs.length} documents; model ${o.model}`);
-  const embedder = await createEmbedder(o.model, o.config, { inMemory: true });
+  const embed = classifyEmbed(o.config.embed, o.config.eval.classify);
+  const embedder = await createEmbedder(o.model, { ...o.config, embed }, { inMemory: true });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-classify-'));
   try {
     for (const [name, c] of /** @type {const} */ ([['train', train], ['test', test]])) {
@@ -39,10 +45,10 @@ export async function runClassify(o) {
     const out = {
       format: 'scdv-eval-classify/1', date: new Date().toISOString(), model: o.model,
       train: { path: path.resolve(o.train), sha256: train.sha256 }, test: { path: path.resolve(o.test), sha256: test.sha256 },
-      label_field: o.labelField, settings: { embed: o.config.embed, layout: embedder.layout.kind, width: embedder.width },
+      label_field: o.labelField, settings: { embed, classify: o.config.eval.classify, layout: embedder.layout.kind, width: embedder.width },
       load_average: os.loadavg().map((x) => Math.round(x * 100) / 100), seconds: (Date.now() - t0) / 1000,
       train_documents: r.train_documents, test_documents: r.test_documents, test_labels_unseen_in_train: r.test_labels_unseen_in_train,
-      scdv: r.scdv, tfidf: r.tfidf,
+      ...withIntervals(r),
     };
     if (o.write !== false) writeFileAtomic(path.join(modelsDir(), o.model, 'eval-classify.json'), JSON.stringify(out, null, 2) + '\n');
     return out;
@@ -50,4 +56,40 @@ export async function runClassify(o) {
     embedder.model.wordTopics.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The embed settings of the classifier's vectors: the served ones with `eval.classify`'s α and keepFraction (a
+ * linear classifier gains from a smaller α than a related list: docs/relevance.md).
+ * @param {import('../config.js').Config['embed']} embed
+ * @param {import('../config.js').Config['eval']['classify']} classify
+ * @returns {import('../config.js').Config['embed']}
+ */
+export function classifyEmbed(embed, classify) {
+  return { ...embed, keepFraction: classify.keepFraction, hybrid: { ...embed.hybrid, alpha: classify.alpha } };
+}
+
+/** Classifier methods of the Python result, in the order shown. */
+const METHODS = /** @type {const} */ (['scdv', 'tfidf']);
+
+/**
+ * Each method's accuracy with its bootstrap interval over the test documents, SCDV − TF-IDF with a paired interval
+ * and its word (better / tied / worse), and the per-document figures (moved out of the methods' summaries).
+ * @param {Record<string, any>} r the Python result: {scdv, tfidf} each with `correct`, 1 or 0 per test document
+ */
+export function withIntervals(r) {
+  /** @type {Record<string, any>} */
+  const out = {};
+  /** @type {Record<string, number[]>} */
+  const perDocument = {};
+  for (const m of METHODS) {
+    const { correct, ...summary } = r[m];
+    const ci = pairedBootstrap(correct, new Array(correct.length).fill(0), BOOTSTRAP);
+    out[m] = { ...summary, interval: { low: ci.low, high: ci.high, confidence: ci.confidence } };
+    perDocument[m] = correct;
+  }
+  const d = pairedBootstrap(perDocument.scdv, perDocument.tfidf, BOOTSTRAP);
+  out.scdv_vs_tfidf = { ...d, word: intervalWord(d) };
+  out.per_document = perDocument;
+  return out;
 }

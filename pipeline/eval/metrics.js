@@ -86,6 +86,18 @@ export function latencySummary(ms) {
   return { mean_ms: s.reduce((a, b) => a + b, 0) / s.length, median_ms: median, p95_ms: q(0.95) };
 }
 
+/** The bootstrap of every verdict (the report's on P@10, `--classify`'s on accuracy): fixed, so that the same figures always give the same interval. */
+export const BOOTSTRAP = Object.freeze({ resamples: 2000, confidence: 0.95, seed: 1 });
+
+/**
+ * The word for a paired interval of "a − b": better or worse when it lies wholly above or below 0, tied when it holds 0.
+ * @param {{low: number, high: number}} interval
+ * @returns {'better'|'tied'|'worse'}
+ */
+export function intervalWord(interval) {
+  return interval.low > 0 ? 'better' : interval.high < 0 ? 'worse' : 'tied';
+}
+
 /**
  * Paired bootstrap over queries: the difference of the means of `a` and `b` (figures of two methods on the same
  * queries, in the same order) with a percentile confidence interval. Queries are resampled with replacement, the

@@ -1,10 +1,10 @@
 // The report's answer to "is this model good?": SCDV against each baseline on P@10, the difference with a paired
 // bootstrap confidence interval over queries (eval.json's per_query figures), in plain words.
-import { pairedBootstrap } from '../eval/metrics.js';
+import { BOOTSTRAP, intervalWord, pairedBootstrap } from '../eval/metrics.js';
 import { esc } from './html.js';
 
 /** The verdict's statistics: fixed, so that every report of the same eval.json says the same. */
-export const VERDICT_BOOTSTRAP = Object.freeze({ resamples: 2000, confidence: 0.95, seed: 1 });
+export const VERDICT_BOOTSTRAP = BOOTSTRAP;
 
 /** Baselines the model is judged against, with their names on the page. */
 const BASELINES = /** @type {const} */ ([['tfidf', 'TF-IDF'], ['mlt', 'more_like_this'], ['mlt_opensearch', 'more_like_this (OpenSearch)']]);
@@ -37,7 +37,7 @@ export function compareWithBaselines(result) {
     const paired = Array.isArray(ha) && Array.isArray(hb) && ha.length > 0 && ha.length === hb.length;
     const interval = paired ? pairedBootstrap(ha.map((h) => h / 10), hb.map((h) => h / 10), VERDICT_BOOTSTRAP) : null;
     /** @type {Comparison['word']} */
-    const word = !interval ? 'not judged' : interval.low > 0 ? 'better' : interval.high < 0 ? 'worse' : 'tied';
+    const word = interval ? intervalWord(interval) : 'not judged';
     out.push({ baseline: key, label, model: a.p_at_10, other: b.p_at_10, diff: interval ? interval.diff : a.p_at_10 - b.p_at_10, interval, word });
   }
   return out;

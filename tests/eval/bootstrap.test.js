@@ -53,3 +53,25 @@ test('eval.json keeps each per-query array on one line', () => {
   assert.match(text, /"scdv": \[3,10,0\]\n/);
   assert.deepEqual(JSON.parse(text).per_query.hits_at_10.scdv, [3, 10, 0]);
 });
+
+test('--classify: each accuracy gets a bootstrap interval over the test documents, SCDV − TF-IDF a paired one and its word', async () => {
+  const { withIntervals } = await import('../../pipeline/eval/classify.js');
+  const n = 400;
+  // TF-IDF right on 3 documents in 4, SCDV on those and on 40 more: SCDV is better by 10 points
+  const tfidf = Array.from({ length: n }, (_, i) => (i % 4 ? 1 : 0));
+  const scdv = tfidf.map((c, i) => (c || i < 160 ? 1 : 0));
+  const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const r = withIntervals({ scdv: { accuracy: mean(scdv), C: 1, correct: scdv }, tfidf: { accuracy: mean(tfidf), C: 10, correct: tfidf } });
+  for (const m of /** @type {const} */ (['scdv', 'tfidf'])) {
+    const { low, high, confidence } = r[m].interval;
+    assert.ok(low < r[m].accuracy && r[m].accuracy < high && high - low < 0.15, `${m} ${JSON.stringify(r[m])}`);
+    assert.equal(confidence, 0.95);
+    assert.equal(r[m].correct, undefined, 'the per-document figures are not repeated in the summary');
+  }
+  assert.equal(r.tfidf.C, 10);
+  assert.ok(Math.abs(r.scdv_vs_tfidf.diff - 0.1) < 1e-12 && r.scdv_vs_tfidf.low > 0, JSON.stringify(r.scdv_vs_tfidf));
+  assert.equal(r.scdv_vs_tfidf.word, 'better');
+  assert.deepEqual(r.per_document, { scdv, tfidf });
+  const tied = withIntervals({ scdv: { accuracy: mean(tfidf), correct: tfidf }, tfidf: { accuracy: mean(tfidf), correct: tfidf } });
+  assert.deepEqual([tied.scdv_vs_tfidf.diff, tied.scdv_vs_tfidf.word], [0, 'tied']);
+});

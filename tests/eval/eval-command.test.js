@@ -105,9 +105,33 @@ test('scdv eval --classify: LinearSVC test accuracy on the vectors and on TF-IDF
   const r = scdv(['eval', '--classify', '--model', 'tiny', '--train', train, '--test', testFile, '--label-field', 'category', '--json']);
   assert.equal(r.code, 0, r.stderr);
   const j = r.last();
-  assert.deepEqual(Object.keys(j), ['scdv', 'tfidf']);
-  for (const m of ['scdv', 'tfidf']) assert.ok(j[m].accuracy > 0.2 && j[m].accuracy <= 1, JSON.stringify(j));
-  assert.ok(fs.existsSync(path.join(tmp, 'models', 'tiny', 'eval-classify.json')));
+  assert.deepEqual(Object.keys(j), ['scdv', 'tfidf', 'scdv_vs_tfidf']);
+  for (const m of ['scdv', 'tfidf']) {
+    assert.ok(j[m].accuracy > 0.2 && j[m].accuracy <= 1, JSON.stringify(j));
+    // a bootstrap interval over the test documents around the accuracy
+    assert.ok(j[m].interval.low <= j[m].accuracy && j[m].accuracy <= j[m].interval.high, JSON.stringify(j[m]));
+  }
+  const d = j.scdv_vs_tfidf;
+  assert.ok(Math.abs(d.diff - (j.scdv.accuracy - j.tfidf.accuracy)) < 1e-9 && d.low <= d.diff && d.diff <= d.high, JSON.stringify(d));
+  assert.ok(['better', 'tied', 'worse'].includes(d.word));
+  assert.match(r.stderr, /scdv − tfidf [+−]\d+\.\d\d points \[.*\] \(paired\): (better|tied|worse)/);
+  const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval-classify.json'), 'utf8'));
+  assert.equal(file.per_document.scdv.length, file.test_documents);
+  assert.equal(file.per_document.scdv.filter((/** @type {number} */ c) => c === 1).length / file.test_documents, file.scdv.accuracy);
+  // the classifier's vectors: eval.classify's alpha and keepFraction, not the served embed.hybrid.alpha / keepFraction
+  const { eval: { classify }, embed: { hybrid } } = loadConfig();
+  assert.notEqual(classify.alpha, hybrid.alpha);
+  assert.deepEqual([file.settings.embed.hybrid.alpha, file.settings.embed.keepFraction], [classify.alpha, classify.keepFraction]);
+  assert.deepEqual(file.settings.classify, classify);
+  assert.match(r.stderr, new RegExp(`scdv +accuracy .*alpha ${classify.alpha}, keepFraction ${classify.keepFraction}\\)`));
+  // --alpha / --keep-fraction with --classify set those, and are checked like any config value
+  const half = scdv(['eval', '--classify', '--model', 'tiny', '--train', train, '--test', testFile, '--alpha', '0.5', '--keep-fraction', '0.5', '--json']);
+  assert.equal(half.code, 0, half.stderr);
+  const set = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval-classify.json'), 'utf8')).settings.embed;
+  assert.deepEqual([set.hybrid.alpha, set.keepFraction], [0.5, 0.5]);
+  const bad = scdv(['eval', '--classify', '--model', 'tiny', '--train', train, '--test', testFile, '--alpha', '2']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /eval\.classify\.alpha must be in \[0, 1\], got 2/);
 });
 
 test('bad input: a line without the label, invalid JSON, a missing model, a bad flag', () => {

@@ -243,7 +243,8 @@ C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 def classify_train_test(Xtr: Any, ytr: Sequence[str], Xte: Any, yte: Sequence[str], seed: int = 1,
                         grid: Sequence[float] = C_GRID, folds: int = 5) -> dict[str, Any]:
-    """LinearSVC with C chosen by stratified k-fold cross-validation on the train rows; test accuracy."""
+    """LinearSVC with C chosen by stratified k-fold cross-validation on the train rows; test accuracy, and
+    ``correct``: 1 or 0 per test row (the caller's bootstrap over test documents, pipeline/eval/classify.js)."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -256,9 +257,9 @@ def classify_train_test(Xtr: Any, ytr: Sequence[str], Xte: Any, yte: Sequence[st
         search = GridSearchCV(_linear_svc(1.0, seed), {"C": list(grid)},
                               cv=StratifiedKFold(cv_folds, shuffle=True, random_state=seed), n_jobs=1)
         search.fit(Xtr, np.asarray(ytr))
-        acc = float(search.score(Xte, np.asarray(yte)))
-    return {"accuracy": acc, "C": float(search.best_params_["C"]), "cv_accuracy": float(search.best_score_),
-            "cv_folds": cv_folds, "seconds": round(time.perf_counter() - t0, 3)}
+        correct = (search.predict(Xte) == np.asarray(yte)).astype(int)
+    return {"accuracy": float(correct.mean()), "C": float(search.best_params_["C"]), "cv_accuracy": float(search.best_score_),
+            "cv_folds": cv_folds, "seconds": round(time.perf_counter() - t0, 3), "correct": correct.tolist()}
 
 
 # ---------------------------------------------------------------- commands

@@ -123,6 +123,8 @@ def test_classify_train_test_chooses_c_by_cross_validation(tmp_path):
     y = ["a"] * 20 + ["b"] * 20
     r = eb.classify_train_test(X[::2], y[::2], X[1::2], y[1::2])
     assert r["accuracy"] >= 0.9 and r["C"] in eb.C_GRID and r["cv_folds"] == 5
+    # one 1/0 per test row, for the caller's bootstrap over test documents
+    assert len(r["correct"]) == 20 and set(r["correct"]) <= {0, 1} and sum(r["correct"]) / 20 == r["accuracy"]
 
 
 def test_bad_folders_are_input_errors(tmp_path, capsys):
