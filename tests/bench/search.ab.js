@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStore } from '../../pipeline/store/index.js';
-import { readCsr, row } from './search.data.js';
+import { fillCollection, readCsr, row } from './search.data.js';
 
 const { values: opt } = parseArgs({ options: {
   old: { type: 'string' }, data: { type: 'string' }, docs: { type: 'string' }, queries: { type: 'string', default: '500' },
@@ -31,13 +31,7 @@ const NO_BG = { autoFlush: false, autoMerge: false, maintenanceMs: 0 };
 async function build(open, name) {
   const store = open(path.join(tmp, name), NO_BG);
   const c = store.collection('bench', { width: m.width });
-  for (let i = 0; i < n; i += 10000) {
-    const batch = [];
-    for (let j = i; j < Math.min(n, i + 10000); j++) batch.push({ id: String(j), vector: row(m, j) });
-    await c.upsert(batch);
-    if ((i / 10000) % 4 === 3) await c.flush();
-  }
-  await c.flush();
+  await fillCollection(c, m, n);
   const t = now();
   await c.merge();
   const s = c.stats();

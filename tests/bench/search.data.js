@@ -250,6 +250,23 @@ export function row(m, i) {
 }
 
 /**
+ * Upsert the first `n` rows (ids "0".."n-1") into a collection of a store opened without background work, flushing
+ * every 40,000 documents as the write path would, and once at the end (the caller merges if it wants one segment).
+ * @param {{upsert: (docs: {id: string, vector: {indices: ArrayLike<number>, values: ArrayLike<number>}}[]) => Promise<unknown>, flush: () => Promise<unknown>}} c
+ * @param {Csr} m
+ * @param {number} n
+ */
+export async function fillCollection(c, m, n) {
+  for (let i = 0; i < n; i += 10000) {
+    const batch = [];
+    for (let j = i; j < Math.min(n, i + 10000); j++) batch.push({ id: String(j), vector: row(m, j) });
+    await c.upsert(batch);
+    if ((i / 10000) % 4 === 3) await c.flush();
+  }
+  await c.flush();
+}
+
+/**
  * The same documents at a higher sparsity: each row keeps its `keep` entries of largest magnitude (ties: lower
  * index first, as the embedder's sparsify does), in index order, L2-normalised again. Applied to vectors
  * embedded with a larger keepFraction, this gives what the embedder gives with the smaller one (up to float

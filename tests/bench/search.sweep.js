@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStore } from '../../pipeline/store/index.js';
-import { readCsr, row } from './search.data.js';
+import { fillCollection, readCsr, row } from './search.data.js';
 
 const { values: opt } = parseArgs({ options: {
   data: { type: 'string' }, dir: { type: 'string' }, docs: { type: 'string' }, queries: { type: 'string', default: '2000' },
@@ -31,13 +31,7 @@ const fresh = !fs.existsSync(opt.dir);
 const store = openStore(opt.dir, { autoFlush: false, autoMerge: false, maintenanceMs: 0 });
 const c = store.collection('bench', { width: m.width });
 if (fresh) {
-  for (let i = 0; i < n; i += 10000) {
-    const batch = [];
-    for (let j = i; j < Math.min(n, i + 10000); j++) batch.push({ id: String(j), vector: row(m, j) });
-    await c.upsert(batch);
-    if ((i / 10000) % 4 === 3) await c.flush();
-  }
-  await c.flush();
+  await fillCollection(c, m, n);
   await c.merge();
   log(`built ${n} documents: ${JSON.stringify(c.stats().bytes_per_nnz)}`);
 }
