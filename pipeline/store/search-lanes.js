@@ -15,6 +15,16 @@ export function poolSize() {
   return Number.isFinite(n) && n > 0 ? Math.min(n, 1024) : 4;
 }
 
+/**
+ * Size the libuv pool for this machine unless the environment already does: a search lane per core plus the
+ * reserved lanes (libuv's default of 4 would hold a many-core server to 2 searches at once). It must run before the
+ * pool's first use (libuv reads the variable then): the CLI calls it first thing.
+ * @param {number} cores
+ */
+export function sizeThreadPool(cores) {
+  process.env.UV_THREADPOOL_SIZE ??= String(Math.min(1024, Math.max(4, cores + RESERVED_IO_LANES)));
+}
+
 /** Searches that may be on the pool at once: its size less the reserved lanes, at least 1. */
 export const searchLanes = () => Math.max(1, poolSize() - RESERVED_IO_LANES);
 

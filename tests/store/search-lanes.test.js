@@ -51,3 +51,17 @@ test('a write is acknowledged before a queue of earlier searches has run; search
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('scdv sizes the libuv pool to a search lane per core plus the reserved ones, unless the environment says', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const os = await import('node:os');
+  const { RESERVED_IO_LANES } = await import('../../pipeline/store/search-lanes.js');
+  const cli = new URL('../../pipeline/cli.js', import.meta.url).pathname;
+  // A preloaded hook reports the variable as the process ends (after main() has run).
+  const probe = `process.on('beforeExit', () => { process.stdout.write('POOL=' + process.env.UV_THREADPOOL_SIZE); });`;
+  const run = (/** @type {NodeJS.ProcessEnv} */ env) => spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(probe)}`, cli, '--version'], { env, encoding: 'utf8' });
+  const { UV_THREADPOOL_SIZE: _, ...env } = process.env;
+  const want = Math.max(4, os.availableParallelism() + RESERVED_IO_LANES);
+  assert.match(run(env).stdout, new RegExp(`POOL=${want}$`));
+  assert.match(run({ ...env, UV_THREADPOOL_SIZE: '7' }).stdout, /POOL=7$/);
+});
