@@ -25,6 +25,7 @@ import path from 'node:path';
 import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { BENCH_KEY, writesUnderLoad } from './writes-under-load.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const REPO = path.resolve(path.dirname(HERE), '..', '..');
@@ -34,8 +35,6 @@ process.env.SCDV_DATA_DIR = path.join(BENCH_DIR, 'data');
 process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
 
 const MODEL = 'bench-livedoor-dev';
-/** The writes' API key (its digest is the only key the bench server accepts). */
-const BENCH_KEY = 'bench-api-key-0123456789';
 const CHILD = process.argv[2] === '--serve-child';
 
 if (CHILD) {
@@ -207,7 +206,7 @@ async function main() {
         /** @type {('threads' | 'inline')[]} */
         const order = round % 2 ? ['inline', 'threads'] : ['threads', 'inline'];
         for (const mode of order) {
-          const m = await writesUnderLoad(urls[mode], procs[mode], everyId, liveOffset, rewrites, readConns, writeRate, duration, autocannon);
+          const m = await writesUnderLoad({ url: urls[mode], ids: everyId, offset: liveOffset, rewrites, readConns, writeRate, duration, autocannon, loopCpu: () => loopCpu(procs[mode]) });
           liveOffset += m.readsDone;
           rounds[mode].push(m);
           process.stderr.write(`writes (${mode.padEnd(7)} round ${round + 1}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)} req/s), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, event-loop CPU ${m.writes.loopMs.toFixed(2)} ms a write, errors ${m.writes.errors + m.readWithWrites.errors}\n`);
@@ -260,50 +259,15 @@ async function main() {
 }
 
 /**
- * Live related-by-id reads at `readConns` connections for `duration` s alone, then again with PUTs of `rewrites`
- * at `writeRate` per second (2 connections) beside them.
- * @param {string} url
- * @param {import('node:child_process').ChildProcess} proc the server (answers 'loop-cpu')
- * @param {string[]} ids articles to read, from `offset` on (each asked for once)
- * @param {number} offset
- * @param {string[]} rewrites PUT bodies of w-0 … (collection `writes`)
- * @param {number} readConns
- * @param {number} writeRate
- * @param {number} duration
- * @param {typeof import('autocannon')} autocannon
+ * The server's event-loop CPU time so far, ms (it answers 'loop-cpu').
+ * @param {import('node:child_process').ChildProcess} proc
  */
-async function writesUnderLoad(url, proc, ids, offset, rewrites, readConns, writeRate, duration, autocannon) {
-  const loopCpu = () => new Promise((/** @type {(ms: number) => void} */ resolve) => {
+function loopCpu(proc) {
+  return new Promise((/** @type {(ms: number) => void} */ resolve) => {
     const on = (/** @type {any} */ m) => { if (m?.loopCpuMs !== undefined) { proc.off('message', on); resolve(m.loopCpuMs); } };
     proc.on('message', on);
     proc.send('loop-cpu');
   });
-  let r = offset;
-  let w = 0;
-  const reads = (/** @type {number} */ secs) => autocannon({
-    url, connections: readConns, duration: secs,
-    requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, path: `/v1/collections/articles/documents/${ids[r++ % ids.length]}/related?k=10` }) }],
-  });
-  const writes = (/** @type {number} */ secs) => autocannon({
-    url, connections: 2, duration: secs, overallRate: writeRate,
-    requests: [{
-      setupRequest: (/** @type {any} */ req) => {
-        const i = w++ % rewrites.length;
-        return { ...req, method: 'PUT', path: `/v1/collections/writes/documents/w-${i}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: rewrites[i] };
-      },
-    }],
-  });
-  const summary = (/** @type {any} */ x) => ({ rps: x.requests.average, p50: x.latency.p50, p99: x.latency.p99, errors: x.errors + x.non2xx });
-  await Promise.all([reads(1), writes(1)]); // warm-up: the embedding threads' first texts, the page cache
-  const c0 = await loopCpu();
-  const ra = await reads(duration);
-  const c1 = await loopCpu();
-  const [rw, ww] = await Promise.all([reads(duration), writes(duration)]);
-  const c2 = await loopCpu();
-  // The event loop's CPU per write: what the mixed phase took beyond its reads at the reads-alone rate.
-  const perRead = (c1 - c0) / Math.max(1, ra.requests.total);
-  const loopMsPerWrite = ((c2 - c1) - perRead * rw.requests.total) / Math.max(1, ww.requests.total);
-  return { readAlone: summary(ra), readWithWrites: summary(rw), writes: { ...summary(ww), loopMs: loopMsPerWrite }, readsDone: r - offset };
 }
 
 /**

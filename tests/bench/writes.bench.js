@@ -23,6 +23,7 @@ import path from 'node:path';
 import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BENCH_KEY, writesUnderLoad } from './writes-under-load.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const REPO = path.resolve(path.dirname(HERE), '..', '..');
@@ -32,7 +33,6 @@ process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
 process.env.SCDV_MODELS_DIR ??= path.join(REPO, 'models'); // --old's server reads this checkout's models too
 
 const MODEL = 'bench-livedoor-dev';
-const BENCH_KEY = 'bench-api-key-0123456789';
 
 if (process.argv[2] === '--serve-child') {
   const root = process.argv[3];
@@ -110,7 +110,7 @@ async function main() {
       const order = round % 2 ? [1, 0] : [0, 1];
       for (const i of order) {
         loads.push(os.loadavg()[0]);
-        const m = await writesUnderLoad(urls[i], ids, offset, rewrites, readConns, writeRate, writeConns, duration, autocannon);
+        const m = await writesUnderLoad({ url: urls[i], ids, offset, rewrites, readConns, writeRate, writeConns, duration, autocannon });
         offset += m.readsDone;
         rounds[variants[i].name].push(m);
         process.stderr.write(`${variants[i].name} round ${round + 1} (load ${os.loadavg()[0].toFixed(1)}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)}/s); with writes p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)}/s); writes p50 ${m.writes.p50} p90 ${m.writes.p90} p99 ${m.writes.p99} max ${m.writes.max} ms (${m.writes.total}), errors ${m.writes.errors + m.readWithWrites.errors}\n`);
@@ -187,39 +187,4 @@ async function ensureArticles(file, nDocs) {
   }
   const order = ids.map((_, i) => ids[(i * 104729 + 13) % n]);
   return order;
-}
-
-/**
- * Live related-by-id reads at `readConns` connections for `duration` s alone, then again with PUTs at `writeRate`/s.
- * @param {string} url
- * @param {string[]} ids
- * @param {number} offset
- * @param {string[]} rewrites
- * @param {number} readConns
- * @param {number} writeRate
- * @param {number} writeConns
- * @param {number} duration
- * @param {typeof import('autocannon')} autocannon
- */
-async function writesUnderLoad(url, ids, offset, rewrites, readConns, writeRate, writeConns, duration, autocannon) {
-  let r = offset;
-  let w = 0;
-  const reads = (/** @type {number} */ secs) => autocannon({
-    url, connections: readConns, duration: secs,
-    requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, path: `/v1/collections/articles/documents/${ids[r++ % ids.length]}/related?k=10` }) }],
-  });
-  const writes = (/** @type {number} */ secs) => autocannon({
-    url, connections: writeConns, duration: secs, overallRate: writeRate,
-    requests: [{
-      setupRequest: (/** @type {any} */ req) => {
-        const i = w++ % rewrites.length;
-        return { ...req, method: 'PUT', path: `/v1/collections/writes/documents/w-${i}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: rewrites[i] };
-      },
-    }],
-  });
-  const summary = (/** @type {any} */ x) => ({ rps: x.requests.average, p50: x.latency.p50, p90: x.latency.p90, p99: x.latency.p99, max: x.latency.max, total: x.requests.total, errors: x.errors + x.non2xx });
-  await Promise.all([reads(1), writes(1)]);
-  const ra = await reads(duration);
-  const [rw, ww] = await Promise.all([reads(duration), writes(duration)]);
-  return { readAlone: summary(ra), readWithWrites: summary(rw), writes: summary(ww), readsDone: r - offset };
 }

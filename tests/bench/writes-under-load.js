@@ -1,0 +1,48 @@
+// The writes-under-reads scenario of `bench:api` and `tests/bench/writes.bench.js`, one implementation: live
+// related-by-id reads for `duration` s alone, then the same reads with PUTs of article-sized texts beside them.
+
+/** The writes' API key (its digest is the only key the bench servers accept). */
+export const BENCH_KEY = 'bench-api-key-0123456789';
+
+/**
+ * @param {object} o
+ * @param {string} o.url the server
+ * @param {string[]} o.ids articles to read, from `offset` on (each asked for once)
+ * @param {number} o.offset
+ * @param {string[]} o.rewrites PUT bodies of w-0 … (collection `writes`)
+ * @param {number} o.readConns
+ * @param {number} o.writeRate PUTs per second in all
+ * @param {number} [o.writeConns] connections the PUTs share (default 2: slow writes then also lower the rate reached)
+ * @param {number} o.duration seconds of each phase
+ * @param {typeof import('autocannon')} o.autocannon
+ * @param {() => Promise<number>} [o.loopCpu] the server's event-loop CPU time so far, ms: adds the writes' `loopMs`
+ */
+export async function writesUnderLoad(o) {
+  let r = o.offset;
+  let w = 0;
+  const reads = (/** @type {number} */ secs) => o.autocannon({
+    url: o.url, connections: o.readConns, duration: secs,
+    requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, path: `/v1/collections/articles/documents/${o.ids[r++ % o.ids.length]}/related?k=10` }) }],
+  });
+  const writes = (/** @type {number} */ secs) => o.autocannon({
+    url: o.url, connections: o.writeConns ?? 2, duration: secs, overallRate: o.writeRate,
+    requests: [{
+      setupRequest: (/** @type {any} */ req) => {
+        const i = w++ % o.rewrites.length;
+        return { ...req, method: 'PUT', path: `/v1/collections/writes/documents/w-${i}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: o.rewrites[i] };
+      },
+    }],
+  });
+  const summary = (/** @type {any} */ x) => ({ rps: x.requests.average, p50: x.latency.p50, p90: x.latency.p90, p99: x.latency.p99, max: x.latency.max, total: x.requests.total, errors: x.errors + x.non2xx });
+  const cpu = o.loopCpu ?? (async () => 0);
+  await Promise.all([reads(1), writes(1)]); // warm-up: the embedding threads' first texts, the page cache
+  const c0 = await cpu();
+  const ra = await reads(o.duration);
+  const c1 = await cpu();
+  const [rw, ww] = await Promise.all([reads(o.duration), writes(o.duration)]);
+  const c2 = await cpu();
+  // The event loop's CPU per write: what the mixed phase took beyond its reads at the reads-alone rate.
+  const perRead = (c1 - c0) / Math.max(1, ra.requests.total);
+  const loopMs = ((c2 - c1) - perRead * rw.requests.total) / Math.max(1, ww.requests.total);
+  return { readAlone: summary(ra), readWithWrites: summary(rw), writes: { ...summary(ww), loopMs }, readsDone: r - o.offset };
+}
