@@ -252,18 +252,21 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
   try {
     const c = o.collection ? await store.collection(collectionName) : await store.collection(collectionName, { width: embedder.width });
     if (c.width !== embedder.width) throw errors.STORE_WIDTH_MISMATCH(collectionName, String(c.width), String(embedder.width));
-    if (o.collection) {
-      vectors = [];
-      for (const d of docs) {
-        const got = await c.get(d.id);
-        if (!got) throw errors.DOCUMENT_NOT_FOUND(d.id, collectionName);
-        vectors.push({ indices: Uint32Array.from(got.vector.indices), values: Float32Array.from(got.vector.values) });
-      }
-    } else {
-      vectors = tokens.map((t) => { const e = embedder.embedTokens(t); return { indices: e.indices, values: e.values }; });
-      const writes = vectors.map((v, i) => ({ id: docs[i].id, vector: v, meta: { title: docs[i].title } })).filter((w) => w.vector.indices.length);
+    if (!o.collection) {
+      const embedded = tokens.map((t) => embedder.embedTokens(t));
+      const writes = embedded.map((v, i) => ({ id: docs[i].id, vector: { indices: v.indices, values: v.values }, meta: { title: docs[i].title } }))
+        .filter((w) => w.vector.indices.length);
       for (let i = 0; i < writes.length; i += 500) await c.upsert(writes.slice(i, i + 500));
       await c.flush();
+    }
+    // Each query is the document's vector as stored (the store keeps values at reduced precision), as the server's
+    // related list by id searches with it: a fresh and an indexed collection of the same layout rank alike.
+    vectors = [];
+    const empty = { indices: new Uint32Array(0), values: new Float32Array(0) };
+    for (const d of docs) {
+      const got = await c.get(d.id);
+      if (!got && o.collection) throw errors.DOCUMENT_NOT_FOUND(d.id, collectionName);
+      vectors.push(got ? { indices: Uint32Array.from(got.vector.indices), values: Float32Array.from(got.vector.values) } : empty);
     }
     /** @type {number[][]} */
     const neighbours = [];
