@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_CONFIG } from './config.js';
-import { ENV_ALIASES, SECRET_KEYS, configKeys, describeEnvType, envName, envType } from './config-env.js';
+import { ENV_ALIASES, OTHER_ENV_VARIABLES, SECRET_KEYS, configKeys, describeEnvType, envName, envType } from './config-env.js';
 
 const CONFIG_SOURCE = fileURLToPath(new URL('./config.js', import.meta.url));
 export const CONFIG_DOC = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
@@ -53,6 +53,14 @@ const shown = (v) => `\`${JSON.stringify(v)}\``;
 /** Markdown table cells hold no pipes or line breaks. @param {string} s */
 const cell = (s) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/** The variables that are not config keys, one line per use: "- `A`, `B`: where things live". */
+function otherVariables() {
+  /** @type {Map<string, string[]>} */
+  const byUse = new Map();
+  for (const [name, use] of Object.entries(OTHER_ENV_VARIABLES)) byUse.set(use, [...(byUse.get(use) ?? []), name]);
+  return [...byUse].map(([use, names]) => `- ${names.map((n) => `\`${n}\``).join(', ')}: ${use}`);
+}
+
 /** The text of docs/configuration.md. */
 export function configurationDoc() {
   const comments = keyComments(fs.readFileSync(CONFIG_SOURCE, 'utf8'));
@@ -86,9 +94,11 @@ export function configurationDoc() {
     'are then checked as for a config file. Older names (`SCDV_OPENSEARCH_NODES`, …) keep working beside the derived',
     'ones; setting both to different values is an error.',
     '',
-    'Other variables, not config keys: `SCDV_MODELS_DIR`, `SCDV_DATA_DIR`, `SCDV_STORE_DIR`, `SCDV_CACHE_DIR` (where',
-    'things live), `REDIS_URL`, `SCDV_API_KEY` (the key commands such as `scdv activate` present to a server),',
-    '`SCDV_SKIP_SETUP`, `SCDV_SYSTEM_SETUP`, `SCDV_OFFLINE`, `SCDV_SETUP_OPENSEARCH` (set-up), `SCDV_OPENSEARCH_HOME`.',
+    'Other variables, not config keys (any other `SCDV_` variable is reported when a command starts, with the closest',
+    'known name: a misspelt setting is not ignored silently):',
+    '',
+    '- `REDIS_URL`: the Redis of the queues (a private one is started when unset)',
+    ...otherVariables(),
     '',
     '| key | environment variable | default | type from the environment | meaning |',
     '| --- | --- | --- | --- | --- |',

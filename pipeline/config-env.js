@@ -41,6 +41,69 @@ export const ENV_TYPES = Object.freeze({
   'experiments.arms': 'json',
 });
 
+/**
+ * The SCDV_ variables that are not config keys, by what they are for (docs/configuration.md lists them from
+ * here). Any other SCDV_ variable in the environment is reported as unknown (unknownEnvVariables): a misspelt
+ * setting would otherwise be ignored without a word. tests/config-env.test.js checks that every variable the
+ * sources read is here or a config key's.
+ */
+const T = 'read by the test and benchmark suites only';
+export const OTHER_ENV_VARIABLES = Object.freeze({
+  SCDV_MODELS_DIR: 'where things live', SCDV_DATA_DIR: 'where things live', SCDV_STORE_DIR: 'where things live',
+  SCDV_CACHE_DIR: 'where things live', SCDV_API_KEY: 'the key commands such as `scdv activate` present to a server',
+  SCDV_SKIP_SETUP: 'set-up (README)', SCDV_SYSTEM_SETUP: 'set-up (README)', SCDV_OFFLINE: 'set-up (README)',
+  SCDV_SETUP_OPENSEARCH: 'set-up (README)', SCDV_OPENSEARCH_HOME: 'set-up (README)',
+  SCDV_TEST_OPENSEARCH_URL: T, SCDV_FAULT_BATCH_DELAY_MS: T, SCDV_FAULT_TRAIN_EXIT: T, SCDV_FUZZ_CASES: T, SCDV_FUZZ_SEED: T,
+  SCDV_SCHEMATHESIS_EXAMPLES: T, SCDV_SCHEMATHESIS_SEED: T, SCDV_SCREENSHOT_DIR: T, SCDV_RELIABILITY_FIGURES: T, SCDV_SOAK: T,
+  SCDV_SOAK_P99_MS: T, SCDV_SOAK_SECONDS: T, SCDV_SOAK_WRITES: T, SCDV_BENCH_SPEC: T, SCDV_SERVE_WORKER: T,
+});
+
+/** Edit distance of two names (to suggest the variable a misspelt one meant). */
+function editDistance(/** @type {string} */ a, /** @type {string} */ b) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/**
+ * SCDV_ variables set in the environment that nothing reads, each with the closest known name when one is a few
+ * edits away (what a misspelling looks like).
+ * @param {Record<string, any>} defaults DEFAULT_CONFIG
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {{name: string, suggestion: string | null}[]}
+ */
+export function unknownEnvVariables(defaults, env = process.env) {
+  const known = new Set([...configKeys(defaults).map(({ key }) => envName(key)), ...Object.keys(ENV_ALIASES), ...Object.keys(OTHER_ENV_VARIABLES)]);
+  return Object.keys(env).filter((n) => n.startsWith('SCDV_') && !known.has(n)).sort().map((name) => {
+    let suggestion = null;
+    let bestDistance = Math.max(2, Math.floor(name.length / 6)) + 1; // a suggestion must be closer than this
+    for (const k of known) {
+      const d = editDistance(name, k);
+      if (d < bestDistance) { suggestion = k; bestDistance = d; }
+    }
+    return { name, suggestion };
+  });
+}
+
+/** Names already warned about: a process loads its config more than once. */
+const warnedEnv = new Set();
+
+/**
+ * A process warning (code SCDV_ENV_UNKNOWN, once per name) for each SCDV_ variable nothing reads.
+ * @param {Record<string, any>} defaults DEFAULT_CONFIG
+ */
+export function warnUnknownEnv(defaults) {
+  for (const { name, suggestion } of unknownEnvVariables(defaults)) {
+    if (warnedEnv.has(name)) continue;
+    warnedEnv.add(name);
+    process.emitWarning(`environment variable ${name} is not a setting and is ignored${suggestion ? ` (did you mean ${suggestion}?)` : ''}; the settings: docs/configuration.md`, { code: 'SCDV_ENV_UNKNOWN' });
+  }
+}
+
 /** Keys whose values are secrets: documented as such, and never echoed in an error message. */
 export const SECRET_KEYS = new Set(['store.opensearch.password']);
 

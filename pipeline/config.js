@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import { errors } from './errors.js';
 import { validateModelName } from './paths.js';
 import { validateEvents, validateFeedback, validateStore } from './config-checks.js';
-import { envOverrides } from './config-env.js';
+import { envOverrides, warnUnknownEnv } from './config-env.js';
 
 /** @typedef {'none'|'hiragana'|'non-kanji'|'all'} SingleCharRule */
 
@@ -447,6 +447,7 @@ export function loadConfig(opts = {}) {
   }
   const env = envOverrides(DEFAULT_CONFIG);
   if (env) cfg = merge(cfg, env, '');
+  warnUnknownEnv(DEFAULT_CONFIG);
   if (opts.overrides) cfg = merge(cfg, opts.overrides, '');
   validate(cfg);
   return cfg;

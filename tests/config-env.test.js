@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { DEFAULT_CONFIG, loadConfig } from '../pipeline/config.js';
-import { ENV_ALIASES, ENV_TYPES, configKeys, envName, envOverrides } from '../pipeline/config-env.js';
+import path from 'node:path';
+import { ENV_ALIASES, ENV_TYPES, OTHER_ENV_VARIABLES, configKeys, envName, envOverrides, unknownEnvVariables } from '../pipeline/config-env.js';
 import { CONFIG_DOC, configurationDoc } from '../pipeline/config-docs.js';
 
 /**
@@ -119,4 +120,44 @@ test('docs/configuration.md lists every key with its variable and default, and i
   assert.deepEqual(missing, [], 'keys missing from docs/configuration.md: run npm run docs:config');
   assert.equal(doc, configurationDoc(), 'docs/configuration.md is stale: run npm run docs:config');
   for (const name of Object.keys(ENV_ALIASES)) assert.ok(doc.includes(`\`${name}\``), name);
+});
+
+test('an SCDV_ variable nothing reads is reported once, with the closest known name; known ones are not', async () => {
+  const env = { SCDV_SERVER_PORTT: '9', SCDV_MODEL_DIR: '/x', SCDV_COMPLETELY_DIFFERENT_THING: '1', SCDV_SERVER_PORT: '8081', SCDV_DATA_DIR: '/d', SCDV_OPENSEARCH_NODES: 'http://a:9200', PATH: '/bin' };
+  assert.deepEqual(unknownEnvVariables(DEFAULT_CONFIG, env), [
+    { name: 'SCDV_COMPLETELY_DIFFERENT_THING', suggestion: null },
+    { name: 'SCDV_MODEL_DIR', suggestion: 'SCDV_MODELS_DIR' },
+    { name: 'SCDV_SERVER_PORTT', suggestion: 'SCDV_SERVER_PORT' },
+  ]);
+  /** @type {string[]} */
+  const warnings = [];
+  const onWarning = (/** @type {Error & {code?: string}} */ w) => { if (w.code === 'SCDV_ENV_UNKNOWN') warnings.push(w.message); };
+  process.on('warning', onWarning);
+  try {
+    withEnv({ SCDV_SERVER_PORTT: '9' }, () => { loadConfig(); loadConfig(); });
+    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+  } finally {
+    process.off('warning', onWarning);
+  }
+  assert.deepEqual(warnings, ['environment variable SCDV_SERVER_PORTT is not a setting and is ignored (did you mean SCDV_SERVER_PORT?); the settings: docs/configuration.md']);
+});
+
+test('every SCDV_ variable the sources read is a config key\'s, an old name, or listed in OTHER_ENV_VARIABLES', () => {
+  const known = new Set([...configKeys(DEFAULT_CONFIG).map(({ key }) => envName(key)), ...Object.keys(ENV_ALIASES), ...Object.keys(OTHER_ENV_VARIABLES)]);
+  // reads of the environment: process.env.X, env.X, env['X'], fromEnv('X'), os.environ.get("X"), os.environ["X"], $X / ${X}
+  const READS = /(?:env\.|env\[['"]|fromEnv\(['"]|environ\.get\(['"]|environ\[['"]|\$\{?)(SCDV_[A-Z0-9_]+)/g;
+  /** @type {Set<string>} */
+  const read = new Set();
+  const walk = (/** @type {string} */ dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) { if (!['node_modules', 'build', '.venv', '__pycache__', 'fixtures'].includes(e.name)) walk(p); continue; }
+      if (!/\.(js|mjs|py|sh)$/.test(e.name) && e.name !== 'run') continue;
+      for (const m of fs.readFileSync(p, 'utf8').matchAll(READS)) read.add(m[1]);
+    }
+  };
+  for (const dir of ['pipeline', 'server', 'workers', 'tests', '.ci']) walk(dir);
+  assert.ok(read.has('SCDV_MODELS_DIR') && read.has('SCDV_FAULT_TRAIN_EXIT'), 'the scan finds the reads it is meant to');
+  assert.deepEqual([...read].filter((n) => !known.has(n)).sort(), []);
+  assert.deepEqual(Object.keys(OTHER_ENV_VARIABLES).filter((n) => !read.has(n)).sort(), [], 'listed variables that nothing reads');
 });
