@@ -93,14 +93,14 @@ export function unknownEnvVariables(defaults, env = process.env) {
 const warnedEnv = new Set();
 
 /**
- * A process warning (code SCDV_ENV_UNKNOWN, once per name) for each SCDV_ variable nothing reads.
+ * A process warning (ScdvConfigWarning, once per name) for each SCDV_ variable nothing reads.
  * @param {Record<string, any>} defaults DEFAULT_CONFIG
  */
 export function warnUnknownEnv(defaults) {
   for (const { name, suggestion } of unknownEnvVariables(defaults)) {
     if (warnedEnv.has(name)) continue;
     warnedEnv.add(name);
-    process.emitWarning(`environment variable ${name} is not a setting and is ignored${suggestion ? ` (did you mean ${suggestion}?)` : ''}; the settings: docs/configuration.md`, { code: 'SCDV_ENV_UNKNOWN' });
+    process.emitWarning(`environment variable ${name} is not a setting and is ignored${suggestion ? ` (did you mean ${suggestion}?)` : ''}; the settings: docs/configuration.md`, 'ScdvConfigWarning');
   }
 }
 

@@ -131,7 +131,7 @@ test('an SCDV_ variable nothing reads is reported once, with the closest known n
   ]);
   /** @type {string[]} */
   const warnings = [];
-  const onWarning = (/** @type {Error & {code?: string}} */ w) => { if (w.code === 'SCDV_ENV_UNKNOWN') warnings.push(w.message); };
+  const onWarning = (/** @type {Error} */ w) => { if (w.name === 'ScdvConfigWarning') warnings.push(w.message); };
   process.on('warning', onWarning);
   try {
     withEnv({ SCDV_SERVER_PORTT: '9' }, () => { loadConfig(); loadConfig(); });
