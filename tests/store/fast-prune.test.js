@@ -156,3 +156,36 @@ test("'fast' on random signed vectors: recall floor at the default budget, exact
     assert.ok(rc >= 0.97, `recall@10 ${rc.toFixed(4)} < 0.97`);
   });
 });
+
+test("'fast' stops rescoring where the rest cannot matter: fewer candidates on hybrid-shaped vectors, all on random ones, the same top 10", async () => {
+  /**
+   * Mean documents rescored per query, and recall@10 against exact.
+   * @param {import('../../pipeline/store/collection.js').Collection} c
+   * @param {Map<string, import('./helpers.js').TestDoc>} docs
+   */
+  const measure = (c, docs) => {
+    const ids = [...docs.keys()];
+    let rescored = 0, hits = 0;
+    for (let qi = 0; qi < 60; qi++) {
+      const self = /** @type {import('./helpers.js').TestDoc} */ (docs.get(ids[(qi * 7919) % ids.length]));
+      const opts = { k: 10, excludeIds: [self.id] };
+      const { hits: fast, stats } = c.profile(self.vector, { ...opts, minPostings: 0, candidates: 1000, threads: 1 });
+      rescored += stats.rescored;
+      hits += recall(fast, c.search(self.vector, { ...opts, mode: 'exact' })) * 10;
+    }
+    return { rescored: rescored / 60, recall: hits / 600 };
+  };
+  const hybrid = hybridDocs(6000, 13);
+  await withSegment(hybrid, WIDTH, (c) => {
+    const m = measure(c, hybrid);
+    process.stderr.write(`# hybrid-shaped: ${m.rescored.toFixed(0)} of 1000 candidates rescored, recall@10 ${m.recall.toFixed(4)}\n`);
+    assert.ok(m.rescored < 700, `${m.rescored} rescored`);
+    assert.ok(m.recall >= 0.99, `recall@10 ${m.recall}`);
+  });
+  const random = randomDocs(5000, 5);
+  await withSegment(random, 3000, (c) => {
+    const m = measure(c, random);
+    process.stderr.write(`# random: ${m.rescored.toFixed(0)} of 1000 candidates rescored, recall@10 ${m.recall.toFixed(4)}\n`);
+    assert.ok(m.rescored > 900, `${m.rescored} rescored: wide gaps must keep the whole candidate list`);
+  });
+});
