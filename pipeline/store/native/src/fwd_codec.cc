@@ -12,6 +12,9 @@
 #include <immintrin.h>
 #define SCDV_X86 1
 #endif
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
 
 namespace scdv {
 
@@ -74,7 +77,23 @@ void codesToFloats(const uint8_t* base, uint64_t first, float* out, size_t n) {
   size_t j = 0;
   const uint8_t* p = base + (3 * first) / 2;
   if ((first & 1) && n > 0) { out[j++] = sx((uint32_t(p[0]) >> 4) | (uint32_t(p[1]) << 4)); p += 2; }
-  // Whole pairs: three bytes, two codes (the loop the compiler can widen).
+#if defined(__SSE4_1__)
+  // Eight codes (12 bytes, loaded exactly: no read past the document) at a time: each 16-bit lane gets the two
+  // bytes holding its code; even lanes shift their code to the top (times 16), and an arithmetic shift by 4
+  // sign-extends both kinds. Integers convert exactly, so the scalar loop below gives the same bits.
+  const __m128i pick = _mm_setr_epi8(0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11);
+  const __m128i lift = _mm_setr_epi16(16, 1, 16, 1, 16, 1, 16, 1);
+  for (; j + 8 <= n; j += 8, p += 12) {
+    __m128i x = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    int32_t hi;
+    std::memcpy(&hi, p + 8, 4);
+    x = _mm_insert_epi32(x, hi, 2);
+    x = _mm_srai_epi16(_mm_mullo_epi16(_mm_shuffle_epi8(x, pick), lift), 4);
+    _mm_storeu_ps(out + j, _mm_cvtepi32_ps(_mm_cvtepi16_epi32(x)));
+    _mm_storeu_ps(out + j + 4, _mm_cvtepi32_ps(_mm_cvtepi16_epi32(_mm_srli_si128(x, 8))));
+  }
+#endif
+  // Whole pairs: three bytes, two codes.
   for (; j + 2 <= n; j += 2, p += 3) {
     const uint32_t b0 = p[0], b1 = p[1], b2 = p[2];
     out[j] = sx(b0 | ((b1 & 0xfu) << 8));
