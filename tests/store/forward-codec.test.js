@@ -53,6 +53,9 @@ function awkwardVector(r, width, i) {
   if (kind === 3) for (let j = 0; j < values.length; j++) values[j] *= 1e-35;
   if (kind === 4) values[0] = 0;
   if (kind === 5) values[values.length - 1] = 2 ** -3;
+  // The largest rounds to a power of two (0.5 + 2^-20 is stored as 0.5), and the next is near it: stored values
+  // coded again (a merge) must keep their codes.
+  if (kind === 5 && values.length > 1) { values[0] = 0.5 + 2 ** -20; values[1] = -(0.5 - 2 ** -20); }
   if (kind === 6) for (let j = 0; j < values.length; j++) values[j] = (1 + (2 * Math.floor(r() * 512) + 1) / 2048) * (r() < 0.5 ? -0.25 : 0.25); // float16 ties
   if (i === 0) values[0] = 3.4e38;
   if (i === 1) values[values.length - 1] = -3.4028234e38; // float32's largest: its code is capped below 2

@@ -90,25 +90,27 @@ function roundHalf(x) {
 
 /**
  * The smallest power of two >= the largest |v| (of the float32 values), as an exponent; null when all are 0.
+ * above: the smallest power strictly above it instead.
  * @param {Float32Array} f
+ * @param {boolean} [above]
  */
-function maxExponent(f) {
+function maxExponent(f, above = false) {
   let mx = 0;
   for (const v of f) mx = Math.max(mx, Math.abs(v));
   if (!(mx > 0)) return null;
   let e = Math.ceil(Math.log2(mx));
   while (2 ** e < mx) e++;
   while (2 ** (e - 1) >= mx) e--;
-  return e;
+  return above && 2 ** e === mx ? e + 1 : e;
 }
 
 /**
  * A document's unit as the store computes it (segment format 3, fwd_codec.h): 2^-11 times the smallest power of
- * two >= the largest |v|, at least 2^-149; 2^-11 when all are 0.
+ * two above the largest |v|, at least 2^-149; 2^-11 when all are 0.
  * @param {ArrayLike<number>} values
  */
 export function docUnit(values) {
-  const e = maxExponent(Float32Array.from(values));
+  const e = maxExponent(Float32Array.from(values), true);
   return e === null ? 2 ** -11 : 2 ** Math.max(e - 11, -149);
 }
 

@@ -1,7 +1,7 @@
 // The forward index's compact coding: what a stored value is, and how a document's entries are packed.
 //
 // Values (segment format 3): each document has a unit, a power of two: 2^-11 times the smallest power of two
-// >= its largest |value| (docUnit). Each value is kept as a 12-bit signed code, nearest-even(value / unit)
+// above its largest |value| (docUnit). Each value is kept as a 12-bit signed code, nearest-even(value / unit)
 // clamped to [-2047, 2047]; two codes fill three bytes (entry j of the segment at bit 12 j). The stored value
 // is code * unit, an exact float32: |stored - value| <= unit / 2, or <= unit for a value within half a unit of
 // 2048 units (clamped), and unit <= 2^-10 max |value|. So a dot product with a query moves by at most
@@ -41,16 +41,16 @@ inline float halfToFloat(uint16_t h) {
 constexpr int kCodeMax = 2047;
 
 /**
- * A document's unit (format 3): 2^-11 times the smallest power of two >= max |v| (so codes reach 2048), at least
- * 2^-149 (float32's smallest step, where every value is a whole number of units); 2^-11 when every value is 0.
+ * A document's unit (format 3): 2^-11 times the smallest power of two above max |v| (strictly: a stored maximum,
+ * at least 1024 units and at most 2047, gives the same unit again, so coding stored values is idempotent), at
+ * least 2^-149 (float32's smallest step, where every value is a whole number of units); 2^-11 when all are 0.
  */
 inline float docUnit(const float* v, size_t n) {
   float mx = 0;
   for (size_t j = 0; j < n; j++) mx = std::fmax(mx, std::fabs(v[j]));
   if (!(mx > 0)) return 0x1p-11f;
   int e;
-  const float m = std::frexp(mx, &e);  // mx = m * 2^e, m in [0.5, 1); e <= 128
-  if (m == 0.5f) e--;
+  std::frexp(mx, &e);  // mx = m * 2^e, m in [0.5, 1): 2^e is the smallest power of two above mx; e <= 128
   return std::ldexp(1.0f, e - 11 < -149 ? -149 : e - 11);
 }
 
