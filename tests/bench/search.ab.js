@@ -5,7 +5,9 @@
 // build:store` there). Both stores are built from the same vectors (one merged segment each); the queries
 // (stored documents, themselves excluded) alternate old/new one by one so that both see the same machine load.
 // Prints sizes, p50/p99 and the p50 ratio of each, CPU time per search (process.cpuUsage: p50, ratio of the
-// means; less disturbed by a loaded machine than wall clock), and recall@10 of each against the other build's exact mode.
+// means; less disturbed by a loaded machine than wall clock), recall@10 of each against the old build's exact mode
+// and of the new build against its own, and each build's largest score error against the float32 dot product of
+// the vectors given (the stored values are quantised; goal: within 1e-3).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,7 +53,20 @@ const lat = { old: /** @type {number[]} */ ([]), new: /** @type {number[]} */ ([
 // CPU time of the process per search (ms): on a loaded machine it leaves out the time spent waiting for a core.
 const cpu = { old: /** @type {number[]} */ ([]), new: /** @type {number[]} */ ([]) };
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-let recOld = 0, recNew = 0, maxDiff = 0;
+let recOld = 0, recNew = 0, recNewOwn = 0, maxDiff = 0;
+const err = { old: 0, new: 0 };
+/** Largest |score - float32 dot product of the vectors given| over hits. @param {{id: string, score: number}[]} hits @param {{indices: Uint32Array, values: Float32Array}} v */
+const scoreError = (hits, v) => {
+  const qd = new Map(Array.from(v.indices, (ix, j) => [ix, v.values[j]]));
+  let e = 0;
+  for (const h of hits) {
+    const d = row(m, Number(h.id));
+    let s = 0;
+    for (let j = 0; j < d.indices.length; j++) s += (qd.get(d.indices[j]) ?? 0) * d.values[j];
+    e = Math.max(e, Math.abs(h.score - s));
+  }
+  return e;
+};
 for (let rep = 0; rep < 2; rep++) {
   for (const q of qs) {
     const v = row(m, q);
@@ -69,6 +84,10 @@ for (let rep = 0; rep < 2; rep++) {
     const truth = new Set(A.c.search(v, { k: 10, mode: 'exact', excludeIds: ex }).map((h) => h.id));
     recOld += ho.filter((h) => truth.has(h.id)).length / 10;
     recNew += hn.filter((h) => truth.has(h.id)).length / 10;
+    const own = new Set(B.c.search(v, { k: 10, mode: 'exact', excludeIds: ex }).map((h) => h.id));
+    recNewOwn += hn.filter((h) => own.has(h.id)).length / 10;
+    err.old = Math.max(err.old, scoreError(ho, v));
+    err.new = Math.max(err.new, scoreError(hn, v));
     const so = new Map(ho.map((h) => [h.id, h.score]));
     for (const h of hn) if (so.has(h.id)) maxDiff = Math.max(maxDiff, Math.abs(h.score - /** @type {number} */ (so.get(h.id))));
   }
@@ -76,7 +95,8 @@ for (let rep = 0; rep < 2; rep++) {
 const res = {
   docs: n, queries: nq, threads: o.threads,
   old: { p50_ms: pct(lat.old, 0.5), p99_ms: pct(lat.old, 0.99), recall_at_10: recOld / nq, bytes_per_nnz: A.s.bytes_per_nnz.total },
-  new: { p50_ms: pct(lat.new, 0.5), p99_ms: pct(lat.new, 0.99), recall_at_10: recNew / nq, bytes_per_nnz: B.s.bytes_per_nnz.total },
+  new: { p50_ms: pct(lat.new, 0.5), p99_ms: pct(lat.new, 0.99), recall_at_10: recNew / nq, recall_at_10_own_exact: recNewOwn / nq, bytes_per_nnz: B.s.bytes_per_nnz.total },
+  max_score_err_vs_float32: err,
   p50_ratio_new_over_old: pct(lat.new, 0.5) / pct(lat.old, 0.5),
   cpu_p50_ms: { old: pct(cpu.old, 0.5), new: pct(cpu.new, 0.5) },
   cpu_mean_ratio_new_over_old: cpu.new.reduce((a, b) => a + b, 0) / cpu.old.reduce((a, b) => a + b, 0),

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { docUnit } from '../store/helpers.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-pyvec-'));
 process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
@@ -75,10 +76,11 @@ print(json.dumps({"format": X.format, "dtype": str(X.dtype), "shape": list(X.sha
       // The server's embedder, bit for bit (float32 through JSON).
       assert.deepEqual(got.rows[i].indices, Array.from(expected[i].indices), d.id);
       assert.deepEqual(got.rows[i].values, Array.from(expected[i].values), d.id);
-      // What scdv index stored (values kept as float16 by the store: pipeline/store/README.md).
+      // What scdv index stored (values kept as 12-bit codes x the document's unit: pipeline/store/README.md).
       const s = /** @type {NonNullable<ReturnType<typeof stored.get>>} */ (stored.get(d.id));
       assert.deepEqual(got.rows[i].indices, Array.from(s.vector.indices), d.id);
-      got.rows[i].values.forEach((/** @type {number} */ v, /** @type {number} */ j) => assert.ok(Math.abs(v - s.vector.values[j]) <= 2e-3 * Math.abs(v) + 1e-6, `${d.id}[${j}]: ${v} vs ${s.vector.values[j]}`));
+      const unit = docUnit(got.rows[i].values);
+      got.rows[i].values.forEach((/** @type {number} */ v, /** @type {number} */ j) => assert.ok(Math.abs(v - s.vector.values[j]) <= unit, `${d.id}[${j}]: ${v} vs ${s.vector.values[j]}`));
     });
   } finally {
     store.close();

@@ -40,7 +40,7 @@ test('PUT embeds on a worker thread and stores exactly the vector of embedDocume
       const got = coll.get(d.id);
       assert.ok(got, d.id);
       assert.deepEqual([...got.vector.indices], [...expected[i].indices], `${d.id}: indices`);
-      // The store keeps values as float16 with a per-document scale: compare with the main thread's vector as stored.
+      // The store keeps values as 12-bit codes x a per-document unit: compare with the main thread's vector as stored.
       assert.deepEqual([...got.vector.values], [...storedValues(expected[i].values)], `${d.id}: values`);
     });
   } finally {

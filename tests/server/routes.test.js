@@ -138,9 +138,10 @@ test('related for a text: embedded at request time; 422 without known words; 400
 
 test('similarity: dot product of the normalised vectors, by id or text', async () => {
   const self = await call({ method: 'POST', url: '/v1/similarity', payload: { a: { id: DOC }, b: { id: DOC } } });
-  // Stored values are float16 x a power of two (pipeline/store/README.md, "Stored values"): each within 2^-11
-  // (relative) of the unit vector given, so a stored vector's squared norm is within 2 * 2^-11 of 1.
-  assert.ok(Math.abs(self.body.similarity - 1) < 2 * 2 ** -11 + 1e-6, String(self.body.similarity));
+  // Stored values are 12-bit codes x a power-of-two unit (pipeline/store/README.md, "Stored values"): a score
+  // moves by at most unit * sum |q_i| (measured under 2e-4 on real vectors), so a stored unit vector's squared
+  // norm is within 1e-3 of 1.
+  assert.ok(Math.abs(self.body.similarity - 1) < 1e-3, String(self.body.similarity));
   const other = h.sampleDocs()[120].id;
   const ab = await call({ method: 'POST', url: '/v1/similarity', payload: { a: { id: DOC }, b: { id: other, collection: 'articles' } } });
   const ba = await call({ method: 'POST', url: '/v1/similarity', payload: { a: { id: other }, b: { id: DOC } } });

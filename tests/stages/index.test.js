@@ -69,7 +69,7 @@ test('index: every good document stored once; empty and bad lines reported; batc
   const embedder = await createEmbedder('small', config());
   const live = embedder.embedText(`${doc.title}\n${doc.body}`);
   assert.deepEqual([...live.indices], [...stored.vector.indices]);
-  // Stored as float16 x a power of two (pipeline/store/README.md, "Stored values"): the same bits as the live vector's stored form.
+  // Stored as 12-bit codes x a power-of-two unit (pipeline/store/README.md, "Stored values"): the same bits as the live vector's stored form.
   assert.deepEqual([...storedValues(live.values)], [...stored.vector.values]);
   const related = c.search(stored.vector, { k: 5, excludeIds: [doc.id] });
   assert.equal(related.length, 5);

@@ -89,23 +89,60 @@ function roundHalf(x) {
 }
 
 /**
- * The values as the store keeps them (segment format 2, pipeline/store/native/src/fwd_codec.h), computed
- * independently: float16(v / scale) * scale, scale the smallest power of two >= the largest |v| (of the
- * float32 values), at most 2^127; 1 when all are 0.
+ * The smallest power of two >= the largest |v| (of the float32 values), as an exponent; null when all are 0.
+ * above: the smallest power strictly above it instead.
+ * @param {Float32Array} f
+ * @param {boolean} [above]
+ */
+function maxExponent(f, above = false) {
+  let mx = 0;
+  for (const v of f) mx = Math.max(mx, Math.abs(v));
+  if (!(mx > 0)) return null;
+  let e = Math.ceil(Math.log2(mx));
+  while (2 ** e < mx) e++;
+  while (2 ** (e - 1) >= mx) e--;
+  return above && 2 ** e === mx ? e + 1 : e;
+}
+
+/**
+ * A document's unit as the store computes it (segment format 3, fwd_codec.h): 2^-11 times the smallest power of
+ * two above the largest |v|, at least 2^-149; 2^-11 when all are 0.
+ * @param {ArrayLike<number>} values
+ */
+export function docUnit(values) {
+  const e = maxExponent(Float32Array.from(values), true);
+  return e === null ? 2 ** -11 : 2 ** Math.max(e - 11, -149);
+}
+
+/**
+ * Round half to even (what the store's float rounding does).
+ * @param {number} x
+ */
+function roundEven(x) {
+  const f = Math.floor(x), r = x - f;
+  return r > 0.5 || (r === 0.5 && f % 2 !== 0) ? f + 1 : f;
+}
+
+/**
+ * The values as the store keeps them (segment format 3, pipeline/store/native/src/fwd_codec.h), computed
+ * independently: code * unit, code = nearest-even(v / unit) clamped to [-2047, 2047].
  * @param {ArrayLike<number>} values
  */
 export function storedValues(values) {
   const f = Float32Array.from(values);
-  let mx = 0;
-  for (const v of f) mx = Math.max(mx, Math.abs(v));
-  let scale = 1;
-  if (mx > 0) {
-    let e = Math.ceil(Math.log2(mx));
-    while (2 ** e < mx) e++;
-    while (2 ** (e - 1) >= mx) e--;
-    scale = 2 ** Math.min(e, 127);
-  }
-  // Beyond 2^127 the scale is capped and codes are kept below 2 (so that stored values stay finite).
+  const unit = docUnit(f);
+  return Float32Array.from(f, (v) => Math.max(-2047, Math.min(2047, roundEven(v / unit))) * unit);
+}
+
+/**
+ * The values as segment format 2 kept them: float16(v / scale) * scale, scale the smallest power of two >= the
+ * largest |v|, at most 2^127 (codes kept below 2 when it is capped); 1 when all are 0.
+ * @param {ArrayLike<number>} values
+ */
+export function storedValuesFormat2(values) {
+  const f = Float32Array.from(values);
+  const e = maxExponent(f);
+  const scale = e === null ? 1 : 2 ** Math.min(e, 127);
   return Float32Array.from(f, (v) => Math.sign(v) * Math.min(Math.abs(roundHalf(v / scale)), 2 - 2 ** -10) * scale);
 }
 

@@ -117,8 +117,8 @@ class View : public Napi::ObjectWrap<View> {
         d->idx.assign(p.indices.begin() + p.offsets[i], p.indices.begin() + p.offsets[i + 1]);
         d->val.assign(p.values.begin() + p.offsets[i], p.values.begin() + p.offsets[i + 1]);
         // Held as the values a segment will store (fwd_codec.h): a document scores the same before and after a flush.
-        const float scale = docScale(d->val.data(), d->val.size());
-        for (float& v : d->val) v = storedValue(v, scale);
+        const float unit = docUnit(d->val.data(), d->val.size());
+        for (float& v : d->val) v = storedValue(v, unit);
         for (uint32_t x : d->idx) if (x >= width_) throw StoreError("document " + d->id + ": index out of range");
         mem->deleted.erase(d->id);
         auto it = mem->pos.find(d->id);

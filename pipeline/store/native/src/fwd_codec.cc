@@ -1,5 +1,5 @@
-// The forward index's decoding (fwd_codec.h): float16 values with a run-time choice between F16C and scalar
-// code (same bits), and a document's varint index gaps.
+// The forward index's decoding (fwd_codec.h): 12-bit values (format 3), float16 values (format 2) with a
+// run-time choice between F16C and scalar code (same bits), and a document's varint index gaps.
 #include "fwd_codec.h"
 
 #include <atomic>
@@ -11,6 +11,9 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #define SCDV_X86 1
+#endif
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
 #endif
 
 namespace scdv {
@@ -68,6 +71,37 @@ void halvesToFloats(const uint16_t* h, float* out, size_t n) {
   halvesToFloatsScalar(h, out, n);
 }
 
+void codesToFloats(const uint8_t* base, uint64_t first, float* out, size_t n) {
+  // Sign-extends a 12-bit field held in the low bits.
+  auto sx = [](uint32_t u) { return float(int32_t(u << 20) >> 20); };
+  size_t j = 0;
+  const uint8_t* p = base + (3 * first) / 2;
+  if ((first & 1) && n > 0) { out[j++] = sx((uint32_t(p[0]) >> 4) | (uint32_t(p[1]) << 4)); p += 2; }
+#if defined(__SSE4_1__)
+  // Eight codes (12 bytes, loaded exactly: no read past the document) at a time: each 16-bit lane gets the two
+  // bytes holding its code; even lanes shift their code to the top (times 16), and an arithmetic shift by 4
+  // sign-extends both kinds. Integers convert exactly, so the scalar loop below gives the same bits.
+  const __m128i pick = _mm_setr_epi8(0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11);
+  const __m128i lift = _mm_setr_epi16(16, 1, 16, 1, 16, 1, 16, 1);
+  for (; j + 8 <= n; j += 8, p += 12) {
+    __m128i x = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    int32_t hi;
+    std::memcpy(&hi, p + 8, 4);
+    x = _mm_insert_epi32(x, hi, 2);
+    x = _mm_srai_epi16(_mm_mullo_epi16(_mm_shuffle_epi8(x, pick), lift), 4);
+    _mm_storeu_ps(out + j, _mm_cvtepi32_ps(_mm_cvtepi16_epi32(x)));
+    _mm_storeu_ps(out + j + 4, _mm_cvtepi32_ps(_mm_cvtepi16_epi32(_mm_srli_si128(x, 8))));
+  }
+#endif
+  // Whole pairs: three bytes, two codes.
+  for (; j + 2 <= n; j += 2, p += 3) {
+    const uint32_t b0 = p[0], b1 = p[1], b2 = p[2];
+    out[j] = sx(b0 | ((b1 & 0xfu) << 8));
+    out[j + 1] = sx((b1 >> 4) | (b2 << 4));
+  }
+  if (j < n) out[j] = sx(uint32_t(p[0]) | ((uint32_t(p[1]) & 0xfu) << 8));
+}
+
 bool simdEnabled() { return gSimd.load(); }
 
 bool setSimd(bool on) {
@@ -102,13 +136,19 @@ void Segment::forward(uint32_t d, uint32_t* idx, float* val) const {
   }
   // Indices increase, so the last one is the largest: one check for all (and no wrap: gaps are < 2^35).
   if (p != end || (n > 0 && prev >= h_->width)) throw damaged();
-  halvesToFloats(fwdval_ + fwdoff_[d], val, n);
-  const float sc = fwdscale_[d];
-  for (uint64_t j = 0; j < n; j++) val[j] *= sc;
+  valuesOf(d, val);
+  const float unit = valueUnit(d);
+  for (uint64_t j = 0; j < n; j++) val[j] *= unit;
+}
+
+void Segment::valuesOf(uint32_t d, float* out) const {
+  const uint64_t n = fwdoff_[d + 1] - fwdoff_[d];
+  if (halfValues_) halvesToFloats(reinterpret_cast<const uint16_t*>(fwdval_) + fwdoff_[d], out, n);
+  else codesToFloats(fwdval_, fwdoff_[d], out, n);
 }
 
 double Segment::dotForward(uint32_t d, const float* qd, float* buf) const {
-  const float sc = fwdscale_[d];
+  const float sc = valueUnit(d);
   const uint64_t n = fwdoff_[d + 1] - fwdoff_[d];
   const uint64_t n4 = n & ~uint64_t(3);  // dotDense: lanes j mod 4 up to a multiple of 4, the rest into lane 0
   if (!(sc >= 0x1p-100f)) {
@@ -121,7 +161,7 @@ double Segment::dotForward(uint32_t d, const float* qd, float* buf) const {
     return (a[0] + a[1]) + (a[2] + a[3]);
   }
   // code * scale is exact here, so sum(q * code) * scale has the bits of sum(q * (code * scale)) (the MemDoc path).
-  halvesToFloats(fwdval_ + fwdoff_[d], buf, n);
+  valuesOf(d, buf);
   const uint8_t* p = fwdidx_ + fwdidxoff_[d];
   const uint8_t* const end = fwdidx_ + fwdidxoff_[d + 1];
   const uint64_t width = h_->width;
@@ -173,8 +213,8 @@ double Segment::dotForward(uint32_t d, const float* qd, float* buf) const {
 void Segment::prefetchForward(uint32_t d) const {
   const uint8_t* a = fwdidx_ + fwdidxoff_[d];
   for (uint64_t o = 0; o < fwdidxoff_[d + 1] - fwdidxoff_[d]; o += 64) __builtin_prefetch(a + o);
-  const char* v = reinterpret_cast<const char*>(fwdval_ + fwdoff_[d]);
-  for (uint64_t o = 0; o < 2 * (fwdoff_[d + 1] - fwdoff_[d]); o += 64) __builtin_prefetch(v + o);
+  const uint64_t b0 = halfValues_ ? 2 * fwdoff_[d] : (3 * fwdoff_[d]) / 2, b1 = halfValues_ ? 2 * fwdoff_[d + 1] : codeBytes(fwdoff_[d + 1]);
+  for (uint64_t o = b0; o < b1; o += 64) __builtin_prefetch(fwdval_ + o);
   __builtin_prefetch(fwdscale_ + d);
 }
 

@@ -1,12 +1,15 @@
-// The forward index's compact coding (segment format 2): what a stored value is, and how a document's
-// entries are packed.
+// The forward index's compact coding: what a stored value is, and how a document's entries are packed.
 //
-// Values: each document has a scale, the smallest power of two >= its largest |value|, and each value is kept
-// as the IEEE float16 nearest to value / scale (round to nearest, ties to even). The stored value is
-// float16 * scale, an exact float32: |stored - value| <= 2^-11 |value| + 2^-25 scale, so a dot product
-// with a query moves by at most 2^-11 * sum |q_i v_i| + 2^-24 max|v| * sum |q_i| (about 5e-4 for unit
-// vectors). Coding a stored value again gives the same bits (merges lose nothing more). The WAL tail's
-// documents are held as stored values too, so a document scores the same before and after a flush.
+// Values (segment format 3): each document has a unit, a power of two: 2^-11 times the smallest power of two
+// above its largest |value| (docUnit). Each value is kept as a 12-bit signed code, nearest-even(value / unit)
+// clamped to [-2047, 2047]; two codes fill three bytes (entry j of the segment at bit 12 j). The stored value
+// is code * unit, an exact float32: |stored - value| <= unit / 2, or <= unit for a value within half a unit of
+// 2048 units (clamped), and unit <= 2^-10 max |value|. So a dot product with a query moves by at most
+// unit * sum of |q_i| over the document's non-zeros (measured on 100k real hybrid vectors in BENCHMARKS.md).
+// Coding a stored value again gives the same code (merges lose nothing more). The WAL tail's documents are
+// held as stored values too, so a document scores the same before and after a flush.
+// Format 2 (still read; rewritten as format 3 when merged) kept float16(value / scale) with scale = 2048 units
+// (at most 2^127), 2 bytes per value; FWDSCALE holds that scale there and the unit in format 3.
 // Indices: per document, the gaps (index - previous index - 1, the first index as is) as LEB128 varints.
 #pragma once
 #include <cmath>
@@ -15,27 +18,6 @@
 #include <cstring>
 
 namespace scdv {
-
-/** float32 -> float16 bits, round to nearest even. Finite inputs with |f| < 65520 (callers pass |f| <= 2). */
-inline uint16_t floatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  x &= 0x7fffffffu;
-  if (x >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504: infinity
-  if (x < 0x38800000u) {                                                // below 2^-14: subnormal half
-    if (x < 0x33000000u) return static_cast<uint16_t>(sign);            // below 2^-25 (2^-25 itself ties to 0)
-    const uint32_t e = x >> 23, m = (x & 0x7fffffu) | 0x800000u, shift = 126 - e;  // shift in [14, 24]
-    uint32_t h = m >> shift;
-    const uint32_t rem = m & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (h & 1u))) h++;
-    return static_cast<uint16_t>(sign | h);
-  }
-  uint32_t h = (x - 0x38000000u) >> 13;  // rebias the exponent (127 -> 15), keep 10 mantissa bits
-  const uint32_t rem = x & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;  // a carry into the exponent is the right result
-  return static_cast<uint16_t>(sign | h);
-}
 
 /** float16 bits -> float32 (exact). */
 inline float halfToFloat(uint16_t h) {
@@ -55,28 +37,45 @@ inline float halfToFloat(uint16_t h) {
   return f;
 }
 
-/** A document's scale: the smallest power of two >= max |v| (1 when every value is 0), at most 2^127. */
-inline float docScale(const float* v, size_t n) {
-  float mx = 0;
-  for (size_t j = 0; j < n; j++) mx = std::fmax(mx, std::fabs(v[j]));
-  if (!(mx > 0)) return 1.0f;
-  int e;
-  const float m = std::frexp(mx, &e);  // mx = m * 2^e, m in [0.5, 1)
-  if (m == 0.5f) e--;
-  return std::ldexp(1.0f, e > 127 ? 127 : e);
-}
+/** Largest |code| of a 12-bit value (format 3). */
+constexpr int kCodeMax = 2047;
 
 /**
- * The float16 code of v in a document of this scale: float16(v / scale). v / scale <= 1 except when the scale
- * is capped (values above 2^127): there the code is kept below 2 (0x3fff), so that code * scale stays finite.
+ * A document's unit (format 3): 2^-11 times the smallest power of two above max |v| (strictly: a stored maximum,
+ * at least 1024 units and at most 2047, gives the same unit again, so coding stored values is idempotent), at
+ * least 2^-149 (float32's smallest step, where every value is a whole number of units); 2^-11 when all are 0.
  */
-inline uint16_t encodeValue(float v, float scale) {
-  const uint16_t h = floatToHalf(v / scale);
-  return (h & 0x7fffu) >= 0x4000u ? static_cast<uint16_t>((h & 0x8000u) | 0x3fffu) : h;
+inline float docUnit(const float* v, size_t n) {
+  float mx = 0;
+  for (size_t j = 0; j < n; j++) mx = std::fmax(mx, std::fabs(v[j]));
+  if (!(mx > 0)) return 0x1p-11f;
+  int e;
+  std::frexp(mx, &e);  // mx = m * 2^e, m in [0.5, 1): 2^e is the smallest power of two above mx; e <= 128
+  return std::ldexp(1.0f, e - 11 < -149 ? -149 : e - 11);
 }
 
-/** The value as stored: the code times the scale. */
-inline float storedValue(float v, float scale) { return halfToFloat(encodeValue(v, scale)) * scale; }
+/** The 12-bit code of v in a document of this unit: nearest-even(v / unit), clamped to [-2047, 2047]. */
+inline int32_t encodeCode(float v, float unit) {
+  const float c = std::nearbyint(v / unit);  // v / unit: exact scaling by a power of two (or below 1/2 anyway)
+  return c > float(kCodeMax) ? kCodeMax : c < -float(kCodeMax) ? -kCodeMax : static_cast<int32_t>(c);
+}
+
+/** The value as stored: the code times the unit (exact in float32). */
+inline float storedValue(float v, float unit) { return float(encodeCode(v, unit)) * unit; }
+
+/** Bytes of n 12-bit codes. */
+inline uint64_t codeBytes(uint64_t n) { return (3 * n + 1) / 2; }
+
+/** Writes code as entry j of a packed 12-bit array (the caller zeroed its bytes). */
+inline void putCode(uint8_t* base, uint64_t j, int32_t code) {
+  const uint32_t u = uint32_t(code) & 0xfffu;
+  uint8_t* p = base + (3 * j) / 2;
+  if (j & 1) { p[0] |= static_cast<uint8_t>(u << 4); p[1] = static_cast<uint8_t>(u >> 4); }
+  else { p[0] = static_cast<uint8_t>(u); p[1] |= static_cast<uint8_t>(u >> 8); }
+}
+
+/** Entries first..first+n of a packed 12-bit array as floats (the codes, not yet times the unit). */
+void codesToFloats(const uint8_t* base, uint64_t first, float* out, size_t n);
 
 /** Appends gap as a LEB128 varint at p; returns the end. */
 inline uint8_t* putVarint(uint8_t* p, uint32_t gap) {

@@ -24,11 +24,11 @@ Segment::Segment(const std::string& path) : map_(path) {
   if (map_.size() < 12) throw bad("too short");
   h_ = reinterpret_cast<const SegHeader*>(map_.data());
   if (std::memcmp(h_->magic, kSegMagic, 8) != 0) throw bad("not a segment file");
-  if (h_->version != kSegVersion) {
-    throw StoreError("segment " + path + " has format version " + std::to_string(h_->version) + "; this build reads version " +
-                         std::to_string(kSegVersion),
+  if (h_->version != kSegVersion && h_->version != kSegVersionOldest) {
+    throw StoreError("segment " + path + " has format version " + std::to_string(h_->version) + "; this build reads versions " +
+                         std::to_string(kSegVersionOldest) + " to " + std::to_string(kSegVersion),
                      "FORMAT_UNSUPPORTED",
-                     {{"path", path}, {"found", std::to_string(h_->version)}, {"expected", std::to_string(kSegVersion)}});
+                     {{"path", path}, {"found", std::to_string(h_->version)}, {"expected", std::to_string(kSegVersionOldest) + " to " + std::to_string(kSegVersion)}});
   }
   if (map_.size() < sizeof(SegHeader)) throw bad("too short");
   if (h_->headerBytes != sizeof(SegHeader)) throw bad("header size");
@@ -55,7 +55,8 @@ Segment::Segment(const std::string& path) : map_(path) {
   need(S_METAOFF, 8 * (n + 1));
   need(S_FWDOFF, 8 * (n + 1));
   need(S_FWDIDXOFF, 8 * (n + 1));
-  need(S_FWDVAL, 2 * nnz);
+  halfValues_ = h_->version == 2;
+  need(S_FWDVAL, halfValues_ ? 2 * nnz : codeBytes(nnz));
   need(S_FWDSCALE, 4 * n);
   need(S_DIMLISTS, 4 * (uint64_t(h_->width) + 1));
   need(S_LISTS, sizeof(ListInfo) * uint64_t(h_->nlists));
@@ -69,7 +70,7 @@ Segment::Segment(const std::string& path) : map_(path) {
   fwdoff_ = sec<uint64_t>(S_FWDOFF);
   fwdidxoff_ = sec<uint64_t>(S_FWDIDXOFF);
   fwdidx_ = sec<uint8_t>(S_FWDIDX);
-  fwdval_ = sec<uint16_t>(S_FWDVAL);
+  fwdval_ = sec<uint8_t>(S_FWDVAL);
   fwdscale_ = sec<float>(S_FWDSCALE);
   dimlists_ = sec<uint32_t>(S_DIMLISTS);
   lists_ = sec<ListInfo>(S_LISTS);
@@ -286,9 +287,9 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
     for (const auto& d : docs) { o += d.nnz; w.write(&o, 8); }
   }
   end(S_FWDOFF);
-  // Each document's scale, then its index gaps (varints, with their byte offsets), float16 values and scales.
-  std::vector<float> scales(n);
-  for (uint32_t dl = 0; dl < n; dl++) scales[dl] = docScale(docs[dl].val, docs[dl].nnz);
+  // Each document's unit, then its index gaps (varints, with their byte offsets), 12-bit value codes and units.
+  std::vector<float> units(n);
+  for (uint32_t dl = 0; dl < n; dl++) units[dl] = docUnit(docs[dl].val, docs[dl].nnz);
   std::vector<uint64_t> idxOff(size_t(n) + 1, 0);
   begin(S_FWDIDX);
   {
@@ -314,17 +315,17 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
   std::vector<uint64_t>().swap(idxOff);
   begin(S_FWDVAL);
   {
-    std::vector<uint16_t> tmp;
+    std::vector<uint8_t> codes(codeBytes(nnz), 0);
+    uint64_t e = 0;
     for (uint32_t dl = 0; dl < n; dl++) {
       const auto& d = docs[dl];
-      tmp.resize(d.nnz);
-      for (uint32_t j = 0; j < d.nnz; j++) tmp[j] = encodeValue(d.val[j], scales[dl]);
-      w.write(tmp.data(), 2 * size_t(d.nnz));
+      for (uint32_t j = 0; j < d.nnz; j++) putCode(codes.data(), e++, encodeCode(d.val[j], units[dl]));
     }
+    w.write(codes.data(), codes.size());
   }
   end(S_FWDVAL);
   begin(S_FWDSCALE);
-  w.write(scales.data(), 4 * size_t(n));
+  w.write(units.data(), 4 * size_t(n));
   end(S_FWDSCALE);
 
   // Inverted index: CSC first (postings of each dim in local-doc order).
@@ -340,7 +341,7 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
       for (uint32_t j = 0; j < d.nnz; j++) {
         uint64_t p = cur[docIdx(d, j)]++;
         pdoc[p] = dl;
-        pval[p] = storedValue(d.val[j], scales[dl]);  // postings approximate the stored values
+        pval[p] = storedValue(d.val[j], units[dl]);  // postings approximate the stored values
       }
     }
   }

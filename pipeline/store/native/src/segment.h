@@ -15,7 +15,8 @@
 //   METAOFF     u64[n+1], METABLOB  the metadata JSON of each document
 //   FWDOFF      u64[n+1]   forward index: document d's non-zeros are entries FWDOFF[d]..FWDOFF[d+1]
 //   FWDIDX      per document, its index gaps as LEB128 varints (fwd_codec.h), bytes FWDIDXOFF[d]..FWDIDXOFF[d+1]
-//   FWDVAL      float16 per non-zero (entry j at FWDVAL[j]): value / the document's scale
+//   FWDVAL      a 12-bit signed code per non-zero, two in three bytes (entry j at bit 12 j; fwd_codec.h):
+//               value ~= code * the document's unit. Format 2: float16 value / scale (u16 FWDVAL[j]).
 //   DIMLISTS    u32[width+1]  posting lists of dim i are LISTS[DIMLISTS[i]..DIMLISTS[i+1])
 //   LISTS       ListInfo per posting list. A dim's postings are split into "tiers" by |value|
 //               (tier 0 holds the largest magnitudes); each tier is its own list, sorted by local doc.
@@ -25,7 +26,9 @@
 //               block's largest gap; bits = 0: consecutive docs, no gap bytes); 16 zero bytes at the end.
 //               Byte-aligned gaps cost a little space against bit-packing but decode with SIMD.
 //   FWDIDXOFF   u64[n+1]   byte offsets of the documents' index gaps in FWDIDX
-//   FWDSCALE    f32[n]     each document's scale (a power of two; stored value = float16 * scale)
+//   FWDSCALE    f32[n]     each document's unit (a power of two; stored value = code * unit). Format 2: its
+//                          scale (stored value = float16 * scale)
+// Format 2 segments (float16 values) are read and searched as they are, and rewritten as format 3 when merged.
 // Format 1 (u16/u32 indices and f32 values in the forward index, 6 bytes per non-zero instead of ~3.2) is
 // refused with FORMAT_UNSUPPORTED: rebuild the collection (scdv index) to convert it.
 #pragma once
@@ -35,6 +38,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fwd_codec.h"
 #include "util.h"
 
 namespace scdv {
@@ -46,7 +50,9 @@ enum Section : int {
   S_COUNT
 };
 
-constexpr uint32_t kSegVersion = 2;
+constexpr uint32_t kSegVersion = 3;
+/** The oldest format this build still reads (format 2: float16 forward values). */
+constexpr uint32_t kSegVersionOldest = 2;
 constexpr uint32_t kBlockSize = 128;
 constexpr int64_t kNoTime = INT64_MIN;
 constexpr int kMaxTiers = 8;
@@ -59,7 +65,7 @@ inline uint64_t packedBytes(uint32_t cnt, uint32_t bits) { return uint64_t(cnt -
 
 struct SegHeader {
   char magic[8];            // "SCDVSEG1"
-  uint32_t version;         // kSegVersion
+  uint32_t version;         // kSegVersion (or kSegVersionOldest when read)
   uint32_t headerBytes;     // sizeof(SegHeader)
   uint32_t width;
   uint32_t ndocs;
@@ -150,6 +156,10 @@ class Segment {
    * dotDense's lanes and order (search_internal.h): the same bits. buf: room for fwdCount(d) floats.
    */
   double dotForward(uint32_t d, const float* qd, float* buf) const;
+  /** What one unit of a stored code is worth in document d (format 2: a float16 code's scale). */
+  float valueUnit(uint32_t d) const { return fwdscale_[d]; }
+  /** Document d's value codes as floats into out[0..fwdCount(d)) (times valueUnit(d): the stored values). */
+  void valuesOf(uint32_t d, float* out) const;
   /** Starts loading document d's forward entries into the cache (for rescoring a few documents ahead). */
   void prefetchForward(uint32_t d) const;
 
@@ -184,7 +194,8 @@ class Segment {
   const uint64_t* fwdoff_;
   const uint64_t* fwdidxoff_;
   const uint8_t* fwdidx_;
-  const uint16_t* fwdval_;
+  const uint8_t* fwdval_;    // 12-bit codes (format 3) or float16 (format 2: halfValues_)
+  bool halfValues_ = false;
   const float* fwdscale_;
   const uint32_t* dimlists_;
   const ListInfo* lists_;
