@@ -245,12 +245,12 @@ export const DEFAULT_CONFIG = Object.freeze({
       collapseMatch: false,
       /**
        * A result more similar than this to the query document or to a result ranked above it is a near-duplicate.
-       * 0.85 by measurement on the hybrid layout (docs/relevance.md, `npm run bench:dups`): of 600 near-copies of
-       * livedoor articles, 37 still reach their original's top 10 (0.9: 82; 0.8: 21), precision@10 −0.02 points
-       * (0.8: −0.05); 1 % of articles have a distinct neighbour above it, mostly templated notices of one series.
+       * 0.8 by measurement on the hybrid layout (docs/relevance.md, `npm run bench:dups`): with the binary lexical
+       * block, of 600 near-copies of livedoor articles 32 still reach their original's top 10 (0.85: 54), precision@10
+       * unchanged; 2 % of articles have a distinct neighbour above it, mostly templated notices of one series.
        * Pure SCDV vectors (alpha 1) score distinct articles higher: raise it there.
        */
-      duplicateThreshold: 0.85,
+      duplicateThreshold: 0.8,
       /** Opt-in (enabled or request feedback=true): related lists re-query with q + weight · mean of their first `docs` hits; +1 P@10 for ~3x the search CPU (docs/relevance.md). */ relatedFeedback: { enabled: false, docs: 3, weight: 1 },
       /** w in score − |score| · w · (1 − 0.5^(age / recency_half_life)): an article one half-life old loses w/2. */
       recencyWeight: 0.5,
