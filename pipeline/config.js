@@ -102,19 +102,21 @@ export const DEFAULT_CONFIG = Object.freeze({
     keepFraction: 0.02,
     keepCount: /** @type {number|null} */ (null),
     /**
-     * Hybrid layout: the SCDV block weighted α and a lexical TF-IDF block (sublinear tf, the model's IDF) weighted
+     * Hybrid layout: the SCDV block weighted α and a lexical TF-IDF block (damped tf, the model's IDF) weighted
      * 1 − α in one sparse vector, so one dot product is α·cos(SCDV) + (1 − α)·cos(TF-IDF). alpha 1: pure SCDV
      * (width K·d); below 1 the width grows by the vocabulary size. maxTerms: keep only the heaviest words of the
      * lexical block (null: all the document's known words).
      */
     hybrid: {
-      /** 0.2 by measurement (docs/relevance.md): SCDV cosines are high and compressed, TF-IDF cosines spread out. */
-      alpha: 0.2,
+      /** 0.1 by measurement (docs/relevance.md, with binary lexical damping; 0.2 with 'log'): SCDV cosines are compressed. */
+      alpha: 0.1,
       maxTerms: /** @type {number|null} */ (null),
+      /** The lexical block's tf damping (as embed.damping; 'log' = 1 + ln tf before 2026-11-24): binary won +1.3 P@10 held out. */
+      damping: /** @type {'binary'|'log'|'raw'|'saturate'} */ ('binary'),
     },
   },
-  /** `scdv eval --classify`: the vectors' α and keepFraction for a linear classifier (docs/relevance.md), not the served embed's. */
-  eval: { classify: { alpha: 0.1, keepFraction: 1 } },
+  /** `scdv eval --classify`: the vectors' α, keepFraction and lexical damping for a linear classifier (docs/relevance.md), not the served embed's. */
+  eval: { classify: { alpha: 0.1, keepFraction: 1, damping: /** @type {'binary'|'log'|'raw'|'saturate'} */ ('log') } },
   index: {
     /** Documents per store write: each write is one durable (fsynced) batch. */
     writeBatchSize: 100,
@@ -243,12 +245,12 @@ export const DEFAULT_CONFIG = Object.freeze({
       collapseMatch: false,
       /**
        * A result more similar than this to the query document or to a result ranked above it is a near-duplicate.
-       * 0.85 by measurement on the hybrid layout (docs/relevance.md, `npm run bench:dups`): of 600 near-copies of
-       * livedoor articles, 37 still reach their original's top 10 (0.9: 82; 0.8: 21), precision@10 −0.02 points
-       * (0.8: −0.05); 1 % of articles have a distinct neighbour above it, mostly templated notices of one series.
+       * 0.8 by measurement on the hybrid layout (docs/relevance.md, `npm run bench:dups`): with the binary lexical
+       * block, of 600 near-copies of livedoor articles 32 still reach their original's top 10 (0.85: 54), precision@10
+       * unchanged; 2 % of articles have a distinct neighbour above it, mostly templated notices of one series.
        * Pure SCDV vectors (alpha 1) score distinct articles higher: raise it there.
        */
-      duplicateThreshold: 0.85,
+      duplicateThreshold: 0.8,
       /** Opt-in (enabled or request feedback=true): related lists re-query with q + weight · mean of their first `docs` hits; +1 P@10 for ~3x the search CPU (docs/relevance.md). */ relatedFeedback: { enabled: false, docs: 3, weight: 1 },
       /** w in score − |score| · w · (1 − 0.5^(age / recency_half_life)): an article one half-life old loses w/2. */
       recencyWeight: 0.5,
@@ -465,8 +467,8 @@ function validate(cfg) {
   for (const [name, v] of positive) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);
   }
-  if (!['binary', 'log', 'raw', 'saturate'].includes(cfg.embed.damping)) {
-    throw errors.CONFIG_INVALID(`embed.damping must be binary, log, raw or saturate, got ${cfg.embed.damping}`);
+  for (const [name, v] of [['embed.damping', cfg.embed.damping], ['embed.hybrid.damping', cfg.embed.hybrid.damping], ['eval.classify.damping', cfg.eval.classify.damping]]) {
+    if (!['binary', 'log', 'raw', 'saturate'].includes(v)) throw errors.CONFIG_INVALID(`${name} must be binary, log, raw or saturate, got ${v}`);
   }
   if (!(cfg.embed.keepFraction > 0 && cfg.embed.keepFraction <= 1)) {
     throw errors.CONFIG_INVALID(`embed.keepFraction must be in (0, 1], got ${cfg.embed.keepFraction}`);

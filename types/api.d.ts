@@ -1190,7 +1190,7 @@ export interface paths {
                         collapse?: boolean;
                         /**
                          * @description similarity above which a result is a near-duplicate (with collapse)
-                         * @default 0.85
+                         * @default 0.8
                          */
                         duplicate_threshold?: number;
                         /**
@@ -1891,7 +1891,7 @@ export interface paths {
                         collection: string;
                         /**
                          * @description similarity above which a result is a near-duplicate (with collapse)
-                         * @default 0.85
+                         * @default 0.8
                          */
                         duplicate_threshold?: number;
                         /**

@@ -3,9 +3,10 @@
 // where wtv(w) = idf(w) · concat_k P(k|w)·v_w is the word's (already sparse) word-topic vector from the model.
 //
 // Hybrid layout (embed.hybrid.alpha < 1): the SCDV block above, scaled by √α, followed by a lexical TF-IDF block
-// scaled by √(1−α): dimension K·d + r holds (1 + ln tf_w) · idf(w) of the vocabulary word w of row r (the model's
-// own IDF), the block L2-normalised (optionally cut to its `maxTerms` heaviest words first). The whole vector has
-// norm 1 and the dot product of two hybrid vectors is α·cos(SCDV) + (1−α)·cos(TF-IDF): the store needs no change.
+// scaled by √(1−α): dimension K·d + r holds damp(tf_w) · idf(w) of the vocabulary word w of row r (the model's
+// own IDF; damp() with embed.hybrid.damping, binary by default), the block L2-normalised (optionally cut to its
+// `maxTerms` heaviest words first). The whole vector has norm 1 and the dot product of two hybrid vectors is
+// α·cos(SCDV) + (1−α)·cos(TF-IDF): the store needs no change.
 
 /** @typedef {import('../model/word-topics.js').SparseRow} SparseVector */
 /** @typedef {import('../config.js').Config['embed']} EmbedConfig */
@@ -53,6 +54,8 @@ export class DocumentVectorizer {
     this.scdvWidth = wordTopics.width;
     this.alpha = lexicon ? cfg.hybrid?.alpha ?? 1 : 1;
     this.lexicon = this.alpha < 1 ? /** @type {Lexicon} */ (lexicon) : null;
+    // A layout recorded before embed.hybrid.damping existed was built with 1 + ln tf: its collections keep it.
+    this.lexicalDamping = { ...cfg, damping: cfg.hybrid?.damping ?? 'log' };
     /** Width of the whole vector: the SCDV block, then one dimension per vocabulary word in the hybrid layout. */
     this.width = this.scdvWidth + (this.lexicon ? this.lexicon.idf.length : 0);
     this.keep = Math.max(1, cfg.keepCount ?? Math.ceil(cfg.keepFraction * this.scdvWidth));
@@ -102,7 +105,7 @@ export class DocumentVectorizer {
     let terms = [];
     for (const [word, count] of tf) {
       const r = lex.indexOf(word);
-      if (r >= 0) terms.push([r, (1 + Math.log(count)) * lex.idf[r]]);
+      if (r >= 0) terms.push([r, damp(count, this.lexicalDamping) * lex.idf[r]]);
     }
     const maxTerms = this.cfg.hybrid?.maxTerms ?? null;
     if (maxTerms !== null && terms.length > maxTerms) {

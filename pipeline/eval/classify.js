@@ -1,6 +1,6 @@
 // `scdv eval --classify`: the form in which SCDV results are published — a linear classifier (LinearSVC, C chosen
 // by cross-validation on the train file) on the document vectors vs on TF-IDF of the same tokens, test accuracy.
-// The vectors are the product's (same embedder) with the classifier's own α and keepFraction (`eval.classify`).
+// The vectors are the product's (same embedder) with the classifier's own α, keepFraction and lexical damping (`eval.classify`).
 // Vectors come from pipeline/embed/ (the product's code); the classifiers run in Python (scikit-learn).
 // Test accuracy comes with a 95 % bootstrap interval over the test documents, and SCDV − TF-IDF with a paired one
 // (the same bootstrap and verdict words as the report's P@10 verdict, pipeline/eval/metrics.js).
@@ -59,14 +59,15 @@ export async function runClassify(o) {
 }
 
 /**
- * The embed settings of the classifier's vectors: the served ones with `eval.classify`'s α and keepFraction (a
- * linear classifier gains from a smaller α than a related list: docs/relevance.md).
+ * The embed settings of the classifier's vectors: the served ones with `eval.classify`'s α, keepFraction and
+ * lexical damping (a linear classifier gains from dense vectors and 1 + ln tf, a related list from sparse ones and
+ * binary tf: docs/relevance.md).
  * @param {import('../config.js').Config['embed']} embed
  * @param {import('../config.js').Config['eval']['classify']} classify
  * @returns {import('../config.js').Config['embed']}
  */
 export function classifyEmbed(embed, classify) {
-  return { ...embed, keepFraction: classify.keepFraction, hybrid: { ...embed.hybrid, alpha: classify.alpha } };
+  return { ...embed, keepFraction: classify.keepFraction, hybrid: { ...embed.hybrid, alpha: classify.alpha, damping: classify.damping } };
 }
 
 /** Classifier methods of the Python result, in the order shown. */

@@ -43,6 +43,7 @@ const EMBED_AXES = /** @type {const} */ ({
   keepCount: 'embed.keepCount',
   alpha: 'embed.hybrid.alpha',
   maxTerms: 'embed.hybrid.maxTerms',
+  lexicalDamping: 'embed.hybrid.damping',
   feedback: 'server.rerank.relatedFeedback.enabled',
   feedbackDocs: 'server.rerank.relatedFeedback.docs',
   feedbackWeight: 'server.rerank.relatedFeedback.weight',

@@ -18,7 +18,7 @@ const cfg = (/** @type {Record<string, any>} */ hybrid, o = {}) => loadConfig({ 
 const near = (/** @type {number} */ a, /** @type {number} */ b) => assert.ok(Math.abs(a - b) < 1e-6, `${a} vs ${b}`);
 
 test('hybrid vector: √α·SCDV block, then √(1−α)·L2-normalised (1 + ln tf)·idf over the vocabulary, dims above K·d', () => {
-  const v = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64 }), lexicon);
+  const v = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64, damping: 'log' }), lexicon);
   assert.equal(v.width, 4 + 3);
   const e = v.embed(['seiko', 'seiko', 'watch', 'unknown']);
   // SCDV (binary): seiko + watch = [3, 4, 1, 0] -> [4, 4, 1] at dims 0, 1, 2 / norm √33
@@ -29,6 +29,22 @@ test('hybrid vector: √α·SCDV block, then √(1−α)·L2-normalised (1 + ln 
   const ln = Math.hypot(l0, 1);
   [4 / s * 0.8, 4 / s * 0.8, 1 / s * 0.8, l0 / ln * 0.6, 1 / ln * 0.6].forEach((x, i) => near(e.values[i], x));
   near(Math.hypot(...e.values), 1);
+});
+
+test('the lexical block counts each distinct word once by default (embed.hybrid.damping binary); a layout recorded without the option keeps 1 + ln tf', () => {
+  const v = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64 }), lexicon);
+  const e = v.embed(['seiko', 'seiko', 'seiko', 'watch']);
+  // lexical: seiko 1·3, watch 1·1 (the repeats of seiko do not count)
+  const ln = Math.hypot(3, 1);
+  near(e.values[e.values.length - 2], 3 / ln * 0.6);
+  near(e.values[e.values.length - 1], 1 / ln * 0.6);
+  const old = cfg({ alpha: 0.64 });
+  delete (/** @type {Record<string, any>} */ (old.hybrid)).damping; // the embed settings of a collection indexed before the option
+  const o = new DocumentVectorizer(wordTopics, old, lexicon).embed(['seiko', 'seiko', 'seiko', 'watch']);
+  const l0 = (1 + Math.log(3)) * 3;
+  near(o.values[o.values.length - 2], l0 / Math.hypot(l0, 1) * 0.6);
+  assert.match(layoutDifference(vectorLayout(old, 4, 3), vectorLayout(cfg({ alpha: 0.64 }), 4, 3)), /embed.hybrid.damping - vs "binary"/);
+  assert.throws(() => cfg({ damping: 'sqrt' }), /embed.hybrid.damping must be binary, log, raw or saturate, got sqrt/);
 });
 
 test('the dot product of two hybrid vectors is α·cos(SCDV) + (1−α)·cos(TF-IDF)', () => {

@@ -55,14 +55,14 @@ test('scdv eval --json: metrics of SCDV, TF-IDF and more_like_this on the last l
   // a tiny model is still far better than chance (9 categories: ~0.11)
   assert.ok(j.scdv.p_at_10 > 0.2 && j.tfidf.p_at_10 > 0.3, JSON.stringify(j));
   const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'vocab.txt'), 'utf8').trim().split('\n').length;
-  assert.equal(j.scdv.width, 6 * 24 + vocab, 'the default layout is the hybrid (embed.hybrid.alpha 0.2)');
+  assert.equal(j.scdv.width, 6 * 24 + vocab, 'the default layout is the hybrid (embed.hybrid.alpha 0.1)');
   const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval.json'), 'utf8'));
   assert.equal(file.format, 'scdv-eval/1');
   assert.deepEqual(file.scdv, j.scdv);
   assert.equal(file.corpus.documents, N);
   assert.equal(file.settings.k, 10);
   assert.equal(file.settings.layout.kind, 'hybrid');
-  assert.equal(file.settings.embed.hybrid.alpha, 0.2);
+  assert.equal(file.settings.embed.hybrid.alpha, 0.1);
   assert.equal(file.load_average.length, 3);
   assert.match(file.date, /^\d{4}-\d\d-\d\dT/);
   assert.match(r.stderr, /method\s+P@1\s+P@10/);
@@ -118,10 +118,12 @@ test('scdv eval --classify: LinearSVC test accuracy on the vectors and on TF-IDF
   const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval-classify.json'), 'utf8'));
   assert.equal(file.per_document.scdv.length, file.test_documents);
   assert.equal(file.per_document.scdv.filter((/** @type {number} */ c) => c === 1).length / file.test_documents, file.scdv.accuracy);
-  // the classifier's vectors: eval.classify's alpha and keepFraction, not the served embed.hybrid.alpha / keepFraction
-  const { eval: { classify }, embed: { hybrid } } = loadConfig();
-  assert.notEqual(classify.alpha, hybrid.alpha);
-  assert.deepEqual([file.settings.embed.hybrid.alpha, file.settings.embed.keepFraction], [classify.alpha, classify.keepFraction]);
+  // the classifier's vectors: eval.classify's alpha, keepFraction and lexical damping, not the served embed's
+  const { eval: { classify }, embed } = loadConfig();
+  assert.notEqual(classify.keepFraction, embed.keepFraction);
+  assert.notEqual(classify.damping, embed.hybrid.damping);
+  assert.deepEqual([file.settings.embed.hybrid.alpha, file.settings.embed.keepFraction, file.settings.embed.hybrid.damping],
+    [classify.alpha, classify.keepFraction, classify.damping]);
   assert.deepEqual(file.settings.classify, classify);
   assert.match(r.stderr, new RegExp(`scdv +accuracy .*alpha ${classify.alpha}, keepFraction ${classify.keepFraction}\\)`));
   // --alpha / --keep-fraction with --classify set those, and are checked like any config value

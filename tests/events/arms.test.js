@@ -7,8 +7,8 @@ import { loadConfig } from '../../pipeline/config.js';
 import { vectorLayout } from '../../pipeline/embed/layout.js';
 
 const base = loadConfig();
-const hybrid = vectorLayout({ ...base.embed, hybrid: { alpha: 0.25, maxTerms: null } }, 10, 5);
-const pure = vectorLayout({ ...base.embed, hybrid: { alpha: 1, maxTerms: null } }, 10, 5);
+const hybrid = vectorLayout({ ...base.embed, hybrid: { ...base.embed.hybrid, alpha: 0.25 } }, 10, 5);
+const pure = vectorLayout({ ...base.embed, hybrid: { ...base.embed.hybrid, alpha: 1 } }, 10, 5);
 const arms = /** @type {const} */ ([{ name: 'a', method: 'hybrid', weight: 1 }, { name: 'b', method: 'lexical', weight: 3 }]);
 
 test('the split follows the weights, is the same for the same unit, and changes with the salt', () => {
