@@ -22,10 +22,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { BENCH_KEY, writesUnderLoad } from './writes-under-load.js';
+import { benchServerLoopCpu, forkBenchServer, isBenchServerChild, serveBenchChild, stopBenchServer } from './bench-server.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const REPO = path.resolve(path.dirname(HERE), '..', '..');
@@ -35,32 +35,18 @@ process.env.SCDV_DATA_DIR = path.join(BENCH_DIR, 'data');
 process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
 
 const MODEL = 'bench-livedoor-dev';
-const CHILD = process.argv[2] === '--serve-child';
-
-if (CHILD) {
+if (isBenchServerChild()) {
   // The server under test: one process, as `scdv serve`, plus the constant route.
-  const { loadConfig } = await import('../../pipeline/config.js');
-  const { startServer } = await import('../../server/start.js');
   const { keyDigest } = await import('../../pipeline/api-keys.js');
-  const spec = JSON.parse(/** @type {string} */ (process.env.SCDV_BENCH_SPEC));
-  const server = await startServer({
-    config: loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0, apiKeyHashes: [keyDigest(BENCH_KEY)], ...spec.server } } }),
-    model: MODEL, redisUrl: spec.redisUrl,
-    host: '127.0.0.1', port: 0,
+  await serveBenchChild({
+    repo: REPO, model: MODEL,
+    configOf: (spec, loadConfig) => loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0, apiKeyHashes: [keyDigest(BENCH_KEY)], ...spec.server } } }),
     configure: (app) => {
       app.get('/bench/ceiling', {
         schema: { hide: true, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } },
       }, async () => ({ ok: true }));
     },
   });
-  /** @type {NonNullable<typeof process.send>} */ (process.send)({ url: server.url });
-  // CPU time of the event-loop thread alone (Linux: its tid is the pid), for the writes' share of it.
-  process.on('message', (m) => {
-    if (m !== 'loop-cpu') return;
-    const f = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    /** @type {NonNullable<typeof process.send>} */ (process.send)({ loopCpuMs: (Number(f[11]) + Number(f[12])) * 10 }); // utime + stime, 100 ticks/s
-  });
-  process.once('SIGTERM', () => { server.close().then(() => process.exit(0)); });
 } else {
   await main();
 }
@@ -108,20 +94,9 @@ async function main() {
   }
 
   const redis = await startPrivateRedis();
-  /** A server child (its `server` config overrides: `spec`), and its URL once it listens. */
-  const serve = (/** @type {Record<string, unknown>} */ server = {}) => {
-    const proc = fork(HERE, ['--serve-child'], { env: { ...process.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url, server }) }, stdio: 'inherit' });
-    const listening = new Promise((/** @type {(u: string) => void} */ resolve, reject) => {
-      proc.once('message', (m) => resolve(/** @type {any} */ (m).url));
-      proc.once('exit', (code) => reject(new Error(`server exited (${code})`)));
-    });
-    return { proc, listening };
-  };
-  const stop = async (/** @type {import('node:child_process').ChildProcess} */ proc) => {
-    if (proc.exitCode !== null) return;
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
-  };
+  /** A server child (its `server` config overrides), and its URL once it listens. */
+  const serve = (/** @type {Record<string, unknown>} */ server = {}) => forkBenchServer(HERE, { redisUrl: redis.url, server });
+  const stop = stopBenchServer;
   const { proc: child, listening } = serve();
   try {
     // ---- precomputed matches: the top 10 ads of every article
@@ -206,7 +181,7 @@ async function main() {
         /** @type {('threads' | 'inline')[]} */
         const order = round % 2 ? ['inline', 'threads'] : ['threads', 'inline'];
         for (const mode of order) {
-          const m = await writesUnderLoad({ url: urls[mode], ids: everyId, offset: liveOffset, rewrites, readConns, writeRate, duration, autocannon, loopCpu: () => loopCpu(procs[mode]) });
+          const m = await writesUnderLoad({ url: urls[mode], ids: everyId, offset: liveOffset, rewrites, readConns, writeRate, duration, autocannon, loopCpu: () => benchServerLoopCpu(procs[mode]) });
           liveOffset += m.readsDone;
           rounds[mode].push(m);
           process.stderr.write(`writes (${mode.padEnd(7)} round ${round + 1}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)} req/s), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, event-loop CPU ${m.writes.loopMs.toFixed(2)} ms a write, errors ${m.writes.errors + m.readWithWrites.errors}\n`);
@@ -256,18 +231,6 @@ async function main() {
     await stop(child);
     await redis.stop();
   }
-}
-
-/**
- * The server's event-loop CPU time so far, ms (it answers 'loop-cpu').
- * @param {import('node:child_process').ChildProcess} proc
- */
-function loopCpu(proc) {
-  return new Promise((/** @type {(ms: number) => void} */ resolve) => {
-    const on = (/** @type {any} */ m) => { if (m?.loopCpuMs !== undefined) { proc.off('message', on); resolve(m.loopCpuMs); } };
-    proc.on('message', on);
-    proc.send('loop-cpu');
-  });
 }
 
 /**

@@ -12,9 +12,9 @@
 //             (while --rate events/s stream in), "related_p99_ms_with_events_at_full_speed":…, "acked":…, "stored":…, "lost":…}
 import fs from 'node:fs';
 import path from 'node:path';
-import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { forkBenchServer, isBenchServerChild, serveBenchChild } from './bench-server.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const REPO = path.resolve(path.dirname(HERE), '..', '..');
@@ -24,20 +24,17 @@ process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
 process.env.SCDV_MODELS_DIR = path.join(BENCH_DIR, 'models');
 const MODEL = 'bench-events';
 
-if (process.argv[2] === '--serve-child') {
-  const { loadConfig } = await import('../../pipeline/config.js');
-  const { startServer } = await import('../../server/start.js');
-  const spec = JSON.parse(/** @type {string} */ (process.env.SCDV_BENCH_SPEC));
-  const config = loadConfig({
-    overrides: {
-      embed: { keepCount: 36 },
-      server: { logLevel: 'warn', indexWorkers: 0, relatedCacheEntries: 0 },
-      events: { dir: spec.eventsDir, fsync: spec.fsync },
-    },
+if (isBenchServerChild()) {
+  await serveBenchChild({
+    repo: REPO, model: MODEL,
+    configOf: (spec, loadConfig) => loadConfig({
+      overrides: {
+        embed: { keepCount: 36 },
+        server: { logLevel: 'warn', indexWorkers: 0, relatedCacheEntries: 0 },
+        events: { dir: spec.eventsDir, fsync: spec.fsync },
+      },
+    }),
   });
-  const server = await startServer({ config, model: MODEL, redisUrl: spec.redisUrl, host: '127.0.0.1', port: 0 });
-  /** @type {NonNullable<typeof process.send>} */ (process.send)({ url: server.url });
-  process.once('SIGTERM', () => { server.close().then(() => process.exit(0)); });
 } else {
   await main();
 }
@@ -87,12 +84,9 @@ async function main() {
     /** @param {'always'|'never'} fsync */
     const start = async (fsync) => {
       const eventsDir = path.join(BENCH_DIR, `events-${fsync}-${Date.now()}`);
-      const child = fork(HERE, ['--serve-child'], { env: { ...process.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url, eventsDir, fsync }) }, stdio: 'inherit' });
-      const url = await new Promise((resolve, reject) => {
-        child.once('message', (/** @type {any} */ m) => resolve(m.url));
-        child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-      });
-      return { child, url: /** @type {string} */ (url), eventsDir };
+      const { proc: child, listening } = forkBenchServer(HERE, { redisUrl: redis.url, eventsDir, fsync });
+      const url = await listening;
+      return { child, url, eventsDir };
     };
     let seq = 0;
     const batchBody = () => {

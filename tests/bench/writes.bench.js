@@ -20,10 +20,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { BENCH_KEY, writesUnderLoad } from './writes-under-load.js';
+import { forkBenchServer, isBenchServerChild, serveBenchChild, stopBenchServer } from './bench-server.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const REPO = path.resolve(path.dirname(HERE), '..', '..');
@@ -34,19 +34,15 @@ process.env.SCDV_MODELS_DIR ??= path.join(REPO, 'models'); // --old's server rea
 
 const MODEL = 'bench-livedoor-dev';
 
-if (process.argv[2] === '--serve-child') {
-  const root = process.argv[3];
-  const spec = JSON.parse(/** @type {string} */ (process.env.SCDV_BENCH_SPEC));
-  const imp = (/** @type {string} */ p) => import(pathToFileURL(path.join(root, p)).href);
-  const { loadConfig } = await imp('pipeline/config.js');
-  const { startServer } = await imp('server/start.js');
-  const { keyDigest } = await imp('pipeline/api-keys.js');
-  const server = await startServer({
-    config: loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0, apiKeyHashes: [keyDigest(BENCH_KEY)], ...spec.server } } }),
-    model: MODEL, redisUrl: spec.redisUrl, host: '127.0.0.1', port: 0,
+if (isBenchServerChild()) {
+  // The server of this checkout or of --old's (its pipeline/ and server/, this checkout's models).
+  await serveBenchChild({
+    repo: REPO, model: MODEL,
+    configOf: async (spec, loadConfig, imp) => {
+      const { keyDigest } = await imp('pipeline/api-keys.js');
+      return loadConfig({ overrides: { server: { logLevel: 'warn', indexWorkers: 0, apiKeyHashes: [keyDigest(BENCH_KEY)], ...spec.server } } });
+    },
   });
-  /** @type {NonNullable<typeof process.send>} */ (process.send)({ url: server.url });
-  process.once('SIGTERM', () => { server.close().then(() => process.exit(0)); });
 } else {
   await main();
 }
@@ -92,14 +88,7 @@ async function main() {
     { name: 'a', root: values.old ? path.resolve(values.old) : REPO, server: JSON.parse(String(values['a-server'])), env: JSON.parse(String(values['a-env'])) },
     { name: 'b', root: REPO, server: JSON.parse(String(values['b-server'])), env: JSON.parse(String(values['b-env'])) },
   ];
-  const procs = variants.map((v) => {
-    const proc = fork(HERE, ['--serve-child', v.root], { env: { ...process.env, ...v.env, SCDV_BENCH_SPEC: JSON.stringify({ redisUrl: redis.url, server: v.server }) }, stdio: 'inherit' });
-    const listening = new Promise((/** @type {(u: string) => void} */ resolve, reject) => {
-      proc.once('message', (m) => resolve(/** @type {any} */ (m).url));
-      proc.once('exit', (code) => reject(new Error(`server ${v.name} exited (${code})`)));
-    });
-    return { proc, listening };
-  });
+  const procs = variants.map((v) => forkBenchServer(HERE, { redisUrl: redis.url, server: v.server }, { root: v.root, env: v.env, name: v.name }));
   /** @type {Record<string, any[]>} */
   const rounds = { a: [], b: [] };
   const loads = [];
@@ -118,7 +107,7 @@ async function main() {
     }
   } finally {
     for (const { proc } of procs) {
-      if (proc.exitCode === null) { proc.kill('SIGTERM'); await new Promise((r) => proc.once('exit', r)); }
+      await stopBenchServer(proc);
     }
     await redis.stop();
   }
