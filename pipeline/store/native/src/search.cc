@@ -246,10 +246,10 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
   top.finish();
   std::vector<Scored> scored;
   scored.reserve(top.size());
-  for (auto& c : top.items()) scored.push_back({0.0, c.second});
   auto t0 = Clock::now();
-  if (ways > 1 && scored.size() >= 512) {
-    // The same threads rescore contiguous runs of the candidates in local order.
+  if (ways > 1 && top.size() >= 512) {
+    // The same threads rescore contiguous runs of the candidates in local order (all of them).
+    for (auto& c : top.items()) scored.push_back({0.0, c.second});
     std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) { return a.d < b.d; });
     const size_t m = scored.size();
     parallelFor(2 * ways, ways, [&](uint32_t i) {
