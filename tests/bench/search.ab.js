@@ -3,7 +3,8 @@
 // --data X.csr [--docs N] [--queries Q] [--threads 1]`, where <dir> holds another checkout's `pipeline/`
 // with its addon built (e.g. `git archive <rev> pipeline package.json | tar x -C <dir>`, then `npm run
 // build:store` there). Both stores are built from the same vectors (one merged segment each); the queries
-// (stored documents, themselves excluded) alternate old/new one by one so that both see the same machine load.
+// (stored documents, themselves excluded) alternate old/new one by one so that both see the same machine load,
+// and which build goes first alternates query by query.
 // Prints sizes, p50/p99 and the p50 ratio of each, CPU time per search (process.cpuUsage: p50, ratio of the
 // means; less disturbed by a loaded machine than wall clock), recall@10 of each against the old build's exact mode
 // and of the new build against its own, and each build's largest score error against the float32 dot product of
@@ -68,19 +69,25 @@ const scoreError = (hits, v) => {
   return e;
 };
 for (let rep = 0; rep < 2; rep++) {
-  for (const q of qs) {
+  for (const [qi, q] of qs.entries()) {
     const v = row(m, q);
     const ex = [String(q)];
-    const c0 = cpuMs(), t0 = now();
-    const ho = A.c.search(v, { ...o, excludeIds: ex });
-    const c1 = cpuMs(), t1 = now();
-    const hn = B.c.search(v, { ...o, excludeIds: ex });
-    const c2 = cpuMs(), t2 = now();
+    /** @param {typeof A} build */
+    const timed = (build) => {
+      const c0 = cpuMs(), t0 = now();
+      const hits = build.c.search(v, { ...o, excludeIds: ex });
+      return { hits, ms: now() - t0, cpu: cpuMs() - c0 };
+    };
+    // Which build runs first alternates query by query: the second search of a pair finds the query's
+    // vector and the shared pages warm, which would otherwise favour one side.
+    let ro, rn;
+    if (qi % 2 === 0) { ro = timed(A); rn = timed(B); } else { rn = timed(B); ro = timed(A); }
+    const ho = ro.hits, hn = rn.hits;
     if (rep === 0) continue; // warm-up pass
-    lat.old.push(t1 - t0);
-    lat.new.push(t2 - t1);
-    cpu.old.push(c1 - c0);
-    cpu.new.push(c2 - c1);
+    lat.old.push(ro.ms);
+    lat.new.push(rn.ms);
+    cpu.old.push(ro.cpu);
+    cpu.new.push(rn.cpu);
     const truth = new Set(A.c.search(v, { k: 10, mode: 'exact', excludeIds: ex }).map((h) => h.id));
     recOld += ho.filter((h) => truth.has(h.id)).length / 10;
     recNew += hn.filter((h) => truth.has(h.id)).length / 10;
