@@ -4,7 +4,8 @@
     python search.baselines.py convert IN.npz OUT.csr        scipy.sparse .npz (save_npz) -> the bench's CSR file
     python search.baselines.py scipy   --data X.csr --queries Q.u32 --k 10 --out R.json
     python search.baselines.py seismic --data X.csr --queries Q.u32 --k 10 --out R.json
-                                       [--n-postings N] [--query-cut 10] [--heap-factor 0.7]
+                                       [--n-postings N] [--query-cut 10] [--heap-factor 0.7] [--sweep QC:HF,...]
+                                       [--duel]   then time blocks of queries on request (serve_duel)
     python search.baselines.py oracle  --data X.csr [--sample 30]    how far any partial term-at-a-time pass can go
 
 The oracle reads, for sampled stored documents as queries, the postings of the query's dims in the best possible
@@ -186,6 +187,29 @@ def run_seismic(args):
         "sweep": sweep,
     }
     json.dump(out, open(args.out, "w"))
+    if args.duel:
+        serve_duel(index, qcomp, qvals, k)
+
+
+def serve_duel(index, qcomp, qvals, k):
+    """After the sweep, keep the index and answer the bench's blocks of queries, so that the store and Seismic
+    run interleaved (block by block) on the same machine load: a line "query_cut heap_factor lo hi" on stdin
+    runs queries lo..hi-1 (one thread, as timed above) and answers a JSON array of their milliseconds; "quit" or
+    the end of stdin stops. The first line on stdout is "ready"."""
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    for line in sys.stdin:
+        parts = line.split()
+        if not parts or parts[0] == "quit":
+            break
+        qc, hf, lo, hi = int(parts[0]), float(parts[1]), int(parts[2]), int(parts[3])
+        ms = []
+        for j in range(lo, hi):
+            t = time.perf_counter()
+            index.search(str(j), qcomp[j], qvals[j], k=k + 1, query_cut=qc, heap_factor=hf)
+            ms.append((time.perf_counter() - t) * 1000)
+        sys.stdout.write(json.dumps(ms) + "\n")
+        sys.stdout.flush()
 
 
 def run_oracle(args):
@@ -257,6 +281,7 @@ def main():
         p.add_argument("--query-cut", type=int, default=10)
         p.add_argument("--heap-factor", type=float, default=0.7)
         p.add_argument("--sweep", default="", help="seismic: more query_cut:heap_factor settings, comma-separated")
+        p.add_argument("--duel", action="store_true", help="seismic: then answer blocks of queries on stdin (serve_duel)")
     o = sub.add_parser("oracle")
     o.add_argument("--data", required=True)
     o.add_argument("--sample", type=int, default=30)

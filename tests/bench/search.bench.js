@@ -23,6 +23,8 @@
 //     --seismic-timeout seconds, default 3600), then swept over --seismic-sweep query_cut:heap_factor settings
 //     on the same index: its fastest setting with recall@10 >= 0.99 (else its best recall) is reported as
 //     seismic_eq_p50_ms / seismic_eq_recall_at_10 (the store's default must be no slower at equal recall);
+//     then that setting and the store (one thread) again, block by block on the same load (search.duel.js):
+//     seismic_eq_interleaved;
 //  6. writes: --write-docs documents upserted in batches of 1, 10, 100 and 1,000 (each call awaited, durable);
 //  7. --backend opensearch: the same vectors, queries and ground truth on OpenSearch (search.opensearch.js), on a
 //     cluster of each --nodes size started by the test harness (or the one at --opensearch-url); the last line
@@ -38,6 +40,7 @@ import { parseArgs } from 'node:util';
 import { openStore } from '../../pipeline/store/index.js';
 import { generate, readCsr, rng, row, writeCsr } from './search.data.js';
 import { benchOpenSearch } from './search.opensearch.js';
+import { duel, startSeismic } from './search.duel.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PYTHON = path.join(REPO, '.venv', 'bin', 'python');
@@ -279,18 +282,20 @@ async function main() {
   const exact = measure({ mode: 'exact' }, exactLimit);
   const exactQps = await throughput(2, { mode: 'exact' }, exactLimit);
   log(`exact: p50 ${exact.p50.toFixed(2)} ms, p99 ${exact.p99.toFixed(2)} ms, recall@${k} ${exact.recall.toFixed(4)} (first ${exactLimit} queries), QPS 2: ${exactQps.toFixed(0)}`);
-  store.close();
 
   // 5. Seismic
   /** @type {any} */
   let seis = null;
+  /** @type {import('./search.duel.js').SeismicServer | null} */
+  let seismicServer = null;
   if (!opt['skip-seismic']) {
     log('seismic: build and search');
     const out = path.join(tmp, 'seismic.json');
     const limitS = Number(opt['seismic-timeout']);
     const t0 = now();
-    if (python('seismic', ['--data', file, '--queries', qfile, '--k', String(k), '--out', out, '--sweep', opt['seismic-sweep'] ?? ''], limitS)) seis = JSON.parse(fs.readFileSync(out, 'utf8'));
-    else log(`  seismic gave up after ${((now() - t0) / 1000).toFixed(0)} s (--seismic-timeout ${limitS})`);
+    seismicServer = await startSeismic(PYTHON, BASELINES, ['--data', file, '--queries', qfile, '--k', String(k), '--out', out, '--sweep', opt['seismic-sweep'] ?? ''], limitS);
+    if (seismicServer) seis = JSON.parse(fs.readFileSync(out, 'utf8'));
+    else log(`  seismic gave up after ${((now() - t0) / 1000).toFixed(0)} s (--seismic-timeout ${limitS}) or failed`);
   }
   /** @type {any} */
   let seisEq = null;
@@ -315,6 +320,24 @@ async function main() {
     }
     log(`  build ${seis.build_s.toFixed(1)} s, ${seis.bytes ? (seis.bytes / 2 ** 20).toFixed(1) + ' MiB' : '?'}, p50 ${seis.p50_ms.toFixed(2)} ms, p99 ${seis.p99_ms.toFixed(2)} ms, recall@${k} ${seis.recall?.toFixed(4)}, QPS 1/2/4: ${Object.values(seis.qps).map((x) => Number(x).toFixed(0)).join('/')}`);
   }
+  /** @type {Awaited<ReturnType<typeof duel>> | null} */
+  let seisDuel = null;
+  if (seismicServer && seisEq) {
+    // the store (one thread, its defaults) and Seismic at its equal-recall setting, block by block
+    seisDuel = await duel({
+      seismic: seismicServer, setting: seisEq, queries: nq,
+      timeStore: (i) => {
+        const t = now();
+        c.search(row(m, queries[i]), { threads: 1, k, excludeIds: [idOf(queries[i])] });
+        return now() - t;
+      },
+    });
+    log(`  interleaved (${seisDuel.passes} passes of ${nq} queries in blocks): store fast one thread p50 ${seisDuel.store_p50_ms.toFixed(2)} ms, ` +
+      `seismic query_cut ${seisEq.query_cut}, heap_factor ${seisEq.heap_factor} p50 ${seisDuel.seismic_p50_ms.toFixed(2)} ms: store / seismic ${seisDuel.ratio_store_over_seismic.toFixed(2)} ` +
+      `(per pass ${seisDuel.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}; load ${loadAvg().join(' ')})`);
+  }
+  seismicServer?.close();
+  store.close();
 
   // 6. writes by batch size
   /** @type {Record<string, number>} */
@@ -395,6 +418,7 @@ async function main() {
     seismic_eq_p50_ms: seisEq ? round(seisEq.p50_ms) : null,
     seismic_eq_recall_at_10: seisEq ? round(seisEq.recall, 4) : null,
     seismic_eq_settings: seisEq ? { query_cut: seisEq.query_cut, heap_factor: seisEq.heap_factor } : null,
+    seismic_eq_interleaved: seisDuel ? { store_p50_ms: round(seisDuel.store_p50_ms), seismic_p50_ms: round(seisDuel.seismic_p50_ms), ratio_store_over_seismic: round(seisDuel.ratio_store_over_seismic), passes: seisDuel.passes } : null,
     seismic_build_s: seis ? round(seis.build_s, 1) : null,
     seismic_bytes: seis ? seis.bytes : null,
     write_ms_by_batch: writes,
