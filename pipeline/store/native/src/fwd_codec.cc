@@ -1,5 +1,6 @@
-// The forward index's decoding (fwd_codec.h): 12-bit values (format 3), float16 values (format 2) with a
-// run-time choice between F16C and scalar code (same bits), and a document's varint index gaps.
+// The forward index's decoding (fwd_codec.h): 11-bit values and nibble index gaps (format 4), 12-bit values
+// (format 3), float16 values (format 2) with a run-time choice between F16C and scalar code (same bits), and
+// the LEB128 varint index gaps of formats 2 and 3.
 #include "fwd_codec.h"
 
 #include <atomic>
@@ -71,7 +72,7 @@ void halvesToFloats(const uint16_t* h, float* out, size_t n) {
   halvesToFloatsScalar(h, out, n);
 }
 
-void codesToFloats(const uint8_t* base, uint64_t first, float* out, size_t n) {
+void codes12ToFloats(const uint8_t* base, uint64_t first, float* out, size_t n) {
   // Sign-extends a 12-bit field held in the low bits.
   auto sx = [](uint32_t u) { return float(int32_t(u << 20) >> 20); };
   size_t j = 0;
@@ -102,6 +103,43 @@ void codesToFloats(const uint8_t* base, uint64_t first, float* out, size_t n) {
   if (j < n) out[j] = sx(uint32_t(p[0]) | ((uint32_t(p[1]) & 0xfu) << 8));
 }
 
+namespace {
+/** Entry e of a packed 11-bit array, sign-extended (reads 4 bytes: the section is padded, kFwdPad). */
+inline float code11(const uint8_t* base, uint64_t e) {
+  const uint64_t bit = 11 * e;
+  uint32_t u;
+  std::memcpy(&u, base + (bit >> 3), 4);
+  return float(int32_t(u << (21 - (bit & 7))) >> 21);
+}
+}  // namespace
+
+void codesToFloatsScalar(const uint8_t* base, uint64_t first, float* out, size_t n) {
+  for (size_t j = 0; j < n; j++) out[j] = code11(base, first + j);
+}
+
+void codesToFloats(const uint8_t* base, uint64_t first, float* out, size_t n) {
+  size_t j = 0;
+#if defined(__SSE4_1__)
+  // Scalar up to an entry that starts a byte (a multiple of 8), then eight codes (11 bytes; 16 loaded: the
+  // section is padded) at a time: each 32-bit lane gets the three bytes holding its code, a multiply shifts the
+  // code to the top of the lane and an arithmetic shift sign-extends it. Integers convert exactly: the scalar
+  // path gives the same bits.
+  for (; j < n && ((first + j) & 7) != 0; j++) out[j] = code11(base, first + j);
+  const __m128i pickLo = _mm_setr_epi8(0, 1, 2, -1, 1, 2, 3, -1, 2, 3, 4, -1, 4, 5, 6, -1);
+  const __m128i pickHi = _mm_setr_epi8(5, 6, 7, -1, 6, 7, 8, -1, 8, 9, 10, -1, 9, 10, 11, -1);
+  const __m128i liftLo = _mm_setr_epi32(1 << 21, 1 << 18, 1 << 15, 1 << 20);  // 2^(21 - bit offset in the lane)
+  const __m128i liftHi = _mm_setr_epi32(1 << 17, 1 << 14, 1 << 19, 1 << 16);
+  for (; j + 8 <= n; j += 8) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + 11 * ((first + j) >> 3)));
+    const __m128i lo = _mm_srai_epi32(_mm_mullo_epi32(_mm_shuffle_epi8(x, pickLo), liftLo), 21);
+    const __m128i hi = _mm_srai_epi32(_mm_mullo_epi32(_mm_shuffle_epi8(x, pickHi), liftHi), 21);
+    _mm_storeu_ps(out + j, _mm_cvtepi32_ps(lo));
+    _mm_storeu_ps(out + j + 4, _mm_cvtepi32_ps(hi));
+  }
+#endif
+  for (; j < n; j++) out[j] = code11(base, first + j);
+}
+
 bool simdEnabled() { return gSimd.load(); }
 
 bool setSimd(bool on) {
@@ -116,26 +154,41 @@ void Segment::forward(uint32_t d, uint32_t* idx, float* val) const {
   auto damaged = [&]() {
     return StoreError("segment " + path() + " is damaged: forward index of document " + std::to_string(d), "CORRUPT");
   };
-  // Every entry takes at least one byte (checked when the segment was opened: bytes >= n), so one-byte gaps
-  // need no bounds check; a longer one is checked byte by byte and must leave a byte for each entry after it.
   uint64_t prev = UINT64_MAX;  // index of the previous entry; the first gap counts from -1
-  for (uint64_t j = 0; j < n; j++) {
-    uint64_t gap = *p++;
-    if (gap >= 0x80u) {
-      gap &= 0x7fu;
-      for (int shift = 7;; shift += 7) {
-        if (p >= end || shift > 28) throw damaged();
-        const uint8_t b = *p++;
-        gap |= uint64_t(b & 0x7fu) << shift;
-        if (!(b & 0x80u)) break;
-      }
-      if (uint64_t(end - p) < n - j - 1) throw damaged();
+  if (version_ >= 4) {
+    // Nibbles: at least one per entry (checked at open: 2 * bytes >= n); after a longer gap at least one must
+    // remain per entry left, so every load stays within the document's bytes and the section's padding.
+    const uint64_t total = 2 * uint64_t(end - p);
+    uint64_t pos = 0;
+    for (uint64_t j = 0; j < n; j++) {
+      const NibbleGap g = nibbleGap(p, pos);
+      pos += g.nibbles;
+      if (pos + (n - j - 1) > total) throw damaged();
+      prev += g.gap + 1;
+      idx[j] = static_cast<uint32_t>(prev);
     }
-    prev += gap + 1;
-    idx[j] = static_cast<uint32_t>(prev);
+    if ((pos + 1) / 2 != uint64_t(end - p) || (n > 0 && prev >= h_->width)) throw damaged();
+  } else {
+    // Every entry takes at least one byte (checked when the segment was opened: bytes >= n), so one-byte gaps
+    // need no bounds check; a longer one is checked byte by byte and must leave a byte for each entry after it.
+    for (uint64_t j = 0; j < n; j++) {
+      uint64_t gap = *p++;
+      if (gap >= 0x80u) {
+        gap &= 0x7fu;
+        for (int shift = 7;; shift += 7) {
+          if (p >= end || shift > 28) throw damaged();
+          const uint8_t b = *p++;
+          gap |= uint64_t(b & 0x7fu) << shift;
+          if (!(b & 0x80u)) break;
+        }
+        if (uint64_t(end - p) < n - j - 1) throw damaged();
+      }
+      prev += gap + 1;
+      idx[j] = static_cast<uint32_t>(prev);
+    }
+    // Indices increase, so the last one is the largest: one check for all (and no wrap: gaps are < 2^35).
+    if (p != end || (n > 0 && prev >= h_->width)) throw damaged();
   }
-  // Indices increase, so the last one is the largest: one check for all (and no wrap: gaps are < 2^35).
-  if (p != end || (n > 0 && prev >= h_->width)) throw damaged();
   valuesOf(d, val);
   const float unit = valueUnit(d);
   for (uint64_t j = 0; j < n; j++) val[j] *= unit;
@@ -143,7 +196,8 @@ void Segment::forward(uint32_t d, uint32_t* idx, float* val) const {
 
 void Segment::valuesOf(uint32_t d, float* out) const {
   const uint64_t n = fwdoff_[d + 1] - fwdoff_[d];
-  if (halfValues_) halvesToFloats(reinterpret_cast<const uint16_t*>(fwdval_) + fwdoff_[d], out, n);
+  if (version_ == 2) halvesToFloats(reinterpret_cast<const uint16_t*>(fwdval_) + fwdoff_[d], out, n);
+  else if (version_ == 3) codes12ToFloats(fwdval_, fwdoff_[d], out, n);
   else codesToFloats(fwdval_, fwdoff_[d], out, n);
 }
 
@@ -162,6 +216,7 @@ double Segment::dotForward(uint32_t d, const float* qd, float* buf) const {
   }
   // code * scale is exact here, so sum(q * code) * scale has the bits of sum(q * (code * scale)) (the MemDoc path).
   valuesOf(d, buf);
+  if (version_ >= 4) return dotNibbles(d, qd, buf) * double(sc);
   const uint8_t* p = fwdidx_ + fwdidxoff_[d];
   const uint8_t* const end = fwdidx_ + fwdidxoff_[d + 1];
   const uint64_t width = h_->width;
@@ -210,10 +265,58 @@ double Segment::dotForward(uint32_t d, const float* qd, float* buf) const {
   return ((a0 + a1) + (a2 + a3)) * double(sc);
 }
 
+double Segment::dotNibbles(uint32_t d, const float* qd, const float* codes) const {
+  const uint8_t* const p = fwdidx_ + fwdidxoff_[d];
+  const uint64_t bytes = fwdidxoff_[d + 1] - fwdidxoff_[d], total = 2 * bytes;
+  const uint64_t n = fwdoff_[d + 1] - fwdoff_[d];
+  const uint64_t n4 = n & ~uint64_t(3);  // dotDense: lanes j mod 4 up to a multiple of 4, the rest into lane 0
+  const uint64_t width = h_->width;
+  bool bad = false;
+  uint64_t prev = UINT64_MAX, pos = 0;
+  // Invariant: pos + entries left <= total (one nibble at least each; checked at open for pos 0), so the 8-byte
+  // loads stay within the document's bytes and the section's kFwdPad.
+  auto next = [&](uint64_t j) -> uint64_t {
+    const NibbleGap g = nibbleGap(p, pos);
+    pos += g.nibbles;
+    uint64_t gap = g.gap;
+    if (__builtin_expect(pos + (n - j - 1) > total, 0)) { bad = true; pos = total - (n - j - 1); gap = 0; }
+    prev += gap + 1;
+    if (__builtin_expect(prev >= width, 0)) { bad = true; prev = 0; }
+    return prev;
+  };
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  uint64_t j = 0;
+  for (; j < n4; j += 4) {
+    // Four one-nibble gaps (below 12: no nibble has both of its top bits set): one test, one width check.
+    const uint64_t w = nibbleWindow(p, pos);
+    if (((w & (w << 1)) & 0x8888u) == 0) {
+      const uint64_t i0 = prev + (w & 15u) + 1, i1 = i0 + ((w >> 4) & 15u) + 1;
+      const uint64_t i2 = i1 + ((w >> 8) & 15u) + 1, i3 = i2 + ((w >> 12) & 15u) + 1;
+      if (__builtin_expect(i3 < width, 1)) {
+        pos += 4;
+        prev = i3;
+        a0 += double(qd[i0]) * double(codes[j]);
+        a1 += double(qd[i1]) * double(codes[j + 1]);
+        a2 += double(qd[i2]) * double(codes[j + 2]);
+        a3 += double(qd[i3]) * double(codes[j + 3]);
+        continue;
+      }
+    }
+    a0 += double(qd[next(j)]) * double(codes[j]);
+    a1 += double(qd[next(j + 1)]) * double(codes[j + 1]);
+    a2 += double(qd[next(j + 2)]) * double(codes[j + 2]);
+    a3 += double(qd[next(j + 3)]) * double(codes[j + 3]);
+  }
+  for (; j < n; j++) a0 += double(qd[next(j)]) * double(codes[j]);
+  if (bad || (pos + 1) / 2 != bytes) throw StoreError("segment " + path() + " is damaged: forward index of document " + std::to_string(d), "CORRUPT");
+  return (a0 + a1) + (a2 + a3);
+}
+
 void Segment::prefetchForward(uint32_t d) const {
   const uint8_t* a = fwdidx_ + fwdidxoff_[d];
   for (uint64_t o = 0; o < fwdidxoff_[d + 1] - fwdidxoff_[d]; o += 64) __builtin_prefetch(a + o);
-  const uint64_t b0 = halfValues_ ? 2 * fwdoff_[d] : (3 * fwdoff_[d]) / 2, b1 = halfValues_ ? 2 * fwdoff_[d + 1] : codeBytes(fwdoff_[d + 1]);
+  const uint64_t b0 = version_ == 2 ? 2 * fwdoff_[d] : version_ == 3 ? (3 * fwdoff_[d]) / 2 : (11 * fwdoff_[d]) / 8;
+  const uint64_t b1 = version_ == 2 ? 2 * fwdoff_[d + 1] : version_ == 3 ? code12Bytes(fwdoff_[d + 1]) : codeBytes(fwdoff_[d + 1]);
   for (uint64_t o = b0; o < b1; o += 64) __builtin_prefetch(fwdval_ + o);
   __builtin_prefetch(fwdscale_ + d);
 }

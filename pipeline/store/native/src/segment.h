@@ -50,8 +50,8 @@ enum Section : int {
   S_COUNT
 };
 
-constexpr uint32_t kSegVersion = 3;
-/** The oldest format this build still reads (format 2: float16 forward values). */
+constexpr uint32_t kSegVersion = 4;
+/** The oldest format this build still reads (format 2: float16 forward values; format 3: 12-bit values, varint gaps). */
 constexpr uint32_t kSegVersionOldest = 2;
 constexpr uint32_t kBlockSize = 128;
 constexpr int64_t kNoTime = INT64_MIN;
@@ -60,8 +60,6 @@ constexpr uint32_t kPdataPad = 16;
 /** Posting blocks never cross a multiple of this local doc number, so search can work window by window. */
 constexpr uint32_t kWindowDocs = 1u << 16;
 
-/** Bytes of the gaps of a block of cnt postings. */
-inline uint64_t packedBytes(uint32_t cnt, uint32_t bits) { return uint64_t(cnt - 1) * (bits / 8); }
 
 struct SegHeader {
   char magic[8];            // "SCDVSEG1"
@@ -160,6 +158,8 @@ class Segment {
   float valueUnit(uint32_t d) const { return fwdscale_[d]; }
   /** Document d's value codes as floats into out[0..fwdCount(d)) (times valueUnit(d): the stored values). */
   void valuesOf(uint32_t d, float* out) const;
+  /** Format 4's part of dotForward: the sum of the codes times the query (not yet times the unit). */
+  double dotNibbles(uint32_t d, const float* qd, const float* codes) const;
   /** Starts loading document d's forward entries into the cache (for rescoring a few documents ahead). */
   void prefetchForward(uint32_t d) const;
 
@@ -194,8 +194,8 @@ class Segment {
   const uint64_t* fwdoff_;
   const uint64_t* fwdidxoff_;
   const uint8_t* fwdidx_;
-  const uint8_t* fwdval_;    // 12-bit codes (format 3) or float16 (format 2: halfValues_)
-  bool halfValues_ = false;
+  const uint8_t* fwdval_;    // 11-bit codes (format 4), 12-bit codes (format 3) or float16 (format 2)
+  uint32_t version_ = kSegVersion;
   const float* fwdscale_;
   const uint32_t* dimlists_;
   const ListInfo* lists_;
