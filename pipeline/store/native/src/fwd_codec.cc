@@ -59,7 +59,82 @@ __attribute__((noinline)) Gap longGap(const uint8_t* p, const uint8_t* end, uint
   return {nullptr, 0};
 }
 
+/** nibbleIndices without SIMD, in 64-bit arithmetic (the reference; also for sums that 32-bit lanes could wrap). */
+uint64_t nibbleIndicesScalar(const uint8_t* p, uint64_t bytes, uint64_t n, uint32_t* idx) {
+  const uint64_t total = 2 * bytes;
+  if (n > total) return 0;
+  uint64_t extra = n, prev = UINT64_MAX;
+  for (uint64_t j = 0; j < n; j++) {
+    const uint32_t lead = static_cast<uint32_t>((p[j >> 1] >> ((j & 1) * 4)) & 15u);
+    uint64_t gap = lead;
+    if (lead >= kNibbleDirect) {
+      const uint32_t c = lead - kNibbleDirect, k = kNibbleExtra[c];
+      if (extra + k > total) return 0;
+      gap = kNibbleBase[c] + (nibbleWindow(p, extra) & ((uint64_t(1) << (4 * k)) - 1));
+      extra += k;
+    }
+    prev += gap + 1;
+    if (prev >= (uint64_t(1) << 32)) return 0;
+    idx[j] = static_cast<uint32_t>(prev);
+  }
+  return (extra + 1) / 2 == bytes ? prev + 1 : 0;
+}
+
 }  // namespace
+
+uint64_t nibbleIndices(const uint8_t* p, uint64_t bytes, uint64_t n, uint32_t* idx) {
+#if defined(__SSE4_1__)
+  if (!gSimd.load(std::memory_order_relaxed)) return nibbleIndicesScalar(p, bytes, n, idx);
+  const uint64_t total = 2 * bytes;
+  if (n > total) return 0;
+  uint64_t extra = n, longSum = 0;
+  const __m128i low4 = _mm_set1_epi8(0x0f), eleven = _mm_set1_epi8(11), one = _mm_set1_epi32(1);
+  __m128i carry = _mm_set1_epi32(-1);  // the previous index (-1 before the first), mod 2^32
+  alignas(16) uint32_t g[16];
+  alignas(16) uint32_t out[16];
+  for (uint64_t j = 0; j < n; j += 16) {
+    const uint64_t m = n - j < 16 ? n - j : 16;
+    // 16 leading nibbles (8 bytes; those past n are ignored) as bytes, in order, widened into g.
+    int64_t raw;
+    std::memcpy(&raw, p + j / 2, 8);
+    const __m128i x = _mm_cvtsi64_si128(raw);
+    const __m128i nib = _mm_unpacklo_epi8(_mm_and_si128(x, low4), _mm_and_si128(_mm_srli_epi16(x, 4), low4));
+    _mm_store_si128(reinterpret_cast<__m128i*>(g), _mm_cvtepu8_epi32(nib));
+    _mm_store_si128(reinterpret_cast<__m128i*>(g + 4), _mm_cvtepu8_epi32(_mm_srli_si128(nib, 4)));
+    _mm_store_si128(reinterpret_cast<__m128i*>(g + 8), _mm_cvtepu8_epi32(_mm_srli_si128(nib, 8)));
+    _mm_store_si128(reinterpret_cast<__m128i*>(g + 12), _mm_cvtepu8_epi32(_mm_srli_si128(nib, 12)));
+    uint32_t longs = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(nib, eleven)));
+    if (m < 16) longs &= (1u << m) - 1;
+    for (; longs; longs &= longs - 1) {
+      const int k = __builtin_ctz(longs);
+      const uint32_t c = g[k] - kNibbleDirect, e = kNibbleExtra[c];
+      const uint64_t gap = kNibbleBase[c] + (nibbleWindow(p, extra) & kNibbleMask[c]);
+      extra += e;
+      longSum += gap;
+      g[k] = static_cast<uint32_t>(gap);
+      if (__builtin_expect(extra > total, 0)) return 0;  // (the load above stayed within 8 bytes of the end: padding)
+    }
+    // Prefix sums of (gap + 1), four lanes at a time, carried from lane to lane (as the postings' u16 gaps).
+    for (int q = 0; q < 16; q += 4) {
+      __m128i y = _mm_add_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(g + q)), one);
+      y = _mm_add_epi32(y, _mm_slli_si128(y, 4));
+      y = _mm_add_epi32(y, _mm_slli_si128(y, 8));
+      y = _mm_add_epi32(y, carry);
+      if (m == 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(idx + j + q), y);
+      else _mm_store_si128(reinterpret_cast<__m128i*>(out + q), y);
+      carry = _mm_shuffle_epi32(y, 0xff);
+    }
+    if (m < 16) std::memcpy(idx + j, out, 4 * m);  // the last group (entries past n are not the caller's)
+  }
+  if ((extra + 1) / 2 != bytes) return 0;
+  // The lanes are mod 2^32: the sum cannot wrap when the long gaps and at most 12 per entry stay below 2^32;
+  // otherwise (huge widths or damage) the scalar path decides.
+  if (longSum + 12 * n >= (uint64_t(1) << 32)) return nibbleIndicesScalar(p, bytes, n, idx);
+  return n > 0 ? uint64_t(idx[n - 1]) + 1 : 0;
+#else
+  return nibbleIndicesScalar(p, bytes, n, idx);
+#endif
+}
 
 void halvesToFloatsScalar(const uint16_t* h, float* out, size_t n) {
   for (size_t j = 0; j < n; j++) out[j] = halfToFloat(h[j]);
@@ -156,18 +231,9 @@ void Segment::forward(uint32_t d, uint32_t* idx, float* val) const {
   };
   uint64_t prev = UINT64_MAX;  // index of the previous entry; the first gap counts from -1
   if (version_ >= 4) {
-    // Nibbles: at least one per entry (checked at open: 2 * bytes >= n); after a longer gap at least one must
-    // remain per entry left, so every load stays within the document's bytes and the section's padding.
-    const uint64_t total = 2 * uint64_t(end - p);
-    uint64_t pos = 0;
-    for (uint64_t j = 0; j < n; j++) {
-      const NibbleGap g = nibbleGap(p, pos);
-      pos += g.nibbles;
-      if (pos + (n - j - 1) > total) throw damaged();
-      prev += g.gap + 1;
-      idx[j] = static_cast<uint32_t>(prev);
-    }
-    if ((pos + 1) / 2 != uint64_t(end - p) || (n > 0 && prev >= h_->width)) throw damaged();
+    const uint64_t last = nibbleIndices(p, uint64_t(end - p), n, idx);
+    if (n > 0 && (last == 0 || last > h_->width)) throw damaged();
+    if (n == 0 && end != p) throw damaged();
   } else {
     // Every entry takes at least one byte (checked when the segment was opened: bytes >= n), so one-byte gaps
     // need no bounds check; a longer one is checked byte by byte and must leave a byte for each entry after it.
@@ -266,49 +332,38 @@ double Segment::dotForward(uint32_t d, const float* qd, float* buf) const {
 }
 
 double Segment::dotNibbles(uint32_t d, const float* qd, const float* codes) const {
-  const uint8_t* const p = fwdidx_ + fwdidxoff_[d];
-  const uint64_t bytes = fwdidxoff_[d + 1] - fwdidxoff_[d], total = 2 * bytes;
   const uint64_t n = fwdoff_[d + 1] - fwdoff_[d];
-  const uint64_t n4 = n & ~uint64_t(3);  // dotDense: lanes j mod 4 up to a multiple of 4, the rest into lane 0
-  const uint64_t width = h_->width;
-  bool bad = false;
-  uint64_t prev = UINT64_MAX, pos = 0;
-  // Invariant: pos + entries left <= total (one nibble at least each; checked at open for pos 0), so the 8-byte
-  // loads stay within the document's bytes and the section's kFwdPad.
-  auto next = [&](uint64_t j) -> uint64_t {
-    const NibbleGap g = nibbleGap(p, pos);
-    pos += g.nibbles;
-    uint64_t gap = g.gap;
-    if (__builtin_expect(pos + (n - j - 1) > total, 0)) { bad = true; pos = total - (n - j - 1); gap = 0; }
-    prev += gap + 1;
-    if (__builtin_expect(prev >= width, 0)) { bad = true; prev = 0; }
-    return prev;
-  };
-  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  uint64_t j = 0;
-  for (; j < n4; j += 4) {
-    // Four one-nibble gaps (below 12: no nibble has both of its top bits set): one test, one width check.
-    const uint64_t w = nibbleWindow(p, pos);
-    if (((w & (w << 1)) & 0x8888u) == 0) {
-      const uint64_t i0 = prev + (w & 15u) + 1, i1 = i0 + ((w >> 4) & 15u) + 1;
-      const uint64_t i2 = i1 + ((w >> 8) & 15u) + 1, i3 = i2 + ((w >> 12) & 15u) + 1;
-      if (__builtin_expect(i3 < width, 1)) {
-        pos += 4;
-        prev = i3;
-        a0 += double(qd[i0]) * double(codes[j]);
-        a1 += double(qd[i1]) * double(codes[j + 1]);
-        a2 += double(qd[i2]) * double(codes[j + 2]);
-        a3 += double(qd[i3]) * double(codes[j + 3]);
-        continue;
-      }
-    }
-    a0 += double(qd[next(j)]) * double(codes[j]);
-    a1 += double(qd[next(j + 1)]) * double(codes[j + 1]);
-    a2 += double(qd[next(j + 2)]) * double(codes[j + 2]);
-    a3 += double(qd[next(j + 3)]) * double(codes[j + 3]);
+  thread_local std::vector<uint32_t> idx;
+  if (idx.size() < n) idx.resize(n);
+  uint32_t* const ix = idx.data();
+  const uint64_t last = nibbleIndices(fwdidx_ + fwdidxoff_[d], fwdidxoff_[d + 1] - fwdidxoff_[d], n, ix);
+  if (n > 0 && (last == 0 || last > h_->width)) {
+    throw StoreError("segment " + path() + " is damaged: forward index of document " + std::to_string(d), "CORRUPT");
   }
-  for (; j < n; j++) a0 += double(qd[next(j)]) * double(codes[j]);
-  if (bad || (pos + 1) / 2 != bytes) throw StoreError("segment " + path() + " is damaged: forward index of document " + std::to_string(d), "CORRUPT");
+  // dotDense's lanes: j mod 4 up to a multiple of 4, the rest into lane 0 (two lanes per SSE2 register: the same
+  // products and sums in the same order, so the same bits).
+  const uint64_t n4 = n & ~uint64_t(3);
+  uint64_t j = 0;
+#if defined(__SSE2__)
+  __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
+  for (; j < n4; j += 4) {
+    const __m128 q4 = _mm_setr_ps(qd[ix[j]], qd[ix[j + 1]], qd[ix[j + 2]], qd[ix[j + 3]]);
+    const __m128 c4 = _mm_loadu_ps(codes + j);
+    s01 = _mm_add_pd(s01, _mm_mul_pd(_mm_cvtps_pd(q4), _mm_cvtps_pd(c4)));
+    s23 = _mm_add_pd(s23, _mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(q4, q4)), _mm_cvtps_pd(_mm_movehl_ps(c4, c4))));
+  }
+  double a0 = _mm_cvtsd_f64(s01), a1 = _mm_cvtsd_f64(_mm_unpackhi_pd(s01, s01));
+  const double a2 = _mm_cvtsd_f64(s23), a3 = _mm_cvtsd_f64(_mm_unpackhi_pd(s23, s23));
+#else
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (; j < n4; j += 4) {
+    a0 += double(qd[ix[j]]) * double(codes[j]);
+    a1 += double(qd[ix[j + 1]]) * double(codes[j + 1]);
+    a2 += double(qd[ix[j + 2]]) * double(codes[j + 2]);
+    a3 += double(qd[ix[j + 3]]) * double(codes[j + 3]);
+  }
+#endif
+  for (; j < n; j++) a0 += double(qd[ix[j]]) * double(codes[j]);
   return (a0 + a1) + (a2 + a3);
 }
 

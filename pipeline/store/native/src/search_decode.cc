@@ -138,7 +138,8 @@ __attribute__((target("avx2"))) bool decodeBlockAvx2(const int8_t* w, const uint
 /**
  * A patched block's n gaps (posting_codec.h) as u16 into out[0..n): the low bytes widened (16 at a time; loads
  * run up to 15 bytes past them, within the block, the next one or PDATA's padding), then the high bytes of the
- * wide gaps. False when a position is out of order or past the gaps (damaged data).
+ * wide gaps. False when a position is past the gaps (damaged data; positions out of order decode to other docs,
+ * which the block's last doc check catches or not: never a read or write out of bounds).
  */
 inline bool expandPatched(const uint8_t* g, uint32_t n, uint16_t* out) {
   uint32_t j = 0;
@@ -154,11 +155,9 @@ inline bool expandPatched(const uint8_t* g, uint32_t n, uint16_t* out) {
 #endif
   const uint32_t c = g[n];
   const uint8_t* e = g + n + 1;
-  int last = -1;
   for (uint32_t i = 0; i < c; i++, e += 2) {
-    if (e[0] >= n || int(e[0]) <= last) return false;
-    last = e[0];
-    out[last] = static_cast<uint16_t>(out[last] | (uint16_t(e[1]) << 8));
+    if (e[0] >= n) return false;
+    out[e[0]] = static_cast<uint16_t>(out[e[0]] | (uint16_t(e[1]) << 8));
   }
   return true;
 }

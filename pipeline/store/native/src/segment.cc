@@ -302,16 +302,13 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
   begin(S_FWDIDX);
   {
     std::vector<uint8_t> tmp;
+    std::vector<uint32_t> gaps;
     for (uint32_t dl = 0; dl < n; dl++) {
       const auto& d = docs[dl];
       tmp.assign((size_t(d.nnz) * 9 + 1) / 2, 0);
-      uint64_t pos = 0;
-      uint32_t prev = 0;
-      for (uint32_t j = 0; j < d.nnz; j++) {
-        const uint32_t ix = docIdx(d, j);
-        pos = putNibbleGap(tmp.data(), pos, j == 0 ? ix : ix - prev - 1);
-        prev = ix;
-      }
+      gaps.resize(d.nnz);
+      for (uint32_t j = 0; j < d.nnz; j++) gaps[j] = j == 0 ? docIdx(d, 0) : docIdx(d, j) - docIdx(d, j - 1) - 1;
+      const uint64_t pos = putNibbleGaps(tmp.data(), gaps.data(), d.nnz);
       w.write(tmp.data(), size_t((pos + 1) / 2));
       idxOff[dl + 1] = idxOff[dl] + (pos + 1) / 2;
     }
