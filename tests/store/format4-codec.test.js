@@ -175,3 +175,45 @@ test('patched posting gaps: every list decodes to exactly its documents on the S
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a damaged patched block (a wide gap placed past the block) is reported as SCDV_STORE_CORRUPT, never decoded out of bounds', async () => {
+  const dir = tempDir('fmt4-damaged');
+  let store = openStore(dir, NO_BG);
+  try {
+    const c = store.collection('c', { width: 4 });
+    const docs = [];
+    // dim 1 in documents 0..10 and 590: ten gaps of 0 and one of 579, a patched block of 12 postings.
+    for (let d = 0; d < 600; d++) docs.push({ id: String(d).padStart(4, '0'), vector: { indices: d <= 10 || d === 590 ? [0, 1] : [0], values: d <= 10 || d === 590 ? [0.5, 0.5] : [0.5] } });
+    await c.upsert(docs);
+    await c.flush();
+    const file = c.stats().segmentDetails[0].path;
+    await store.close();
+    // Header: off[] (u64 per section) at byte 104: LISTS 18, BLOCKS 19, PDATA 20 (segment.h). ListInfo: 48 bytes,
+    // block0 at 32, dataOff at 40; BlockInfo: 16 bytes, dataRel at 8, bits at 14, cntm1 at 15.
+    const b = fs.readFileSync(file);
+    const off = (/** @type {number} */ s) => Number(b.readBigUInt64LE(104 + 8 * s));
+    const lists = off(18), blocks = off(19), pdata = off(20);
+    const list = lists + 48 * 1; // the lists in dim order: dim 0's one list, then dim 1's
+    assert.equal(b.readUInt32LE(list), 1, 'dim 1');
+    const block = blocks + 16 * Number(b.readBigUInt64LE(list + 32));
+    assert.equal(b[block + 14], 9, 'a patched block');
+    const cnt = b[block + 15] + 1;
+    const at = pdata + Number(b.readBigUInt64LE(list + 40)) + b.readUInt32LE(block + 8);
+    assert.deepEqual([b[at + 2 * cnt - 1], b[at + 2 * cnt], b[at + 2 * cnt + 1]], [1, 10, 579 >> 8], 'one wide gap: at position 10, high byte 2');
+    b[at + 2 * cnt] = cnt - 1; // a position past the block's cnt - 1 gaps
+    fs.writeFileSync(file, b);
+    // The posting traversal (a segment this small is searched by scoring its documents directly).
+    for (const simd of [true, false]) {
+      addon.setSimd(simd);
+      assert.throws(() => addon.segmentPostingSums(file, Uint32Array.of(1), Float32Array.of(1)), (/** @type {any} */ err) => {
+        assert.equal(err.code, 'SCDV_STORE_CORRUPT', err.message);
+        return true;
+      });
+    }
+    store = openStore(dir, NO_BG);
+  } finally {
+    addon.setSimd(true);
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
