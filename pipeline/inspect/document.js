@@ -101,7 +101,7 @@ async function resolveOne(ctx, s, texts, opened) {
   return {
     id: s.id ?? null, meta: stored?.meta ?? null, vector: { indices: e.indices, values: e.values },
     vectorSource: /** @type {const} */ ('text'), tokens,
-    // A true cosine: the store keeps values as 12-bit codes (within half a unit), so a stored vector's norm is not exactly 1.
+    // A true cosine: the store keeps values as 11-bit codes (within half a unit), so a stored vector's norm is not exactly 1.
     agreement: stored ? sparseDot(e, stored.vector) / Math.sqrt(sparseDot(e, e) * sparseDot(stored.vector, stored.vector)) : null, knownWords: e.knownWords, unknownWords: e.unknownWords,
     scdvWidth: ctx.embedder.model.wordTopics.width,
     hybrid: ctx.embedder.layout.kind === 'hybrid',

@@ -104,7 +104,9 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {(out: string, inputs: {path: string, delPath?: string | null}[], opts?: BuildOptions) => Promise<BuildResult | null>} mergeSegmentsAsync
  * @property {(path: string, locals: Uint32Array) => string[]} segmentIds
  * @property {(path: string, ids: string[]) => Float64Array} segmentLookup
- * @property {(path: string) => {width: number, docs: number, nnz: number, bytes: number, postingsBytes: number, forwardBytes: number, lists: number, blocks: number, tiers: number[], version: number}} segmentInfo
+ * @property {(path: string) => {width: number, docs: number, nnz: number, bytes: number, postingsBytes: number, forwardBytes: number, lists: number, blocks: number, tiers: number[], version: number,
+ *   sections: {forwardGaps: number, forwardValues: number, forwardTables: number, blockData: number, blockTable: number, listTables: number},
+ *   postingsByGapLayout: Record<string, number>}} segmentInfo segment facts; sections: bytes of each part; postingsByGapLayout: postings in blocks of each gap layout (posting_codec.h: '0', '8', '16', '32', '9' patched)
  * @property {(fd: number, mode: 'ex' | 'exnb' | 'sh' | 'shnb' | 'un') => boolean} flock
  * @property {(fd: number, mode: 'ex' | 'sh') => Promise<void>} flockAsync
  * @property {number} formatVersion

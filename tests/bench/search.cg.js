@@ -4,7 +4,7 @@
 //   valgrind --tool=callgrind --toggle-collect='*searchSegment*' \
 //     node tests/bench/search.cg.js search --data X.csr --dir D [--pipeline ...] [--queries 50] [--mode fast]
 // `build` makes one merged segment of the first N vectors with the store of --pipeline (default: this
-// checkout's); `search` runs the queries (stored documents, themselves excluded, threads: 1) against it, so
+// checkout's) and prints its bytes per non-zero (and, from format 4 on, per section); `search` runs the queries (stored documents, themselves excluded, threads: 1) against it, so
 // that callgrind counts only the native search of each build.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,6 +31,13 @@ if (positionals[0] === 'build') {
   await c.flush();
   await c.merge();
   process.stdout.write(`${JSON.stringify(c.stats().bytes_per_nnz)}\n`);
+  // Per non-zero, where the bytes are (builds whose addon reports them: segment format 4 on).
+  const { loadAddon } = /** @type {typeof import('../../pipeline/store/native.js')} */ (await import(path.join(pipeline, 'store/native.js')));
+  const info = loadAddon().segmentInfo(c.stats().segmentDetails[0].path);
+  if (info.sections) {
+    const per = Object.fromEntries(Object.entries(info.sections).map(([k, v]) => [k, +(v / info.nnz).toFixed(4)]));
+    process.stdout.write(`${JSON.stringify({ version: info.version, ...per, postingsByGapLayout: info.postingsByGapLayout })}\n`);
+  }
 } else {
   const c = store.collection('bench');
   const nq = Number(opt.queries);

@@ -76,7 +76,7 @@ print(json.dumps({"format": X.format, "dtype": str(X.dtype), "shape": list(X.sha
       // The server's embedder, bit for bit (float32 through JSON).
       assert.deepEqual(got.rows[i].indices, Array.from(expected[i].indices), d.id);
       assert.deepEqual(got.rows[i].values, Array.from(expected[i].values), d.id);
-      // What scdv index stored (values kept as 12-bit codes x the document's unit: pipeline/store/README.md).
+      // What scdv index stored (values kept as 11-bit codes x the document's unit: pipeline/store/README.md).
       const s = /** @type {NonNullable<ReturnType<typeof stored.get>>} */ (stored.get(d.id));
       assert.deepEqual(got.rows[i].indices, Array.from(s.vector.indices), d.id);
       const unit = docUnit(got.rows[i].values);

@@ -236,7 +236,8 @@ test('scdv explain: the score splits exactly over topics and over each side\'s w
   const r = cli(['explain', '--model', h.MODEL_A, a, b, '--collection', 'articles', '--corpus', SAMPLE_CORPUS, '--config', configFile, '--json']);
   assert.equal(r.code, 0, r.stderr);
   const e = JSON.parse(r.stdout);
-  assert.equal(e.a.agreementWithStored, 1, 'the text reproduces the stored vector');
+  // (a cosine with the stored values: 11-bit codes keep it within ~1e-5 of 1, another text's is far below)
+  assert.ok(Math.abs(e.a.agreementWithStored - 1) < 1e-5, `the text reproduces the stored vector: ${e.a.agreementWithStored}`);
   assert.ok(e.score > 0);
   const eps = 1e-4;
   assert.ok(Math.abs(e.check.topicSum - e.score) < eps, JSON.stringify(e.check));
@@ -274,7 +275,8 @@ test('inspect and explain embed texts with the settings the collection was index
     const r = cli(['explain', '--model', h.MODEL_A, a, b, '--collection', 'articles', '--corpus', SAMPLE_CORPUS, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const e = JSON.parse(r.stdout);
-    assert.equal(e.a.agreementWithStored, 1, 'the text reproduces the stored vector');
+    // (a cosine with the stored values: 11-bit codes keep it within ~1e-5 of 1, another text's is far below)
+    assert.ok(Math.abs(e.a.agreementWithStored - 1) < 1e-5, `the text reproduces the stored vector: ${e.a.agreementWithStored}`);
     assert.deepEqual(e.warnings, []);
     assert.ok(e.wordsA.length > 0, 'words are decomposed: the vectors have the pure SCDV layout');
   } finally {

@@ -107,7 +107,7 @@ test('version() changes on every write, by this process or another, and not othe
   }
 });
 
-for (const found of [1, 4]) {
+for (const found of [1, 5]) {
   test(`a segment of format version ${found} (${found === 1 ? 'f32 forward index' : 'a future one'}) is reported as SCDV_STORE_FORMAT_UNSUPPORTED, not as damage`, async () => {
     const dir = tempDir('format');
     let store = openStore(dir, NO_BG);
@@ -119,14 +119,14 @@ for (const found of [1, 4]) {
     const file = path.join(dir, 'c', seg);
     const b = fs.readFileSync(file);
     assert.equal(b.toString('latin1', 0, 8), 'SCDVSEG1');
-    assert.equal(b.readUInt32LE(8), 3, 'the header says format version 3');
+    assert.equal(b.readUInt32LE(8), 4, 'the header says format version 4');
     b.writeUInt32LE(found, 8); // what another format writes (its header checksum and layout differ too)
     fs.writeFileSync(file, b);
     store = openStore(dir, NO_BG);
     try {
       assert.throws(() => store.collection('c'), (/** @type {any} */ err) => {
         assert.equal(err.code, 'SCDV_STORE_FORMAT_UNSUPPORTED');
-        assert.match(err.message, new RegExp(`has format ${found}; this version reads format 2 to 3`));
+        assert.match(err.message, new RegExp(`has format ${found}; this version reads format 2 to 4`));
         assert.ok(err.message.includes(seg), err.message);
         return true;
       });

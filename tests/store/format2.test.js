@@ -1,5 +1,5 @@
 // Segments of format 2 (float16 forward values, written before format 3's 12-bit codes) on users' disks: they
-// open and search as they are, with the scores of their float16 values, and a merge rewrites them as format 3.
+// open and search as they are, with the scores of their float16 values, and a merge rewrites them as format 4.
 // The fixture (tests/store/fixtures/format2, made by its make.js with the format-2 store) is copied, never
 // opened in place.
 import { test } from 'node:test';
@@ -24,7 +24,7 @@ const asVector = (v) => ({ indices: Uint32Array.from(v.indices), values: Float32
 /** @param {Float32Array} a */
 const bits = (a) => Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length));
 
-test('a format-2 segment opens, returns its float16 values and scores with them; a merge rewrites it as format 3 (12-bit codes of those values)', async () => {
+test('a format-2 segment opens, returns its float16 values and scores with them; a merge rewrites it as format 4 (11-bit codes of those values)', async () => {
   const dir = tempDir('format2');
   fs.cpSync(path.join(fixture, 'store'), dir, { recursive: true });
   let store = openStore(dir, NO_BG);
@@ -56,18 +56,18 @@ test('a format-2 segment opens, returns its float16 values and scores with them;
     };
     checkScores((id) => /** @type {Float32Array} */ (stored2.get(id)), 'format 2');
 
-    // A new document in a new (format-3) segment, then the merge of both.
+    // A new document in a new (format-4) segment, then the merge of both.
     const extra = { id: 'new', vector: asVector(given.docs[0].vector) };
     await c.upsert([extra]);
     await c.flush();
-    assert.deepEqual(versions(c), [2, 3], 'old and new segments side by side');
+    assert.deepEqual(versions(c), [2, 4], 'old and new segments side by side');
     await c.merge();
-    assert.deepEqual(versions(c), [3], 'the merge wrote format 3');
+    assert.deepEqual(versions(c), [4], 'the merge wrote format 4');
     await c.delete(['new']);
     await store.close();
     store = openStore(dir, NO_BG);
     c = store.collection('c');
-    // Merged values: the 12-bit codes of the float16 values (what the old segment held), not of the values given.
+    // Merged values: the 11-bit codes of the float16 values (what the old segment held), not of the values given.
     const stored3 = new Map(given.docs.map((d) => [d.id, storedValues(/** @type {Float32Array} */ (stored2.get(d.id)))]));
     for (const d of given.docs) {
       assert.deepEqual(bits(/** @type {any} */ (c.get(d.id)).vector.values), bits(/** @type {Float32Array} */ (stored3.get(d.id))), `${d.id}: merged values`);

@@ -1,5 +1,5 @@
-// The forward index's compact coding (segment format 3: 12-bit values with a per-document power-of-two scale,
-// varint index gaps; pipeline/store/native/src/fwd_codec.h): the stored values against an independent reference,
+// The forward index's compact coding (segment format 4: 11-bit values with a per-document power-of-two scale,
+// nibble index gaps; pipeline/store/native/src/fwd_codec.h; the codecs' own property tests: format4-codec.test.js): the stored values against an independent reference,
 // bit for bit, in the WAL tail, after a flush and after a merge; format 2's F16C path against the scalar one; and the
 // scores against exact dot products of the values given (the error bound the README states).
 import { test } from 'node:test';
@@ -62,7 +62,7 @@ function awkwardVector(r, width, i) {
   return { indices: v.indices, values: Float32Array.from(values) };
 }
 
-test('stored values equal the reference bit for bit in the WAL tail, after a flush and after a merge; within one unit (2^-10 of the largest |value|) of the values given', async () => {
+test('stored values equal the reference bit for bit in the WAL tail, after a flush and after a merge; within one unit (2^-9 of the largest |value|) of the values given', async () => {
   const dir = tempDir('fwd-codec');
   const store = openStore(dir, NO_BG);
   try {
@@ -89,10 +89,10 @@ test('stored values equal the reference bit for bit in the WAL tail, after a flu
           const unit = docUnit(vector.values);
           let mx = 0;
           for (const x of vector.values) mx = Math.max(mx, Math.abs(x));
-          assert.ok(unit <= 2 ** -10 * mx || mx < 2 ** -138, `${id}: unit ${unit} for the largest |value| ${mx}`);
+          assert.ok(unit <= 2 ** -9 * mx || mx < 2 ** -139, `${id}: unit ${unit} for the largest |value| ${mx}`);
           for (let j = 0; j < got.values.length; j++) {
             const v = vector.values[j];
-            // 12-bit codes: half a unit, a whole unit for values clamped at the top code.
+            // 11-bit codes: half a unit, a whole unit for values clamped at the top code.
             assert.ok(Math.abs(got.values[j] - v) <= unit, `${id} ${when}: value ${j} ${got.values[j]} vs ${v}`);
           }
         }
@@ -132,9 +132,9 @@ test('unit vectors: scores equal the dot product of the stored values, stay with
     const queries = Array.from({ length: 20 }, (_, i) => /** @type {{indices: Uint32Array, values: Float32Array}} */ (docs.get(`d${i * 97}`)));
     for (const q of queries) tail.push(c.search(q, { k: 20, mode: 'exact' }));
     await c.flush();
-    // The forward index's size: 12-bit values (1.5 bytes), varint gaps (mostly 1 byte here: ~110 dims apart on
-    // average), 16 bytes of offsets and 4 of scale per document; format 2 (float16 values) took ~3 bytes per
-    // non-zero, format 1 6 bytes plus 8 per document.
+    // The forward index's size: 11-bit values (1.375 bytes), nibble gaps (here ~110 dims apart on average: mostly
+    // 3 nibbles), 16 bytes of offsets and 4 of scale per document; format 3 took 2.6 bytes per non-zero (12-bit
+    // values, varint gaps), format 2 (float16 values) ~3, format 1 6 bytes plus 8 per document.
     const seg = c.stats().segmentDetails[0];
     let nnz = 0;
     for (const v of docs.values()) nnz += v.indices.length;
@@ -176,8 +176,8 @@ test('unit vectors: scores equal the dot product of the stored values, stay with
 });
 
 test('a damaged forward index is reported as SCDV_STORE_CORRUPT by get and search, never read out of bounds', async () => {
-  // Header: off[] (u64 per section) starts at byte 104; FWDIDX is section 15 (segment.h).
-  for (const [what, bytes] of /** @type {const} */ ([['index past the width', [0x7f, 0, 0]], ['varint running off the end', [0, 0, 0x80]], ['varint longer than its document', [0x81, 0x80, 0x80]]])) {
+  // Header: off[] (u64 per section) starts at byte 104; FWDIDX is section 15 (segment.h). Nibbles, low first.
+  for (const [what, bytes] of /** @type {const} */ ([['index past the width', [0x0b, 0]], ['gap running off the end', [0xd0, 0]], ['gap longer than its document', [0x0f, 0]]])) {
     const dir = tempDir('fwd-damaged');
     let store = openStore(dir, NO_BG);
     try {
@@ -188,7 +188,7 @@ test('a damaged forward index is reported as SCDV_STORE_CORRUPT by get and searc
       const seg = /** @type {string} */ (fs.readdirSync(`${dir}/c`).find((f) => f.endsWith('.seg')));
       const b = fs.readFileSync(`${dir}/c/${seg}`);
       const at = Number(b.readBigUInt64LE(104 + 15 * 8));
-      assert.deepEqual([...b.subarray(at, at + 3)], [1, 0, 0], 'gaps of indices 1, 2, 3');
+      assert.deepEqual([...b.subarray(at, at + 2)], [1, 0], 'gaps of indices 1, 2, 3: nibbles 1, 0, 0 and a padding nibble');
       b.set(bytes, at);
       fs.writeFileSync(`${dir}/c/${seg}`, b);
       store = openStore(dir, NO_BG);

@@ -105,13 +105,14 @@ function maxExponent(f, above = false) {
 }
 
 /**
- * A document's unit as the store computes it (segment format 3, fwd_codec.h): 2^-11 times the smallest power of
- * two above the largest |v|, at least 2^-149; 2^-11 when all are 0.
+ * A document's unit as the store computes it (segment format 4, fwd_codec.h): 2^-10 times the smallest power of
+ * two above the largest |v|, at least 2^-149; 2^-10 when all are 0. `bits` 12: format 3's unit (2^-11 ...).
  * @param {ArrayLike<number>} values
+ * @param {number} [bits] of a code
  */
-export function docUnit(values) {
+export function docUnit(values, bits = 11) {
   const e = maxExponent(Float32Array.from(values), true);
-  return e === null ? 2 ** -11 : 2 ** Math.max(e - 11, -149);
+  return e === null ? 2 ** -(bits - 1) : 2 ** Math.max(e - (bits - 1), -149);
 }
 
 /**
@@ -124,14 +125,30 @@ function roundEven(x) {
 }
 
 /**
- * The values as the store keeps them (segment format 3, pipeline/store/native/src/fwd_codec.h), computed
- * independently: code * unit, code = nearest-even(v / unit) clamped to [-2047, 2047].
+ * The values as the store keeps them (segment format 4, pipeline/store/native/src/fwd_codec.h), computed
+ * independently: code * unit, code = nearest-even(v / unit) clamped to [-1023, 1023].
  * @param {ArrayLike<number>} values
  */
 export function storedValues(values) {
+  return storedCodes(values, 11);
+}
+
+/**
+ * The values as segment format 3 kept them: 12-bit codes, clamped to [-2047, 2047], of a unit twice as fine.
+ * @param {ArrayLike<number>} values
+ */
+export function storedValuesFormat3(values) {
+  return storedCodes(values, 12);
+}
+
+/**
+ * @param {ArrayLike<number>} values
+ * @param {number} bits of a code
+ */
+function storedCodes(values, bits) {
   const f = Float32Array.from(values);
-  const unit = docUnit(f);
-  return Float32Array.from(f, (v) => Math.max(-2047, Math.min(2047, roundEven(v / unit))) * unit);
+  const unit = docUnit(f, bits), max = 2 ** (bits - 1) - 1;
+  return Float32Array.from(f, (v) => Math.max(-max, Math.min(max, roundEven(v / unit))) * unit);
 }
 
 /**

@@ -159,6 +159,23 @@ Napi::Value SegmentInfo(const Napi::CallbackInfo& info) {
   for (uint32_t i = 0; i < s.h().ntiers; i++) t.Set(i, double(s.h().tierFrac[i]));
   o.Set("tiers", t);
   o.Set("version", double(s.h().version));
+  // Where the bytes are (BENCHMARKS.md "Bytes per non-zero"), and the postings in blocks of each gap layout.
+  const SegHeader& h = s.h();
+  Napi::Object sec = Napi::Object::New(env);
+  sec.Set("forwardGaps", double(h.len[S_FWDIDX]));
+  sec.Set("forwardValues", double(h.len[S_FWDVAL]));
+  sec.Set("forwardTables", double(h.len[S_FWDOFF] + h.len[S_FWDIDXOFF] + h.len[S_FWDSCALE]));
+  sec.Set("blockData", double(h.len[S_PDATA]));
+  sec.Set("blockTable", double(h.len[S_BLOCKS]));
+  sec.Set("listTables", double(h.len[S_LISTS] + h.len[S_DIMLISTS]));
+  o.Set("sections", sec);
+  Napi::Object layouts = Napi::Object::New(env);
+  for (uint64_t b = 0; b < h.nblocks; b++) {
+    const std::string key = std::to_string(s.blocks()[b].bits);
+    const double had = layouts.Has(key) ? layouts.Get(key).As<Napi::Number>().DoubleValue() : 0;
+    layouts.Set(key, had + double(s.blocks()[b].cntm1) + 1);
+  }
+  o.Set("postingsByGapLayout", layouts);
   return o;
 }
 
@@ -221,6 +238,18 @@ Napi::Value HalvesToFloats(const Napi::CallbackInfo& info) {
   return out;
 }
 
+/** Tests: codesToFloats(Uint8Array packed 11-bit codes, first, n, dispatched) -> Float32Array (SSE4.1 or scalar path). */
+Napi::Value CodesToFloats(const Napi::CallbackInfo& info) {
+  Napi::Uint8Array b = info[0].As<Napi::Uint8Array>();
+  const uint64_t first = info[1].As<Napi::Number>().Int64Value(), n = info[2].As<Napi::Number>().Int64Value();
+  // The decoders read up to kFwdPad bytes past the last code, as in a segment: the caller's array must have them.
+  if (codeBytes(first + n) + kFwdPad > b.ByteLength()) throw StoreError("codesToFloats: the array is too short", "QUERY_INVALID");
+  Napi::Float32Array out = Napi::Float32Array::New(info.Env(), n);
+  if (info[3].ToBoolean()) codesToFloats(b.Data(), first, out.Data(), n);
+  else codesToFloatsScalar(b.Data(), first, out.Data(), n);
+  return out;
+}
+
 /** Tests: segmentPostingSums(path, Uint32Array indices, Float32Array values) -> Float32Array (search.h postingSums). */
 Napi::Value SegmentPostingSums(const Napi::CallbackInfo& info) {
   Segment s(str(info[0]));
@@ -248,6 +277,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("flockAsync", Napi::Function::New(env, Guarded<FlockAsync>));
   exports.Set("formatVersion", Napi::Number::New(env, kSegVersion));
   exports.Set("halvesToFloats", Napi::Function::New(env, Guarded<HalvesToFloats>));
+  exports.Set("codesToFloats", Napi::Function::New(env, Guarded<CodesToFloats>));
   exports.Set("segmentPostingSums", Napi::Function::New(env, Guarded<SegmentPostingSums>));
   exports.Set("setSimd", Napi::Function::New(env, Guarded<SetSimd>));
   return exports;

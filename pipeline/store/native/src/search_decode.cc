@@ -5,6 +5,7 @@
 #include "search_internal.h"
 
 #include "fwd_codec.h"
+#include "posting_codec.h"
 
 #include <cstring>
 #if defined(__SSE2__)
@@ -135,6 +136,33 @@ __attribute__((target("avx2"))) bool decodeBlockAvx2(const int8_t* w, const uint
 #endif
 
 /**
+ * A patched block's n gaps (posting_codec.h) as u16 into out[0..n): the low bytes widened (16 at a time; loads
+ * run up to 15 bytes past them, within the block, the next one or PDATA's padding), then the high bytes of the
+ * wide gaps. False when a position is past the gaps (damaged data; positions out of order decode to other docs,
+ * which the block's last doc check catches or not: never a read or write out of bounds).
+ */
+inline bool expandPatched(const uint8_t* g, uint32_t n, uint16_t* out) {
+  uint32_t j = 0;
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  for (; j < n; j += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g + j));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm_unpacklo_epi8(x, zero));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j + 8), _mm_unpackhi_epi8(x, zero));
+  }
+#else
+  for (; j < n; j++) out[j] = g[j];
+#endif
+  const uint32_t c = g[n];
+  const uint8_t* e = g + n + 1;
+  for (uint32_t i = 0; i < c; i++, e += 2) {
+    if (e[0] >= n) return false;
+    out[e[0]] = static_cast<uint16_t>(out[e[0]] | (uint16_t(e[1]) << 8));
+  }
+  return true;
+}
+
+/**
  * acc[docs[j]] += vals[j] for one block, in order (the same sums on every path). Pointers, not a 32-bit index:
  * five instructions per posting instead of six, and eight postings per loop step.
  */
@@ -180,6 +208,8 @@ uint64_t windowT(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32
   const uint64_t w1 = uint64_t(w0) + kWindowDocs;
   alignas(32) uint32_t docs[kBlockSize + 8];
   alignas(32) float vals[kBlockSize + 8];
+  alignas(32) uint16_t wide[kBlockSize + 16] = {};  // a patched block's gaps (read up to 8 past them: zeros or old gaps)
+  const uint8_t* const wideBytes = reinterpret_cast<const uint8_t*>(wide);
   uint64_t read = 0;
   for (Cursor& c : cur) {
     for (; c.b < c.nb; c.b++) {
@@ -196,6 +226,10 @@ uint64_t windowT(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32
           case 0: ok = decodeBlockAvx2<0>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
           case 8: ok = decodeBlockAvx2<8>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
           case 16: ok = first < UINT32_MAX - (1u << 23) && decodeBlockAvx2<16>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+          case kGapsPatched:
+            ok = first < UINT32_MAX - (1u << 23) && expandPatched(data + cnt, cnt - 1, wide) &&
+                 decodeBlockAvx2<16>(w, wideBytes, cnt, first, last, c.sc, docs, vals);
+            break;
           default: ok = decodeBlock<32>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
         }
       } else
@@ -205,6 +239,10 @@ uint64_t windowT(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32
           case 0: ok = decodeBlock<0>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
           case 8: ok = decodeBlock<8>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
           case 16: ok = first < UINT32_MAX - (1u << 23) && decodeBlock<16>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
+          case kGapsPatched:
+            ok = first < UINT32_MAX - (1u << 23) && expandPatched(data + cnt, cnt - 1, wide) &&
+                 decodeBlock<16>(w, wideBytes, cnt, first, last, c.sc, docs, vals);
+            break;
           default: ok = decodeBlock<32>(w, data + cnt, cnt, first, last, c.sc, docs, vals); break;
         }
       }

@@ -1,6 +1,7 @@
 #include "segment.h"
 
 #include "fwd_codec.h"
+#include "posting_codec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +25,7 @@ Segment::Segment(const std::string& path) : map_(path) {
   if (map_.size() < 12) throw bad("too short");
   h_ = reinterpret_cast<const SegHeader*>(map_.data());
   if (std::memcmp(h_->magic, kSegMagic, 8) != 0) throw bad("not a segment file");
-  if (h_->version != kSegVersion && h_->version != kSegVersionOldest) {
+  if (h_->version > kSegVersion || h_->version < kSegVersionOldest) {
     throw StoreError("segment " + path + " has format version " + std::to_string(h_->version) + "; this build reads versions " +
                          std::to_string(kSegVersionOldest) + " to " + std::to_string(kSegVersion),
                      "FORMAT_UNSUPPORTED",
@@ -55,8 +56,9 @@ Segment::Segment(const std::string& path) : map_(path) {
   need(S_METAOFF, 8 * (n + 1));
   need(S_FWDOFF, 8 * (n + 1));
   need(S_FWDIDXOFF, 8 * (n + 1));
-  halfValues_ = h_->version == 2;
-  need(S_FWDVAL, halfValues_ ? 2 * nnz : codeBytes(nnz));
+  version_ = h_->version;
+  const uint64_t fwdPad = version_ >= 4 ? kFwdPad : 0;  // format 4's decoders load past a document's end
+  need(S_FWDVAL, version_ == 2 ? 2 * nnz : version_ == 3 ? code12Bytes(nnz) : codeBytes(nnz) + fwdPad);
   need(S_FWDSCALE, 4 * n);
   need(S_DIMLISTS, 4 * (uint64_t(h_->width) + 1));
   need(S_LISTS, sizeof(ListInfo) * uint64_t(h_->nlists));
@@ -77,10 +79,12 @@ Segment::Segment(const std::string& path) : map_(path) {
   blocks_ = sec<BlockInfo>(S_BLOCKS);
   pdata_ = sec<uint8_t>(S_PDATA);
   if (idoff_[n] != h_->len[S_IDBLOB] || metaoff_[n] != h_->len[S_METABLOB] || fwdoff_[n] != nnz ||
-      fwdidxoff_[n] != h_->len[S_FWDIDX]) throw bad("offset tables");
+      fwdidxoff_[n] + fwdPad != h_->len[S_FWDIDX]) throw bad("offset tables");
   for (uint64_t d = 0; d < n; d++) {
-    if (idoff_[d] > idoff_[d + 1] || metaoff_[d] > metaoff_[d + 1] || fwdoff_[d] > fwdoff_[d + 1] ||
-        fwdidxoff_[d + 1] - fwdidxoff_[d] < fwdoff_[d + 1] - fwdoff_[d] || fwdidxoff_[d + 1] - fwdidxoff_[d] > 5 * (fwdoff_[d + 1] - fwdoff_[d])) throw bad("offset tables");
+    if (idoff_[d] > idoff_[d + 1] || metaoff_[d] > metaoff_[d + 1] || fwdoff_[d] > fwdoff_[d + 1] || fwdidxoff_[d] > fwdidxoff_[d + 1]) throw bad("offset tables");
+    // Bytes of the index gaps: at least one per entry and at most 5 (varints); nibbles: 1 to 9 per entry.
+    const uint64_t entries = fwdoff_[d + 1] - fwdoff_[d], bytes = fwdidxoff_[d + 1] - fwdidxoff_[d];
+    if (version_ >= 4 ? 2 * bytes < entries || bytes > (9 * entries + 1) / 2 : bytes < entries || bytes > 5 * entries) throw bad("offset tables");
     if (!(fwdscale_[d] > 0) || !std::isfinite(fwdscale_[d])) throw bad("forward scales");
     if (idsort_[d] >= n || site_[d] > h_->nsites || cat_[d] > h_->ncats) throw bad("doc table");
   }
@@ -97,9 +101,13 @@ Segment::Segment(const std::string& path) : map_(path) {
     uint64_t cnt = 0;
     for (uint32_t b = 0; b < L.nblocks; b++) {
       const BlockInfo& B = blocks_[L.block0 + b];
-      uint64_t c = uint64_t(B.cntm1) + 1;
-      uint64_t bytes = c + packedBytes(static_cast<uint32_t>(c), B.bits);
-      if (B.last >= n || B.first > B.last || B.first / kWindowDocs != B.last / kWindowDocs || (B.bits != 0 && B.bits != 8 && B.bits != 16 && B.bits != 32) || L.dataOff + B.dataRel + bytes > pdlen - kPdataPad) throw bad("block table");
+      const uint64_t c = uint64_t(B.cntm1) + 1, at = L.dataOff + B.dataRel;
+      // A patched block's count of wide gaps follows its weights and low bytes: those first, then the rest.
+      uint64_t bytes = c + (B.bits == kGapsPatched ? c : 0);
+      if (B.last >= n || B.first > B.last || B.first / kWindowDocs != B.last / kWindowDocs || !gapLayoutKnown(B.bits, version_) ||
+          (B.bits == kGapsPatched && c < 2) || at + bytes > pdlen - kPdataPad) throw bad("block table");
+      bytes = c + gapBytes(static_cast<uint32_t>(c), B.bits, pdata_ + at + c);
+      if (at + bytes > pdlen - kPdataPad) throw bad("block table");
       cnt += c;
     }
     if (cnt != L.count) throw bad("list counts");
@@ -287,26 +295,24 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
     for (const auto& d : docs) { o += d.nnz; w.write(&o, 8); }
   }
   end(S_FWDOFF);
-  // Each document's unit, then its index gaps (varints, with their byte offsets), 12-bit value codes and units.
+  // Each document's unit, then its index gaps (nibbles, with their byte offsets), 11-bit value codes and units.
   std::vector<float> units(n);
   for (uint32_t dl = 0; dl < n; dl++) units[dl] = docUnit(docs[dl].val, docs[dl].nnz);
   std::vector<uint64_t> idxOff(size_t(n) + 1, 0);
   begin(S_FWDIDX);
   {
     std::vector<uint8_t> tmp;
+    std::vector<uint32_t> gaps;
     for (uint32_t dl = 0; dl < n; dl++) {
       const auto& d = docs[dl];
-      tmp.resize(size_t(d.nnz) * 5);
-      uint8_t* p = tmp.data();
-      uint32_t prev = 0;
-      for (uint32_t j = 0; j < d.nnz; j++) {
-        const uint32_t ix = docIdx(d, j);
-        p = putVarint(p, j == 0 ? ix : ix - prev - 1);
-        prev = ix;
-      }
-      w.write(tmp.data(), size_t(p - tmp.data()));
-      idxOff[dl + 1] = idxOff[dl] + uint64_t(p - tmp.data());
+      tmp.assign((size_t(d.nnz) * 9 + 1) / 2, 0);
+      gaps.resize(d.nnz);
+      for (uint32_t j = 0; j < d.nnz; j++) gaps[j] = j == 0 ? docIdx(d, 0) : docIdx(d, j) - docIdx(d, j - 1) - 1;
+      const uint64_t pos = putNibbleGaps(tmp.data(), gaps.data(), d.nnz);
+      w.write(tmp.data(), size_t((pos + 1) / 2));
+      idxOff[dl + 1] = idxOff[dl] + (pos + 1) / 2;
     }
+    w.zeros(kFwdPad);
   }
   end(S_FWDIDX);
   begin(S_FWDIDXOFF);
@@ -315,7 +321,7 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
   std::vector<uint64_t>().swap(idxOff);
   begin(S_FWDVAL);
   {
-    std::vector<uint8_t> codes(codeBytes(nnz), 0);
+    std::vector<uint8_t> codes(codeBytes(nnz) + kFwdPad, 0);
     uint64_t e = 0;
     for (uint32_t dl = 0; dl < n; dl++) {
       const auto& d = docs[dl];
@@ -357,6 +363,7 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
   std::vector<uint32_t> ld;
   std::vector<float> lv;
   std::vector<uint8_t> buf;
+  std::vector<uint32_t> gaps;
   for (uint32_t i = 0; i < width; i++) {
     const uint64_t a = start[i], b = start[i + 1];
     const uint64_t c = b - a;
@@ -424,11 +431,8 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
         B.last = ld[e - 1];
         B.dataRel = static_cast<uint32_t>(w.pos() - pdataStart - L.dataOff);
         B.cntm1 = static_cast<uint8_t>(cnt - 1);
-        uint32_t maxgap = 0;
-        for (size_t j = s + 1; j < e; j++) maxgap = std::max(maxgap, ld[j] - ld[j - 1] - 1);
-        B.bits = static_cast<uint8_t>(maxgap == 0 && ld[e - 1] - ld[s] == e - s - 1 ? 0 : maxgap < 256 ? 8 : maxgap < 65536 ? 16 : 32);
         double bmx = -INFINITY, bmn = INFINITY;
-        buf.assign(cnt + packedBytes(cnt, B.bits), 0);
+        buf.assign(cnt, 0);
         for (size_t j = s; j < e; j++) {
           double x = double(lv[j]) * inv;
           long q = std::lround(x);
@@ -439,13 +443,9 @@ BuildResult buildSegment(const std::string& path, uint32_t width, std::vector<Bu
         }
         B.qmax = static_cast<int8_t>(std::max(-127.0, std::min(127.0, std::ceil(bmx))));
         B.qmin = static_cast<int8_t>(std::max(-127.0, std::min(127.0, std::floor(bmn))));
-        for (size_t j = s + 1; j < e; j++) {
-          const uint32_t gap = ld[j] - ld[j - 1] - 1;
-          uint8_t* o = &buf[cnt + (j - s - 1) * (B.bits / 8)];
-          if (B.bits == 8) *o = static_cast<uint8_t>(gap);
-          else if (B.bits == 16) { uint16_t g16 = static_cast<uint16_t>(gap); std::memcpy(o, &g16, 2); }
-          else if (B.bits == 32) std::memcpy(o, &gap, 4);
-        }
+        gaps.clear();
+        for (size_t j = s + 1; j < e; j++) gaps.push_back(ld[j] - ld[j - 1] - 1);
+        B.bits = appendGaps(buf, gaps.data(), cnt - 1);
         w.write(buf.data(), buf.size());
         blocks.push_back(B);
       }

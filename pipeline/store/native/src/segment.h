@@ -14,21 +14,23 @@
 //   CATDICT_OFF/BLOB,  CAT_COUNT    the same for categories
 //   METAOFF     u64[n+1], METABLOB  the metadata JSON of each document
 //   FWDOFF      u64[n+1]   forward index: document d's non-zeros are entries FWDOFF[d]..FWDOFF[d+1]
-//   FWDIDX      per document, its index gaps as LEB128 varints (fwd_codec.h), bytes FWDIDXOFF[d]..FWDIDXOFF[d+1]
-//   FWDVAL      a 12-bit signed code per non-zero, two in three bytes (entry j at bit 12 j; fwd_codec.h):
-//               value ~= code * the document's unit. Format 2: float16 value / scale (u16 FWDVAL[j]).
+//   FWDIDX      per document, its index gaps as nibbles (fwd_codec.h), bytes FWDIDXOFF[d]..FWDIDXOFF[d+1]; then
+//               kFwdPad zero bytes. Formats 2 and 3: LEB128 varints, no padding.
+//   FWDVAL      an 11-bit signed code per non-zero, packed (entry j at bit 11 j; fwd_codec.h), then kFwdPad zero
+//               bytes: value ~= code * the document's unit. Format 3: 12-bit codes, two in three bytes; format 2:
+//               float16 value / scale (u16 FWDVAL[j]).
 //   DIMLISTS    u32[width+1]  posting lists of dim i are LISTS[DIMLISTS[i]..DIMLISTS[i+1])
 //   LISTS       ListInfo per posting list. A dim's postings are split into "tiers" by |value|
 //               (tier 0 holds the largest magnitudes); each tier is its own list, sorted by local doc.
 //   BLOCKS      BlockInfo per block of <= 128 postings of a list, within one window of 65536 local docs
 //   PDATA       per block: int8 weights[cnt] (value ~= weight * list scale), then the cnt-1 doc gaps
-//               (doc[j] - doc[j-1] - 1) as u8, u16 or u32 (bits = 8, 16, 32: the narrowest that holds the
-//               block's largest gap; bits = 0: consecutive docs, no gap bytes); 16 zero bytes at the end.
-//               Byte-aligned gaps cost a little space against bit-packing but decode with SIMD.
+//               (doc[j] - doc[j-1] - 1) in the layout BlockInfo.bits names (posting_codec.h: none, u8, u16, u32,
+//               or format 4's patched u8); 16 zero bytes at the end. Byte-aligned gaps cost a little space
+//               against bit-packing but decode with SIMD.
 //   FWDIDXOFF   u64[n+1]   byte offsets of the documents' index gaps in FWDIDX
 //   FWDSCALE    f32[n]     each document's unit (a power of two; stored value = code * unit). Format 2: its
 //                          scale (stored value = float16 * scale)
-// Format 2 segments (float16 values) are read and searched as they are, and rewritten as format 3 when merged.
+// Format 2 and 3 segments are read and searched as they are, and rewritten as format 4 when merged.
 // Format 1 (u16/u32 indices and f32 values in the forward index, 6 bytes per non-zero instead of ~3.2) is
 // refused with FORMAT_UNSUPPORTED: rebuild the collection (scdv index) to convert it.
 #pragma once
@@ -50,8 +52,8 @@ enum Section : int {
   S_COUNT
 };
 
-constexpr uint32_t kSegVersion = 3;
-/** The oldest format this build still reads (format 2: float16 forward values). */
+constexpr uint32_t kSegVersion = 4;
+/** The oldest format this build still reads (format 2: float16 forward values; format 3: 12-bit values, varint gaps). */
 constexpr uint32_t kSegVersionOldest = 2;
 constexpr uint32_t kBlockSize = 128;
 constexpr int64_t kNoTime = INT64_MIN;
@@ -60,8 +62,6 @@ constexpr uint32_t kPdataPad = 16;
 /** Posting blocks never cross a multiple of this local doc number, so search can work window by window. */
 constexpr uint32_t kWindowDocs = 1u << 16;
 
-/** Bytes of the gaps of a block of cnt postings. */
-inline uint64_t packedBytes(uint32_t cnt, uint32_t bits) { return uint64_t(cnt - 1) * (bits / 8); }
 
 struct SegHeader {
   char magic[8];            // "SCDVSEG1"
@@ -107,7 +107,7 @@ struct BlockInfo {
   uint32_t dataRel;   // offset of the block's bytes from the list's dataOff
   int8_t qmax;        // ceil(max value / scale), floor(min value / scale): outward-rounded bounds
   int8_t qmin;
-  uint8_t bits;       // bits per gap: 0, 8, 16 or 32
+  uint8_t bits;       // gap layout (posting_codec.h): 0, 8, 16, 32 or kGapsPatched
   uint8_t cntm1;      // postings in the block minus 1
 };
 static_assert(sizeof(BlockInfo) == 16, "BlockInfo layout");
@@ -122,7 +122,7 @@ class Segment {
   uint32_t width() const { return h_->width; }
   uint64_t nnz() const { return h_->nnz; }
   uint64_t fileBytes() const { return map_.size(); }
-  /** Bytes of the forward index (entry and byte offsets, index gaps, float16 values, scales). */
+  /** Bytes of the forward index (entry and byte offsets, index gaps, value codes, units). */
   uint64_t forwardBytes() const {
     return h_->len[S_FWDOFF] + h_->len[S_FWDIDXOFF] + h_->len[S_FWDIDX] + h_->len[S_FWDVAL] + h_->len[S_FWDSCALE];
   }
@@ -181,6 +181,8 @@ class Segment {
     return std::string_view(reinterpret_cast<const char*>(map_.data() + h_->off[s] + a), b - a);
   }
   std::string_view dictName(int offs, int blob, uint32_t code) const;
+  /** Format 4's part of dotForward: the sum of the codes times the query (not yet times the unit). */
+  double dotNibbles(uint32_t d, const float* qd, const float* codes) const;
   uint32_t dictCode(int offs, int blob, uint32_t n, std::string_view s) const;
 
   Mapping map_;
@@ -194,8 +196,8 @@ class Segment {
   const uint64_t* fwdoff_;
   const uint64_t* fwdidxoff_;
   const uint8_t* fwdidx_;
-  const uint8_t* fwdval_;    // 12-bit codes (format 3) or float16 (format 2: halfValues_)
-  bool halfValues_ = false;
+  const uint8_t* fwdval_;    // 11-bit codes (format 4), 12-bit codes (format 3) or float16 (format 2)
+  uint32_t version_ = kSegVersion;
   const float* fwdscale_;
   const uint32_t* dimlists_;
   const ListInfo* lists_;
