@@ -113,6 +113,9 @@ export const DEFAULT_CONFIG = Object.freeze({
       maxTerms: /** @type {number|null} */ (null),
       /** The lexical block's tf damping (as embed.damping; 'log' = 1 + ln tf before 2026-11-24): binary won +1.3 P@10 held out. */
       damping: /** @type {'binary'|'log'|'raw'|'saturate'} */ ('binary'),
+      /** 'keep': the lexical block's words include the stop words (the model's lexicon.txt; 'drop' for a model without one): +2.7 P@10 held out (docs/relevance.md). */
+      stopwords: /** @type {'keep'|'drop'} */ ('keep'),
+      /** The lexical block's weight is damp(tf) · idf^idfPower (1 before 2026-11-25): 0.5 with the stop words kept, by measurement. */ idfPower: 0.5,
     },
   },
   /** `scdv eval --classify`: the vectors' α, keepFraction and lexical damping for a linear classifier (docs/relevance.md), not the served embed's. */
@@ -479,6 +482,8 @@ function validate(cfg) {
   if (!(cfg.embed.hybrid.alpha >= 0 && cfg.embed.hybrid.alpha <= 1)) {
     throw errors.CONFIG_INVALID(`embed.hybrid.alpha must be in [0, 1], got ${cfg.embed.hybrid.alpha}`);
   }
+  if (!['keep', 'drop'].includes(cfg.embed.hybrid.stopwords)) throw errors.CONFIG_INVALID(`embed.hybrid.stopwords must be keep or drop, got ${cfg.embed.hybrid.stopwords}`);
+  if (!Number.isFinite(cfg.embed.hybrid.idfPower)) throw errors.CONFIG_INVALID(`embed.hybrid.idfPower must be a finite number, got ${cfg.embed.hybrid.idfPower}`);
   if (cfg.embed.hybrid.maxTerms !== null && (!Number.isInteger(cfg.embed.hybrid.maxTerms) || cfg.embed.hybrid.maxTerms < 1)) {
     throw errors.CONFIG_INVALID(`embed.hybrid.maxTerms must be a positive integer or null, got ${cfg.embed.hybrid.maxTerms}`);
   }
