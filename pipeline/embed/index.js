@@ -21,14 +21,7 @@ export class Embedder {
   constructor(tokenizer, model, cfg) {
     this.tokenizer = tokenizer;
     this.model = model;
-    const hybrid = (cfg.hybrid?.alpha ?? 1) < 1;
-    // embed.hybrid.stopwords 'keep' needs the model's lexicon.txt: a model without one (trained before it) keeps
-    // its own vocabulary, and the layout records 'drop'. A layout recorded before the option has none: 'drop'.
-    const keep = hybrid && cfg.hybrid.stopwords === 'keep';
-    const own = keep && hasLexicon(model) ? readLexicon(model.dir) : null;
-    if (keep && hasLexicon(model) && !own) throw errors.MODEL_CORRUPT(path.join(model.dir, LEXICON_FILE), 'its manifest lists it but it is missing');
-    const effective = keep && !own ? { ...cfg, hybrid: { ...cfg.hybrid, stopwords: /** @type {'keep'|'drop'} */ ('drop') } } : cfg;
-    const lexicon = hybrid ? own ?? loadLexicon(model) : undefined;
+    const { effective, lexicon } = lexicalSettings(model, cfg);
     this.vectorizer = new DocumentVectorizer(model.wordTopics, effective, lexicon);
     /** Width of the document vectors (and of the collections they go to): K·d, plus the vocabulary when hybrid. */
     this.width = this.vectorizer.width;
@@ -78,6 +71,34 @@ export class Embedder {
   embedDocumentsHere(docs) {
     return docs.map((d) => this.vectorizer.embed(this.tokenizer.tokenize(documentText({ id: '', title: d.title ?? '', body: d.body }))));
   }
+}
+
+/**
+ * The embed settings a model's vectors are actually built with, and the lexical block's vocabulary (none for pure
+ * SCDV). embed.hybrid.stopwords 'keep' needs the model's lexicon.txt: a model without one (trained before it) keeps
+ * its own vocabulary and the settings say 'drop'. A layout recorded before the option has none: the model's vocabulary.
+ * @param {import('../model/load.js').LoadedModel} model
+ * @param {import('../config.js').Config['embed']} cfg
+ * @returns {{effective: import('../config.js').Config['embed'], lexicon: import('./vectorizer.js').Lexicon | undefined}}
+ */
+function lexicalSettings(model, cfg) {
+  const hybrid = (cfg.hybrid?.alpha ?? 1) < 1;
+  if (!hybrid) return { effective: cfg, lexicon: undefined };
+  const keep = cfg.hybrid.stopwords === 'keep';
+  const own = keep && hasLexicon(model) ? readLexicon(model.dir) : null;
+  if (keep && hasLexicon(model) && !own) throw errors.MODEL_CORRUPT(path.join(model.dir, LEXICON_FILE), 'its manifest lists it but it is missing');
+  const effective = keep && !own ? { ...cfg, hybrid: { ...cfg.hybrid, stopwords: /** @type {'keep'|'drop'} */ ('drop') } } : cfg;
+  return { effective, lexicon: own ?? loadLexicon(model) };
+}
+
+/**
+ * The layout of a model's vectors under embed settings (the one an Embedder of them has), without a tokenizer.
+ * @param {import('../model/load.js').LoadedModel} model
+ * @param {import('../config.js').Config['embed']} cfg
+ */
+export function modelLayout(model, cfg) {
+  const { effective, lexicon } = lexicalSettings(model, cfg);
+  return vectorLayout(effective, model.width, lexicon ? lexicon.idf.length : model.wordTopics.nWords);
 }
 
 /**

@@ -13,7 +13,7 @@ process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
 process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-const { createEmbedder } = await import('../../pipeline/embed/index.js');
+const { createEmbedder, modelLayout } = await import('../../pipeline/embed/index.js');
 const { ANIMALS, VEHICLES, TWO_TOPIC_TRAIN, ensureModels } = await import('../lib/tiny-model.js');
 
 /** Two-topic documents; the animal ones say 記事 (article), the vehicle ones 情報 (information): stop words. */
@@ -61,6 +61,9 @@ test('with stopwords keep the lexical block has the stop words, weighted idf^idf
   assert.equal(keep.layout.lexicalWidth, lexRows.length);
   assert.equal(keep.layout.embed.hybrid.stopwords, 'keep');
   assert.equal(drop.layout.lexicalWidth, words('vocab.txt').length);
+  // what `scdv index` records and `scdv demo` compares: the embedder's own layout
+  assert.deepEqual(modelLayout(keep.model, keep.layout.embed), keep.layout);
+  assert.deepEqual(modelLayout(keep.model, embedCfg({ alpha: 0.5, stopwords: 'keep', idfPower: 0.5 }).embed), keep.layout);
   const k = keep.embedText(TEXT);
   const d = drop.embedText(TEXT);
   const w = keep.layout.scdvWidth;
@@ -101,6 +104,7 @@ test('stopwords keep on a model without lexicon.txt falls back to its vocabulary
   fs.rmSync(path.join(dir, 'lexicon.txt'));
   const e = await createEmbedder('old', embedCfg({ alpha: 0.5, stopwords: 'keep' }));
   assert.equal(e.layout.embed.hybrid.stopwords, 'drop');
+  assert.deepEqual(modelLayout(e.model, embedCfg({ alpha: 0.5, stopwords: 'keep' }).embed), e.layout);
   assert.equal(e.layout.lexicalWidth, words('vocab.txt').length);
   assert.deepEqual(e.tokenizer.tokenize(TEXT).sort(), ['犬', '猫', '犬', '馬'].sort(), 'the trained tokenizer, stop lists on');
   fs.writeFileSync(manifestFile, JSON.stringify({ ...manifest, name: 'old' })); // lists lexicon.txt, which is gone

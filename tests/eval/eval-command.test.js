@@ -54,7 +54,8 @@ test('scdv eval --json: metrics of SCDV, TF-IDF and more_like_this on the last l
   assert.ok(j.scdv.accuracy > 0 && j.tfidf.accuracy > 0 && j.mlt.accuracy === undefined);
   // a tiny model is still far better than chance (9 categories: ~0.11)
   assert.ok(j.scdv.p_at_10 > 0.2 && j.tfidf.p_at_10 > 0.3, JSON.stringify(j));
-  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'vocab.txt'), 'utf8').trim().split('\n').length;
+  // the lexical block's vocabulary: the model's lexicon (its words with the stop words, embed.hybrid.stopwords keep)
+  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'lexicon.txt'), 'utf8').trim().split('\n').length;
   assert.equal(j.scdv.width, 6 * 24 + vocab, 'the default layout is the hybrid (embed.hybrid.alpha 0.1)');
   const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval.json'), 'utf8'));
   assert.equal(file.format, 'scdv-eval/1');
@@ -73,7 +74,7 @@ test('the hybrid layout: indexed through the store, recorded in the model, found
   const s = await runIndex({ corpus: FIXTURE, model: 'tiny', collection: 'mixed', config: hybrid, redisUrl: redis.url, quiet: true, log: () => {} });
   assert.equal(s.documents, N);
   const indexed = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'indexed.json'), 'utf8'));
-  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'vocab.txt'), 'utf8').trim().split('\n').length;
+  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'lexicon.txt'), 'utf8').trim().split('\n').length;
   assert.equal(indexed.mixed.layout.kind, 'hybrid');
   assert.equal(indexed.mixed.layout.width, 6 * 24 + vocab);
   assert.equal(indexed.mixed.layout.embed.hybrid.alpha, 0.5);
