@@ -78,12 +78,12 @@ test('maxTerms keeps the heaviest words of the lexical block; layouts describe a
   assert.throws(() => cfg({ maxTerms: 0 }), /embed.hybrid.maxTerms must be a positive integer or null/);
 });
 
-test('the lexical block weighs damp(tf) · idf^idfPower (0.5 by default)', () => {
+test('the lexical block weighs damp(tf) · idf^idfPower (0.25 by default)', () => {
   const e = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64 }), lexicon).embed(['seiko', 'clock']);
-  // lexical: seiko √3, clock √2 (binary), L2-normalised, times 0.6
-  const n = Math.hypot(Math.sqrt(3), Math.sqrt(2));
-  near(e.values[e.values.length - 2], Math.sqrt(3) / n * 0.6);
-  near(e.values[e.values.length - 1], Math.sqrt(2) / n * 0.6);
+  // lexical: seiko 3^0.25, clock 2^0.25 (binary), L2-normalised, times 0.6
+  const n = Math.hypot(3 ** 0.25, 2 ** 0.25);
+  near(e.values[e.values.length - 2], 3 ** 0.25 / n * 0.6);
+  near(e.values[e.values.length - 1], 2 ** 0.25 / n * 0.6);
   const squared = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64, idfPower: 2 }), lexicon).embed(['seiko', 'clock']);
   near(squared.values[squared.values.length - 2], 9 / Math.hypot(9, 4) * 0.6);
 });
