@@ -108,15 +108,18 @@ export const DEFAULT_CONFIG = Object.freeze({
      * lexical block (null: all the document's known words).
      */
     hybrid: {
-      /** 0.1 by measurement (docs/relevance.md, with binary lexical damping; 0.2 with 'log'): SCDV cosines are compressed. */
-      alpha: 0.1,
+      /** 0.05 by measurement (docs/relevance.md; 0.1 before the stop-word lexicon, 0.2 with 'log' damping): SCDV cosines are compressed. */
+      alpha: 0.05,
       maxTerms: /** @type {number|null} */ (null),
       /** The lexical block's tf damping (as embed.damping; 'log' = 1 + ln tf before 2026-11-24): binary won +1.3 P@10 held out. */
       damping: /** @type {'binary'|'log'|'raw'|'saturate'} */ ('binary'),
+      /** 'keep': the lexical block's words include the stop words (the model's lexicon.txt; 'drop' for a model without one): with idfPower +3.3 P@10 held out (docs/relevance.md). */
+      stopwords: /** @type {'keep'|'drop'} */ ('keep'),
+      /** The lexical block's weight is damp(tf) · idf^idfPower (1 before 2026-11-25): 0.25 with the stop words kept, by measurement. */ idfPower: 0.25,
     },
   },
   /** `scdv eval --classify`: the vectors' α, keepFraction and lexical damping for a linear classifier (docs/relevance.md), not the served embed's. */
-  eval: { classify: { alpha: 0.1, keepFraction: 1, damping: /** @type {'binary'|'log'|'raw'|'saturate'} */ ('log') } },
+  eval: { classify: { alpha: 0.1, keepFraction: 1, damping: /** @type {'binary'|'log'|'raw'|'saturate'} */ ('log'), stopwords: /** @type {'keep'|'drop'} */ ('drop'), idfPower: 1 } },
   index: {
     /** Documents per store write: each write is one durable (fsynced) batch. */
     writeBatchSize: 100,
@@ -479,6 +482,8 @@ function validate(cfg) {
   if (!(cfg.embed.hybrid.alpha >= 0 && cfg.embed.hybrid.alpha <= 1)) {
     throw errors.CONFIG_INVALID(`embed.hybrid.alpha must be in [0, 1], got ${cfg.embed.hybrid.alpha}`);
   }
+  for (const [k, v] of /** @type {[string, {stopwords: string, idfPower: number}][]} */ ([['embed.hybrid', cfg.embed.hybrid], ['eval.classify', cfg.eval.classify]])) if (!['keep', 'drop'].includes(v.stopwords)) throw errors.CONFIG_INVALID(`${k}.stopwords must be keep or drop, got ${v.stopwords}`);
+  for (const [k, v] of /** @type {[string, {idfPower: number}][]} */ ([['embed.hybrid', cfg.embed.hybrid], ['eval.classify', cfg.eval.classify]])) if (!Number.isFinite(v.idfPower)) throw errors.CONFIG_INVALID(`${k}.idfPower must be a finite number, got ${v.idfPower}`);
   if (cfg.embed.hybrid.maxTerms !== null && (!Number.isInteger(cfg.embed.hybrid.maxTerms) || cfg.embed.hybrid.maxTerms < 1)) {
     throw errors.CONFIG_INVALID(`embed.hybrid.maxTerms must be a positive integer or null, got ${cfg.embed.hybrid.maxTerms}`);
   }

@@ -14,7 +14,7 @@ import { runIndex } from '../stages/index.js';
 import { runPrecompute } from '../stages/precompute.js';
 import { storeDirFor, modelsDir } from '../paths.js';
 import { loadModel } from '../model/load.js';
-import { vectorLayout } from '../embed/layout.js';
+import { modelLayout } from '../embed/index.js';
 import { dropModelCollection, indexedLayoutDifference } from '../serving/index.js';
 import { mayHaveModelStore, openModelStore } from '../store/index.js';
 import { keyDigest } from '../api-keys.js';
@@ -178,7 +178,7 @@ const EXAMPLES = ['sports-watch-4597641', 'it-life-hack-6292880', 'movie-enter-5
  */
 async function dropStaleDemoCollections(config, say) {
   const model = loadModel(DEMO_MODEL);
-  const layout = vectorLayout(config.embed, model.width, model.wordTopics.nWords);
+  const layout = modelLayout(model, config.embed);
   model.wordTopics.close();
   if (!mayHaveModelStore(DEMO_MODEL, config)) return; // nothing indexed yet (and nothing is created by looking)
   const store = await openModelStore(DEMO_MODEL, config);

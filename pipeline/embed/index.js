@@ -8,6 +8,7 @@ import { DocumentVectorizer } from './vectorizer.js';
 import { documentText } from '../corpus/document.js';
 import { vectorLayout } from './layout.js';
 import { errors } from '../errors.js';
+import { LEXICON_FILE, lexicalTokenizerConfig, readLexicon } from '../model/lexicon.js';
 
 /** @typedef {import('./vectorizer.js').Embedding} Embedding */
 
@@ -20,12 +21,12 @@ export class Embedder {
   constructor(tokenizer, model, cfg) {
     this.tokenizer = tokenizer;
     this.model = model;
-    const hybrid = (cfg.hybrid?.alpha ?? 1) < 1;
-    this.vectorizer = new DocumentVectorizer(model.wordTopics, cfg, hybrid ? loadLexicon(model) : undefined);
+    const { effective, lexicon } = lexicalSettings(model, cfg);
+    this.vectorizer = new DocumentVectorizer(model.wordTopics, effective, lexicon);
     /** Width of the document vectors (and of the collections they go to): K·d, plus the vocabulary when hybrid. */
     this.width = this.vectorizer.width;
     /** @type {import('./layout.js').VectorLayout} */
-    this.layout = vectorLayout(cfg, model.width, model.wordTopics.nWords);
+    this.layout = vectorLayout(effective, model.width, lexicon ? lexicon.idf.length : model.wordTopics.nWords);
   }
 
   /** @param {string} text */
@@ -73,6 +74,34 @@ export class Embedder {
 }
 
 /**
+ * The embed settings a model's vectors are actually built with, and the lexical block's vocabulary (none for pure
+ * SCDV). embed.hybrid.stopwords 'keep' needs the model's lexicon.txt: a model without one (trained before it) keeps
+ * its own vocabulary and the settings say 'drop'. A layout recorded before the option has none: the model's vocabulary.
+ * @param {import('../model/load.js').LoadedModel} model
+ * @param {import('../config.js').Config['embed']} cfg
+ * @returns {{effective: import('../config.js').Config['embed'], lexicon: import('./vectorizer.js').Lexicon | undefined}}
+ */
+function lexicalSettings(model, cfg) {
+  const hybrid = (cfg.hybrid?.alpha ?? 1) < 1;
+  if (!hybrid) return { effective: cfg, lexicon: undefined };
+  const keep = cfg.hybrid.stopwords === 'keep';
+  const own = keep && hasLexicon(model) ? readLexicon(model.dir) : null;
+  if (keep && hasLexicon(model) && !own) throw errors.MODEL_CORRUPT(path.join(model.dir, LEXICON_FILE), 'its manifest lists it but it is missing');
+  const effective = keep && !own ? { ...cfg, hybrid: { ...cfg.hybrid, stopwords: /** @type {'keep'|'drop'} */ ('drop') } } : cfg;
+  return { effective, lexicon: own ?? loadLexicon(model) };
+}
+
+/**
+ * The layout of a model's vectors under embed settings (the one an Embedder of them has), without a tokenizer.
+ * @param {import('../model/load.js').LoadedModel} model
+ * @param {import('../config.js').Config['embed']} cfg
+ */
+export function modelLayout(model, cfg) {
+  const { effective, lexicon } = lexicalSettings(model, cfg);
+  return vectorLayout(effective, model.width, lexicon ? lexicon.idf.length : model.wordTopics.nWords);
+}
+
+/**
  * The lexical block's vocabulary: word_topics.bin rows and the idf column of vocab.txt are in the same order
  * (both written from the vocabulary, most frequent first).
  * @param {import('../model/load.js').LoadedModel} model
@@ -103,15 +132,33 @@ export function loadLexicon(model) {
 }
 
 /**
- * Build the embedder of a model with the tokenizer settings the model was trained with, so that
- * words are cut exactly as in training.
+ * The tokenizer settings an embedder of `model` cuts text with: those the model was trained with (so that words
+ * are cut exactly as in training), without the stop lists when the model has a lexicon (lexicon.txt): stop words
+ * have no word-topic vector, so the SCDV block is the same, and the lexical block may use them.
+ * @param {import('../model/load.js').LoadedModel} model
+ * @param {import('../config.js').Config} config
+ */
+export function embedTokenizerConfig(model, config) {
+  const trained = model.manifest.tokenizer?.config ?? config.tokenizer;
+  return hasLexicon(model) ? lexicalTokenizerConfig(trained) : trained;
+}
+
+/**
+ * Whether the model was trained with a lexicon (its manifest lists lexicon.txt).
+ * @param {import('../model/load.js').LoadedModel} model
+ */
+export function hasLexicon(model) {
+  return Boolean(model.manifest.files?.includes(LEXICON_FILE));
+}
+
+/**
+ * Build the embedder of a model with embedTokenizerConfig's tokenizer.
  * @param {string} modelName
  * @param {import('../config.js').Config} config
  * @param {{inMemory?: boolean}} [opts]
  */
 export async function createEmbedder(modelName, config, opts = {}) {
   const model = loadModel(modelName, opts);
-  const trained = model.manifest.tokenizer?.config ?? config.tokenizer;
-  const tokenizer = await createTokenizer(trained);
+  const tokenizer = await createTokenizer(embedTokenizerConfig(model, config));
   return new Embedder(tokenizer, model, config.embed);
 }

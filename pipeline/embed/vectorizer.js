@@ -4,7 +4,8 @@
 //
 // Hybrid layout (embed.hybrid.alpha < 1): the SCDV block above, scaled by √α, followed by a lexical TF-IDF block
 // scaled by √(1−α): dimension K·d + r holds damp(tf_w) · idf(w) of the vocabulary word w of row r (the model's
-// own IDF; damp() with embed.hybrid.damping, binary by default), the block L2-normalised (optionally cut to its
+// own IDF raised to embed.hybrid.idfPower; damp() with embed.hybrid.damping, binary by default; the vocabulary is
+// the model's lexicon.txt, stop words included, with embed.hybrid.stopwords 'keep'), the block L2-normalised (optionally cut to its
 // `maxTerms` heaviest words first). The whole vector has norm 1 and the dot product of two hybrid vectors is
 // α·cos(SCDV) + (1−α)·cos(TF-IDF): the store needs no change.
 
@@ -56,6 +57,9 @@ export class DocumentVectorizer {
     this.lexicon = this.alpha < 1 ? /** @type {Lexicon} */ (lexicon) : null;
     // A layout recorded before embed.hybrid.damping existed was built with 1 + ln tf: its collections keep it.
     this.lexicalDamping = { ...cfg, damping: cfg.hybrid?.damping ?? 'log' };
+    // The lexical block's weights damp(tf) · idf^p; p 1 for a layout recorded before embed.hybrid.idfPower existed.
+    const p = cfg.hybrid?.idfPower ?? 1;
+    this.lexicalIdf = this.lexicon ? (p === 1 ? this.lexicon.idf : this.lexicon.idf.map((x) => x ** p)) : new Float32Array(0);
     /** Width of the whole vector: the SCDV block, then one dimension per vocabulary word in the hybrid layout. */
     this.width = this.scdvWidth + (this.lexicon ? this.lexicon.idf.length : 0);
     this.keep = Math.max(1, cfg.keepCount ?? Math.ceil(cfg.keepFraction * this.scdvWidth));
@@ -105,7 +109,7 @@ export class DocumentVectorizer {
     let terms = [];
     for (const [word, count] of tf) {
       const r = lex.indexOf(word);
-      if (r >= 0) terms.push([r, damp(count, this.lexicalDamping) * lex.idf[r]]);
+      if (r >= 0) terms.push([r, damp(count, this.lexicalDamping) * this.lexicalIdf[r]]);
     }
     const maxTerms = this.cfg.hybrid?.maxTerms ?? null;
     if (maxTerms !== null && terms.length > maxTerms) {

@@ -67,7 +67,10 @@ export async function runClassify(o) {
  * @returns {import('../config.js').Config['embed']}
  */
 export function classifyEmbed(embed, classify) {
-  return { ...embed, keepFraction: classify.keepFraction, hybrid: { ...embed.hybrid, alpha: classify.alpha, damping: classify.damping } };
+  return {
+    ...embed, keepFraction: classify.keepFraction,
+    hybrid: { ...embed.hybrid, alpha: classify.alpha, damping: classify.damping, stopwords: classify.stopwords, idfPower: classify.idfPower },
+  };
 }
 
 /** Classifier methods of the Python result, in the order shown. */

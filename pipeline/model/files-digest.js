@@ -13,8 +13,8 @@ import { modelsDir as defaultModelsDir, validateModelName } from '../paths.js';
 import { errors } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 
-/** The files of a model folder that createEmbedder reads (vocab.txt: the hybrid layout's lexicon). */
-export const MODEL_FILES = /** @type {const} */ (['manifest.json', 'word_topics.bin', 'vocab.txt']);
+/** The files of a model folder that createEmbedder reads (vocab.txt or lexicon.txt: the hybrid layout's lexicon). */
+export const MODEL_FILES = /** @type {const} */ (['manifest.json', 'word_topics.bin', 'vocab.txt', 'lexicon.txt']);
 
 /** The cache of per-file hashes, in the model folder. */
 export const DIGEST_CACHE_FILE = 'files-sha256.json';

@@ -16,7 +16,7 @@ import { writeFileAtomic } from '../fsutil.js';
 import { plural } from '../progress.js';
 import { openModelStore, validateCollectionName } from '../store/index.js';
 import { findDuplicateIds } from '../corpus/duplicates.js';
-import { vectorLayout } from '../embed/layout.js';
+import { modelLayout } from '../embed/index.js';
 import { indexedLayoutDifference, recordCollectionLayout } from '../serving/index.js';
 import { errors } from '../errors.js';
 
@@ -63,7 +63,7 @@ export async function runIndex(opts) {
   const collection = validateCollectionName(opts.collection);
   const { config } = opts;
   const model = loadModel(opts.model); // fails early on a missing model
-  const layout = vectorLayout(config.embed, model.width, model.wordTopics.nWords);
+  const layout = modelLayout(model, config.embed);
   model.wordTopics.close();
   const corpus = path.resolve(opts.corpus);
   const storeDir = storeDirFor(opts.model);

@@ -11,7 +11,7 @@ import { errors } from '../errors.js';
 import { dataDir, modelsDir } from '../paths.js';
 import { loadModel } from '../model/load.js';
 import { createTokenizer } from '../tokenizer/index.js';
-import { Embedder } from '../embed/index.js';
+import { Embedder, embedTokenizerConfig } from '../embed/index.js';
 import { runTrain } from './train.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { readLabelledCorpus } from '../eval/corpus.js';
@@ -44,6 +44,8 @@ const EMBED_AXES = /** @type {const} */ ({
   alpha: 'embed.hybrid.alpha',
   maxTerms: 'embed.hybrid.maxTerms',
   lexicalDamping: 'embed.hybrid.damping',
+  lexicalStopwords: 'embed.hybrid.stopwords',
+  lexicalIdfPower: 'embed.hybrid.idfPower',
   feedback: 'server.rerank.relatedFeedback.enabled',
   feedbackDocs: 'server.rerank.relatedFeedback.docs',
   feedbackWeight: 'server.rerank.relatedFeedback.weight',
@@ -172,7 +174,7 @@ export async function runSweep(o) {
       }
       const model = loadModel(name, { inMemory: true });
       try {
-        const tokCfg = model.manifest.tokenizer?.config ?? config.tokenizer;
+        const tokCfg = embedTokenizerConfig(model, config); // the model's, without the stop lists when it has a lexicon
         const tokKey = hashOf(tokCfg);
         const tokenizer = await createTokenizer(tokCfg);
         if (!byTokenizer.has(tokKey)) {

@@ -20,6 +20,8 @@ import { MODEL_FORMAT } from '../model/names.js';
 import { runAnalysisPython } from '../inspect/python.js';
 import { ANALYSIS_FILE } from '../inspect/analysis.js';
 import { writeReport } from '../report/index.js';
+import { createTokenizer } from '../tokenizer/index.js';
+import { buildLexicon, lexicalTokenizerConfig, lexiconPossible, LEXICON_FILE } from '../model/lexicon.js';
 
 /** @typedef {'word2vec'|'idf'|'gmm'|'topics'} TrainStage */
 /** @type {TrainStage[]} */
@@ -119,6 +121,19 @@ async function trainLocked(opts, name, work) {
     Object.assign(stageResults, await runStagesOnQueue({ ...opts, log, trainDir, corpusTxt, pending, documents: corpusDocs }));
   }
 
+  // The lexical block's own vocabulary (tokens without the stop lists): one more tokenising pass over the corpus.
+  const trainedTokenizer = tokensManifest.tokenizer?.config ?? opts.config.tokenizer;
+  /** @type {{words: number, documents: number, seconds: number} | null} */
+  let lexicon = null;
+  if (lexiconPossible(trainedTokenizer)) {
+    const t = Date.now();
+    const tokenizer = await createTokenizer(lexicalTokenizerConfig(trainedTokenizer));
+    const built = await buildLexicon(opts.corpus, tokenizer, {
+      dir: trainDir, minCount: opts.config.train.word2vec.min_count, maxLineBytes: opts.config.corpus.maxDocumentBytes,
+    });
+    lexicon = { ...built, seconds: (Date.now() - t) / 1000 };
+  }
+
   // What the GMM learned (cluster top words, coherence over the training corpus, the word map), for
   // `scdv inspect clusters` and report.html. Optional: a failure here warns and never fails the training.
   const extraFiles = [];
@@ -139,12 +154,14 @@ async function trainLocked(opts, name, work) {
     hyperparameters: opts.config.train,
     stages: stageResults,
     counts: summarizeCounts(stageResults),
+    lexicon: lexicon ? { stopwords: 'kept', minCount: opts.config.train.word2vec.min_count, words: lexicon.words, documents: lexicon.documents } : null,
     timings: {
       tokenize_s: tokens.seconds,
+      lexicon_s: lexicon?.seconds ?? null,
       ...Object.fromEntries(TRAIN_STAGES.map((s) => [`${s}_s`, stageResults[s]?.seconds ?? null])),
       total_s: (Date.now() - t0) / 1000,
     },
-    files: [...MODEL_FILES, ...extraFiles],
+    files: [...MODEL_FILES, ...(lexicon ? [LEXICON_FILE] : []), ...extraFiles],
     host: os.hostname(),
   };
   assembleModel(trainDir, modelDir, manifest);

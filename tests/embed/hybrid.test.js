@@ -18,7 +18,7 @@ const cfg = (/** @type {Record<string, any>} */ hybrid, o = {}) => loadConfig({ 
 const near = (/** @type {number} */ a, /** @type {number} */ b) => assert.ok(Math.abs(a - b) < 1e-6, `${a} vs ${b}`);
 
 test('hybrid vector: √α·SCDV block, then √(1−α)·L2-normalised (1 + ln tf)·idf over the vocabulary, dims above K·d', () => {
-  const v = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64, damping: 'log' }), lexicon);
+  const v = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64, damping: 'log', idfPower: 1 }), lexicon);
   assert.equal(v.width, 4 + 3);
   const e = v.embed(['seiko', 'seiko', 'watch', 'unknown']);
   // SCDV (binary): seiko + watch = [3, 4, 1, 0] -> [4, 4, 1] at dims 0, 1, 2 / norm √33
@@ -32,14 +32,15 @@ test('hybrid vector: √α·SCDV block, then √(1−α)·L2-normalised (1 + ln 
 });
 
 test('the lexical block counts each distinct word once by default (embed.hybrid.damping binary); a layout recorded without the option keeps 1 + ln tf', () => {
-  const v = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64 }), lexicon);
+  const v = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64, idfPower: 1 }), lexicon);
   const e = v.embed(['seiko', 'seiko', 'seiko', 'watch']);
   // lexical: seiko 1·3, watch 1·1 (the repeats of seiko do not count)
   const ln = Math.hypot(3, 1);
   near(e.values[e.values.length - 2], 3 / ln * 0.6);
   near(e.values[e.values.length - 1], 1 / ln * 0.6);
   const old = cfg({ alpha: 0.64 });
-  delete (/** @type {Record<string, any>} */ (old.hybrid)).damping; // the embed settings of a collection indexed before the option
+  // the embed settings of a collection indexed before the options (damping; stopwords and idfPower came later)
+  for (const k of ['damping', 'stopwords', 'idfPower']) delete (/** @type {Record<string, any>} */ (old.hybrid))[k];
   const o = new DocumentVectorizer(wordTopics, old, lexicon).embed(['seiko', 'seiko', 'seiko', 'watch']);
   const l0 = (1 + Math.log(3)) * 3;
   near(o.values[o.values.length - 2], l0 / Math.hypot(l0, 1) * 0.6);
@@ -75,4 +76,14 @@ test('maxTerms keeps the heaviest words of the lexical block; layouts describe a
   assert.match(layoutDifference(a, vectorLayout(cfg({ alpha: 0.5 }, { damping: 'log' }), 4, 3)), /embed.damping "binary" vs "log"/);
   assert.throws(() => cfg({ alpha: 1.5 }), /embed.hybrid.alpha must be in \[0, 1\]/);
   assert.throws(() => cfg({ maxTerms: 0 }), /embed.hybrid.maxTerms must be a positive integer or null/);
+});
+
+test('the lexical block weighs damp(tf) · idf^idfPower (0.25 by default)', () => {
+  const e = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64 }), lexicon).embed(['seiko', 'clock']);
+  // lexical: seiko 3^0.25, clock 2^0.25 (binary), L2-normalised, times 0.6
+  const n = Math.hypot(3 ** 0.25, 2 ** 0.25);
+  near(e.values[e.values.length - 2], 3 ** 0.25 / n * 0.6);
+  near(e.values[e.values.length - 1], 2 ** 0.25 / n * 0.6);
+  const squared = new DocumentVectorizer(wordTopics, cfg({ alpha: 0.64, idfPower: 2 }), lexicon).embed(['seiko', 'clock']);
+  near(squared.values[squared.values.length - 2], 9 / Math.hypot(9, 4) * 0.6);
 });

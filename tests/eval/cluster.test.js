@@ -56,7 +56,7 @@ test('scdv eval --cluster: v-measure per method on the test halves, the clustere
   assert.equal(file.protocol, 'jmteb-clustering');
   assert.deepEqual(file.clusterers, ['MiniBatchKMeans', 'AgglomerativeClustering', 'BisectingKMeans', 'Birch']);
   assert.deepEqual(file.seeds, [1, 2]);
-  assert.deepEqual(file.alpha, { hybrid: 0.1, scdv: 1, lexical: 0 });
+  assert.deepEqual(file.alpha, { hybrid: DEFAULT_CONFIG.embed.hybrid.alpha, scdv: 1, lexical: 0 });
   assert.equal(file.documents, 90);
   for (const [name, m] of Object.entries(file.methods)) {
     const { seeds, ...summary } = /** @type {Record<string, any>} */ (m);
@@ -77,7 +77,7 @@ test('scdv eval --cluster: v-measure per method on the test halves, the clustere
   // pure SCDV and the hybrid are different vectors, so their figures differ
   assert.notEqual(j.hybrid.v_measure, j.scdv.v_measure);
   assert.match(r.stderr, /clustering \(JMTEB protocol\): 90 documents, k = 9/);
-  assert.match(r.stderr, /hybrid \(α=0\.1\)\s+0\.\d{4}/);
+  assert.match(r.stderr, new RegExp(`hybrid \\(α=${DEFAULT_CONFIG.embed.hybrid.alpha}\\)\\s+0\\.\\d{4}`));
 });
 
 test('scdv eval --cluster-seeds out of range is a usage error naming the limit', () => {

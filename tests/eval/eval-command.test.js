@@ -54,15 +54,16 @@ test('scdv eval --json: metrics of SCDV, TF-IDF and more_like_this on the last l
   assert.ok(j.scdv.accuracy > 0 && j.tfidf.accuracy > 0 && j.mlt.accuracy === undefined);
   // a tiny model is still far better than chance (9 categories: ~0.11)
   assert.ok(j.scdv.p_at_10 > 0.2 && j.tfidf.p_at_10 > 0.3, JSON.stringify(j));
-  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'vocab.txt'), 'utf8').trim().split('\n').length;
-  assert.equal(j.scdv.width, 6 * 24 + vocab, 'the default layout is the hybrid (embed.hybrid.alpha 0.1)');
+  // the lexical block's vocabulary: the model's lexicon (its words with the stop words, embed.hybrid.stopwords keep)
+  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'lexicon.txt'), 'utf8').trim().split('\n').length;
+  assert.equal(j.scdv.width, 6 * 24 + vocab, 'the default layout is the hybrid (embed.hybrid.alpha 0.05)');
   const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval.json'), 'utf8'));
   assert.equal(file.format, 'scdv-eval/1');
   assert.deepEqual(file.scdv, j.scdv);
   assert.equal(file.corpus.documents, N);
   assert.equal(file.settings.k, 10);
   assert.equal(file.settings.layout.kind, 'hybrid');
-  assert.equal(file.settings.embed.hybrid.alpha, 0.1);
+  assert.equal(file.settings.embed.hybrid.alpha, 0.05);
   assert.equal(file.load_average.length, 3);
   assert.match(file.date, /^\d{4}-\d\d-\d\dT/);
   assert.match(r.stderr, /method\s+P@1\s+P@10/);
@@ -73,7 +74,7 @@ test('the hybrid layout: indexed through the store, recorded in the model, found
   const s = await runIndex({ corpus: FIXTURE, model: 'tiny', collection: 'mixed', config: hybrid, redisUrl: redis.url, quiet: true, log: () => {} });
   assert.equal(s.documents, N);
   const indexed = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'indexed.json'), 'utf8'));
-  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'vocab.txt'), 'utf8').trim().split('\n').length;
+  const vocab = fs.readFileSync(path.join(tmp, 'models', 'tiny', 'lexicon.txt'), 'utf8').trim().split('\n').length;
   assert.equal(indexed.mixed.layout.kind, 'hybrid');
   assert.equal(indexed.mixed.layout.width, 6 * 24 + vocab);
   assert.equal(indexed.mixed.layout.embed.hybrid.alpha, 0.5);
@@ -122,8 +123,11 @@ test('scdv eval --classify: LinearSVC test accuracy on the vectors and on TF-IDF
   const { eval: { classify }, embed } = loadConfig();
   assert.notEqual(classify.keepFraction, embed.keepFraction);
   assert.notEqual(classify.damping, embed.hybrid.damping);
-  assert.deepEqual([file.settings.embed.hybrid.alpha, file.settings.embed.keepFraction, file.settings.embed.hybrid.damping],
-    [classify.alpha, classify.keepFraction, classify.damping]);
+  // and the lexical block the classifier was measured with (the model's vocabulary, idf^1), not the served one
+  assert.notEqual(classify.stopwords, embed.hybrid.stopwords);
+  assert.notEqual(classify.idfPower, embed.hybrid.idfPower);
+  assert.deepEqual([file.settings.embed.hybrid.alpha, file.settings.embed.keepFraction, file.settings.embed.hybrid.damping, file.settings.embed.hybrid.stopwords, file.settings.embed.hybrid.idfPower],
+    [classify.alpha, classify.keepFraction, classify.damping, classify.stopwords, classify.idfPower]);
   assert.deepEqual(file.settings.classify, classify);
   assert.match(r.stderr, new RegExp(`scdv +accuracy .*alpha ${classify.alpha}, keepFraction ${classify.keepFraction}\\)`));
   // --alpha / --keep-fraction with --classify set those, and are checked like any config value

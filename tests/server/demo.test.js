@@ -10,8 +10,7 @@ const h = await import('./helpers.js');
 const { REPO_ROOT } = await import('../../pipeline/paths.js');
 const { DEMO_MODEL, DEMO_API_KEY } = await import('../../pipeline/commands/demo.js');
 const { loadConfig } = await import('../../pipeline/config.js');
-const { loadModel } = await import('../../pipeline/model/load.js');
-const { vectorLayout } = await import('../../pipeline/embed/layout.js');
+const { createEmbedder } = await import('../../pipeline/embed/index.js');
 const { readIndexed, recordIndexed } = await import('../../pipeline/serving/index.js');
 
 after(() => h.teardown());
@@ -33,9 +32,9 @@ test('npm start: trains nothing when the model exists, indexes, serves, answers,
   const demoEmbed = loadConfig({ overrides: { embed: { keepCount: 36 } } });
   await h.indexDocs(DEMO_MODEL, 'articles', h.sampleDocs().slice(0, 3), h.testConfig());
   await h.indexDocs(DEMO_MODEL, 'ads', h.sampleDocs().slice(0, 3), demoEmbed);
-  const m = loadModel(DEMO_MODEL);
-  m.wordTopics.close();
-  recordIndexed(DEMO_MODEL, 'ads', vectorLayout({ ...demoEmbed.embed, keepCount: 20 }, m.width, m.wordTopics.nWords));
+  const e = await createEmbedder(DEMO_MODEL, demoEmbed);
+  e.model.wordTopics.close();
+  recordIndexed(DEMO_MODEL, 'ads', { ...e.layout, embed: { ...e.layout.embed, keepCount: 20 } });
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), 'demo', '--config', config], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
