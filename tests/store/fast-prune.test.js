@@ -189,3 +189,24 @@ test("'fast' stops rescoring where the rest cannot matter: fewer candidates on h
     assert.ok(m.rescored > 900, `${m.rescored} rescored: wide gaps must keep the whole candidate list`);
   });
 });
+
+test("a search split over threads rescores the same candidates as one thread: the same hits, no more work", async () => {
+  // Two windows of 65,536 documents: threads 2 splits the posting traversal and the rescoring.
+  const docs = hybridDocs(66_000, 17);
+  await withSegment(docs, WIDTH, (c) => {
+    const ids = [...docs.keys()];
+    let rescored = 0;
+    for (let qi = 0; qi < 30; qi++) {
+      const self = /** @type {import('./helpers.js').TestDoc} */ (docs.get(ids[(qi * 7919) % ids.length]));
+      const opts = { k: 10, excludeIds: [self.id], minPostings: 0, candidates: 1000 };
+      const one = c.profile(self.vector, { ...opts, threads: 1 });
+      const two = c.profile(self.vector, { ...opts, threads: 2 });
+      assert.equal(two.stats.threads, 2, 'the search was not split');
+      assert.deepEqual(two.hits.map((h) => [h.id, h.score]), one.hits.map((h) => [h.id, h.score]), `query ${qi}`);
+      assert.equal(two.stats.rescored, one.stats.rescored, `query ${qi}: documents rescored`);
+      rescored += one.stats.rescored;
+    }
+    process.stderr.write(`# split: ${(rescored / 30).toFixed(0)} of 1000 candidates rescored by one thread and by two\n`);
+    assert.ok(rescored / 30 < 700, `${rescored / 30} rescored`);
+  });
+});
