@@ -51,6 +51,7 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @typedef {object} NativeSearchStats
  * @property {number} postings postings decoded
  * @property {number} postingsTotal postings in every list the query touches
+ * @property {number} candidates 'fast': documents selected by accumulator value for exact rescoring (at most `candidates`)
  * @property {number} rescored documents scored exactly
  * @property {number} segments
  * @property {number} bruteSegments segments answered by scoring their filtered documents directly

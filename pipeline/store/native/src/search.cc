@@ -145,9 +145,10 @@ static float accOf(const std::vector<std::pair<float, uint32_t>>& cand, size_t i
  */
 static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<float, uint32_t>>& cand, const Segment& s,
                             const float* qd, uint32_t k, uint32_t ways) {
-  // Safety factor on the largest gap seen: 2 kept every top 10 on the real hybrid vectors at 100k, 300k and 1M
-  // and on two synthetic pure-SCDV sets; 1 lost 2 points of recall on one of these, 1.5 none (BENCHMARKS.md).
-  constexpr double kGapSafety = 2.0;
+  // Safety factor on the largest gap seen: 1.5 kept recall@10 of the real hybrid vectors at 100k and 1M (1.000)
+  // and of two synthetic pure-SCDV sets (within 0.0016 of factor 2) and rescores a third of what 2 does on the
+  // hybrid vectors; 1 lost 2 points of recall on one set (BENCHMARKS.md, sessions 7 and 8).
+  constexpr double kGapSafety = 1.5;
   constexpr size_t kChunk = 32;
   constexpr size_t kMinRescored = 64;
   std::sort(cand.begin(), cand.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
@@ -240,7 +241,9 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
         const uint32_t a = std::max<uint32_t>(lo, base) - base;
         const uint32_t b = static_cast<uint32_t>(std::min<uint64_t>(hi, w0 + kWindowDocs) - w0);
         const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(n, w0 + kWindowDocs) - w0);
-        scanTopAt(acc, a, b, base, sf, *pt.top, true);
+        // The first window of a run fills an empty candidate list: a sampled floor spares most of its pushes.
+        if (pt.top->size() == 0) scanTopFirstAt(acc, a, b, base, sf, *pt.top);
+        else scanTopAt(acc, a, b, base, sf, *pt.top, true);
         if (a > 0) std::memset(acc, 0, sizeof(float) * a);
         if (b < end) std::memset(acc + b, 0, sizeof(float) * (end - b));
         if (stats) {
@@ -271,6 +274,7 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
   rescoreAdaptive(scored, top.items(), s, qd, p.k, ways);
   if (stats) {
     stats->postings += read;
+    stats->candidates += top.size();
     stats->rescored += scored.size();
     stats->taatMs += taatMs;
     stats->scanMs += scanMs;
