@@ -135,7 +135,9 @@ export class WordTopics {
       bytes = new Uint8Array(loadAddon().mapFile(file));
     } catch (err) {
       if (/** @type {any} */ (err)?.code === 'SCDV_STORE_ADDON_NOT_BUILT') return WordTopics.open(file);
-      throw errors.MODEL_CORRUPT(file, `cannot be opened (${/** @type {Error} */ (err).message})`).because(err);
+      const code = /** @type {any} */ (err)?.code;
+      const why = `${code === 'ENOENT' ? 'ENOENT: ' : ''}${/** @type {Error} */ (err).message}`;
+      throw errors.MODEL_CORRUPT(file, `cannot be opened (${why})`).because(err);
     }
     return new WordTopics(memorySource(bytes), file);
   }
