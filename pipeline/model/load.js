@@ -18,7 +18,7 @@ import { WordTopics } from './word-topics.js';
 /**
  * @param {string} name
  * @param {{modelsDir?: string, inMemory?: boolean}} [opts] inMemory: read the word-topic file into memory
- *   (fast lookups for batch jobs); otherwise lookups read the file through the shared page cache
+ *   (batch jobs); otherwise it is memory-mapped (the shared page cache, no heap; WordTopics.map)
  * @returns {LoadedModel}
  */
 export function loadModel(name, opts = {}) {
@@ -34,7 +34,7 @@ export function loadModel(name, opts = {}) {
     throw errors.MODEL_NOT_FOUND(name, `${modelsDir} (format ${manifest.format}, this version reads ${MODEL_FORMAT}: train it again)`);
   }
   const file = path.join(dir, 'word_topics.bin');
-  const wordTopics = opts.inMemory ? WordTopics.fromBytes(readModelFile(file), file) : WordTopics.open(file);
+  const wordTopics = opts.inMemory ? WordTopics.fromBytes(readModelFile(file), file) : WordTopics.map(file);
   return { name, dir, manifest, wordTopics, width: wordTopics.width };
 }
 

@@ -1,11 +1,14 @@
 // Reader of word_topics.bin (format SCDVWT01, written by workers/scdv/wtv_format.py, which documents it).
-// Two ways to read the same bytes:
-//  - positional reads (default): the file stays in the OS page cache, shared by every process, and no
-//    process holds the matrix in its heap; each lookup costs a few system calls;
-//  - a mapped or loaded view (`WordTopics.fromBytes`): lookups are plain memory reads and rows are
-//    zero-copy typed-array views.
+// Three ways to read the same bytes:
+//  - a memory map (`WordTopics.map`, the default of loadModel): the file stays in the OS page cache, shared by
+//    every process, no process holds the matrix in its heap, and lookups are plain memory reads (zero-copy
+//    typed-array rows); mapped by the store's addon;
+//  - positional reads (`WordTopics.open`, when the addon is not built): the same sharing, but each lookup costs
+//    a few system calls (~9 a word: most of a short text's embedding, session 8);
+//  - a loaded copy (`WordTopics.fromBytes`): batch jobs.
 import fs from 'node:fs';
 import { errors } from '../errors.js';
+import { loadAddon } from '../store/native.js';
 
 const MAGIC = 'SCDVWT01';
 const HEADER_SIZE = 128;
@@ -30,6 +33,7 @@ export function fnv1a32(bytes) {
  * @property {(offset: number, n: number) => Uint32Array} u32 n little-endian u32 values
  * @property {(offset: number, n: number) => Float32Array} f32 n little-endian f32 values
  * @property {number} size
+ * @property {'file' | 'memory'} kind positional reads of an open file, or bytes in memory (mapped or loaded)
  * @property {() => void} close
  */
 
@@ -54,6 +58,7 @@ function fileSource(file) {
     u32(offset, n) { const a = new Uint32Array(n); if (n) readInto(new Uint8Array(a.buffer), offset); return a; },
     f32(offset, n) { const a = new Float32Array(n); if (n) readInto(new Uint8Array(a.buffer), offset); return a; },
     size: fs.fstatSync(fd).size,
+    kind: 'file',
     close() { fs.closeSync(fd); },
   };
 }
@@ -78,6 +83,7 @@ function memorySource(bytes) {
         : new Float32Array(new Uint8Array(buf.subarray(offset, offset + 4 * n)).buffer);
     },
     size: bytes.byteLength,
+    kind: 'memory',
     close() {},
   };
 }
@@ -116,6 +122,24 @@ export class WordTopics {
   /** @param {string} file */
   static open(file) {
     return new WordTopics(fileSource(file), file);
+  }
+
+  /**
+   * The file memory-mapped copy-on-write (model files are replaced by renaming, never rewritten in place, so a
+   * mapping stays valid), or opened for positional reads when the store's addon is not built.
+   * @param {string} file
+   */
+  static map(file) {
+    let bytes;
+    try {
+      bytes = new Uint8Array(loadAddon().mapFile(file));
+    } catch (err) {
+      if (/** @type {any} */ (err)?.code === 'SCDV_STORE_ADDON_NOT_BUILT') return WordTopics.open(file);
+      const code = /** @type {any} */ (err)?.code;
+      const why = `${code === 'ENOENT' ? 'ENOENT: ' : ''}${/** @type {Error} */ (err).message}`;
+      throw errors.MODEL_CORRUPT(file, `cannot be opened (${why})`).because(err);
+    }
+    return new WordTopics(memorySource(bytes), file);
   }
 
   /**

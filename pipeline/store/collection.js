@@ -168,7 +168,7 @@ export class Collection {
     const engine = this.#existing();
     const o = { ...normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS), stats: true };
     if (!engine) {
-      return { hits: [], stats: { postings: 0, postingsTotal: 0, rescored: 0, segments: 0, bruteSegments: 0, earlyExits: 0, threads: 0, taatMs: 0, scanMs: 0, rescoreMs: 0 } };
+      return { hits: [], stats: { postings: 0, postingsTotal: 0, candidates: 0, rescored: 0, segments: 0, bruteSegments: 0, earlyExits: 0, threads: 0, taatMs: 0, scanMs: 0, rescoreMs: 0 } };
     }
     const r = engine.search(indices, values, o);
     return { hits: toHits(r), stats: /** @type {import('./native.js').NativeSearchStats} */ (r.stats) };

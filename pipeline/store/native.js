@@ -51,6 +51,7 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @typedef {object} NativeSearchStats
  * @property {number} postings postings decoded
  * @property {number} postingsTotal postings in every list the query touches
+ * @property {number} candidates 'fast': documents selected by accumulator value for exact rescoring (at most `candidates`)
  * @property {number} rescored documents scored exactly
  * @property {number} segments
  * @property {number} bruteSegments segments answered by scoring their filtered documents directly
@@ -112,6 +113,8 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {number} formatVersion
  * @property {(codes: Uint16Array, dispatched: boolean) => Float32Array} halvesToFloats tests: float16 codes to
  *   float32 by the run-time-chosen path (F16C when the CPU has it) or the scalar one
+ * @property {(path: string) => ArrayBuffer} mapFile a file's bytes, memory-mapped copy-on-write (for files replaced
+ *   by renaming, never rewritten in place: model files)
  * @property {(on: boolean) => boolean} setSimd tests: use the SIMD paths (when the CPU has them: F16C conversion,
  *   AVX2 posting decoding) or the baseline ones; returns the state
  * @property {(path: string, indices: Uint32Array, values: Float32Array) => Float32Array} segmentPostingSums tests:

@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { DocumentVectorizer, damp, kthLargest, sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { WordTopics } from '../../pipeline/model/word-topics.js';
+import { loadModel } from '../../pipeline/model/load.js';
+import { MODEL_FORMAT } from '../../pipeline/model/names.js';
 import { loadConfig } from '../../pipeline/config.js';
 import { REPO_ROOT, VENV_PYTHON } from '../../pipeline/paths.js';
 
@@ -123,7 +125,7 @@ print(json.dumps(out))
 `, file], { env: { ...process.env, PYTHONPATH: path.join(REPO_ROOT, 'workers') }, encoding: 'utf8' });
   assert.equal(dump.status, 0, dump.stderr);
   const want = JSON.parse(dump.stdout);
-  for (const wt of [WordTopics.open(file), WordTopics.fromBytes(fs.readFileSync(file))]) {
+  for (const wt of [WordTopics.open(file), WordTopics.fromBytes(fs.readFileSync(file)), WordTopics.map(file)]) {
     assert.equal(wt.nWords, 64);
     assert.equal(wt.width, 12);
     for (const [w, [cols, vals]] of Object.entries(want)) {
@@ -136,4 +138,17 @@ print(json.dumps(out))
     assert.equal(wt.word(wt.indexOf('café')), 'café');
     wt.close();
   }
+  // The mapping is copy-on-write: a write through a row stays in this process, the file is unchanged.
+  const before = fs.readFileSync(file);
+  const mapped = WordTopics.map(file);
+  assert.equal(mapped.src.kind, 'memory');
+  /** @type {import('../../pipeline/model/word-topics.js').SparseRow} */ (mapped.lookup('猫')).values.fill(7);
+  assert.ok(/** @type {import('../../pipeline/model/word-topics.js').SparseRow} */ (mapped.lookup('猫')).values.every((v) => v === 7));
+  assert.deepEqual(fs.readFileSync(file), before);
+  assert.notEqual(WordTopics.map(file).lookup('猫')?.values[0], 7);
+  // A model loaded for the server (not inMemory) is mapped: lookups are memory reads, not system calls.
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ format: MODEL_FORMAT }));
+  assert.equal(loadModel(path.basename(dir), { modelsDir: path.dirname(dir) }).wordTopics.src.kind, 'memory');
+  assert.throws(() => WordTopics.map(path.join(dir, 'missing.bin')), (/** @type {any} */ e) => e.code === 'SCDV_MODEL_CORRUPT' && /missing\.bin/.test(e.message));
+  fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -157,7 +157,7 @@ test("'fast' on random signed vectors: recall floor at the default budget, exact
   });
 });
 
-test("'fast' stops rescoring where the rest cannot matter: fewer candidates on hybrid-shaped vectors, all on random ones, the same top 10", async () => {
+test("'fast' stops rescoring where the rest cannot matter: fewer candidates on hybrid-shaped vectors, most on random ones, the same top 10", async () => {
   /**
    * Mean documents rescored per query, and recall@10 against exact.
    * @param {import('../../pipeline/store/collection.js').Collection} c
@@ -186,6 +186,59 @@ test("'fast' stops rescoring where the rest cannot matter: fewer candidates on h
   await withSegment(random, 3000, (c) => {
     const m = measure(c, random);
     process.stderr.write(`# random: ${m.rescored.toFixed(0)} of 1000 candidates rescored, recall@10 ${m.recall.toFixed(4)}\n`);
-    assert.ok(m.rescored > 900, `${m.rescored} rescored: wide gaps must keep the whole candidate list`);
+    // Gap factor 1.5 (session 8; 2 kept > 900): wide gaps keep most of the list, and the top 10.
+    assert.ok(m.rescored > 600, `${m.rescored} rescored: wide gaps must keep most of the candidate list`);
+    assert.ok(m.recall >= 0.99, `recall@10 ${m.recall}`);
   });
+});
+
+test("a search split over threads rescores the same candidates as one thread: the same hits, no more work", async () => {
+  // Two windows of 65,536 documents: threads 2 splits the posting traversal and the rescoring.
+  const docs = hybridDocs(66_000, 17);
+  await withSegment(docs, WIDTH, (c) => {
+    const ids = [...docs.keys()];
+    let rescored = 0;
+    for (let qi = 0; qi < 30; qi++) {
+      const self = /** @type {import('./helpers.js').TestDoc} */ (docs.get(ids[(qi * 7919) % ids.length]));
+      const opts = { k: 10, excludeIds: [self.id], minPostings: 0, candidates: 1000 };
+      const one = c.profile(self.vector, { ...opts, threads: 1 });
+      const two = c.profile(self.vector, { ...opts, threads: 2 });
+      assert.equal(two.stats.threads, 2, 'the search was not split');
+      assert.deepEqual(two.hits.map((h) => [h.id, h.score]), one.hits.map((h) => [h.id, h.score]), `query ${qi}`);
+      assert.equal(two.stats.rescored, one.stats.rescored, `query ${qi}: documents rescored`);
+      rescored += one.stats.rescored;
+    }
+    process.stderr.write(`# split: ${(rescored / 30).toFixed(0)} of 1000 candidates rescored by one thread and by two\n`);
+    assert.ok(rescored / 30 < 700, `${rescored / 30} rescored`);
+  });
+});
+
+test("the candidate scan's sampled floor keeps the same candidates: all passing documents when fewer than `candidates` pass above it", async () => {
+  // 20,000 documents, a site filter passing 1 in 4: the floor (from every document's value) lets through ~2N
+  // documents, of which ~N/2 pass the filter, so the scan must go below it to find N candidates.
+  const docs = randomDocs(20_000, 9);
+  const dir = tempDir('prune-floor');
+  const store = openStore(dir, { autoFlush: false, autoMerge: false, maintenanceMs: 0 });
+  try {
+    const c = store.collection('docs', { width: 3000 });
+    const all = [...docs.values()];
+    for (let i = 0; i < all.length; i += 2000) {
+      await c.upsert(all.slice(i, i + 2000).map((d, j) => ({ id: d.id, vector: d.vector, meta: { site: (i + j) % 4 === 0 ? 'a.example' : 'b.example' } })));
+    }
+    await c.flush();
+    for (let qi = 0; qi < 20; qi++) {
+      const self = all[(qi * 7919) % all.length];
+      const opts = { k: 10, excludeIds: [self.id], minPostings: 0, candidates: 400, threads: 1 };
+      // Unfiltered: the floor holds (N of 20,000 are above it); filtered: 5,000 pass, the N best of them are taken.
+      for (const sites of [undefined, ['a.example']]) {
+        const { hits, stats } = c.profile(self.vector, { ...opts, ...(sites ? { sites } : {}) });
+        assert.equal(stats.candidates, 400, `query ${qi}, sites ${sites}: ${stats.candidates} candidates`);
+        const exact = c.search(self.vector, { k: 10, excludeIds: [self.id], mode: 'exact', ...(sites ? { sites } : {}) });
+        assert.ok(recall(hits, exact) >= 0.9, `query ${qi}, sites ${sites}: recall ${recall(hits, exact)}`);
+      }
+    }
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

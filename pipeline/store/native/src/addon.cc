@@ -7,7 +7,11 @@
 // addon_js.h/.cc (argument and result conversions, the error guard).
 #include <napi.h>
 
+#include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -262,6 +266,34 @@ Napi::Value SegmentPostingSums(const Napi::CallbackInfo& info) {
   return out;
 }
 
+/**
+ * mapFile(path) -> ArrayBuffer: a read-only file's bytes, memory-mapped copy-on-write (the pages are the OS page cache,
+ * shared with every process; a write through the buffer stays private to this process and never reaches the file).
+ * Unmapped when the buffer is collected. The file must be replaced by renaming, not rewritten in place (model files are).
+ */
+Napi::Value MapFile(const Napi::CallbackInfo& info) {
+  const std::string path = str(info[0]);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throwErrno("cannot open", path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throwErrno("cannot stat", path);
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return Napi::ArrayBuffer::New(info.Env(), 0);
+  }
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) throwErrno("cannot map", path);
+  return Napi::ArrayBuffer::New(info.Env(), p, size, [](Napi::Env, void* data, size_t* len) {
+    ::munmap(data, *len);
+    delete len;
+  }, new size_t(size));
+}
+
 /** Tests: setSimd(on) -> whether SIMD paths are now used (never on a CPU without them). */
 Napi::Value SetSimd(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), setSimd(info[0].ToBoolean())); }
 
@@ -279,6 +311,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("halvesToFloats", Napi::Function::New(env, Guarded<HalvesToFloats>));
   exports.Set("codesToFloats", Napi::Function::New(env, Guarded<CodesToFloats>));
   exports.Set("segmentPostingSums", Napi::Function::New(env, Guarded<SegmentPostingSums>));
+  exports.Set("mapFile", Napi::Function::New(env, Guarded<MapFile>));
   exports.Set("setSimd", Napi::Function::New(env, Guarded<SetSimd>));
   return exports;
 }

@@ -137,6 +137,7 @@ Napi::Object hitsToJs(Napi::Env env, const std::vector<Hit>& hits, const SearchS
     Napi::Object s = Napi::Object::New(env);
     s.Set("postings", double(st->postings));
     s.Set("postingsTotal", double(st->postingsTotal));
+    s.Set("candidates", double(st->candidates));
     s.Set("rescored", double(st->rescored));
     s.Set("segments", double(st->segments));
     s.Set("bruteSegments", double(st->bruteSegments));

@@ -137,13 +137,18 @@ static float accOf(const std::vector<std::pair<float, uint32_t>>& cand, size_t i
  * reach the k-th exact score, or the rest are dropped. When the lists read hold nearly all of the documents' mass
  * (the hybrid vectors: gaps are small) a few chunks suffice; when they do not (pure SCDV vectors: wide gaps) it
  * rescores every candidate, as before. Measured in BENCHMARKS.md (session 7).
+ *
+ * With ways > 1 (a search split over threads) a round rescores up to `ways` chunks at once, one per thread, and
+ * the rule is then applied chunk by chunk in order, dropping the chunks after the first where it stops: the
+ * documents rescored, hence the results, are those of one thread (the threads only waste up to ways - 1 chunks).
  * `scored` receives the candidates rescored; `cand` is reordered.
  */
 static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<float, uint32_t>>& cand, const Segment& s,
-                            const float* qd, uint32_t k) {
-  // Safety factor on the largest gap seen: 2 kept every top 10 on the real hybrid vectors at 100k, 300k and 1M
-  // and on two synthetic pure-SCDV sets; 1 lost 2 points of recall on one of these, 1.5 none (BENCHMARKS.md).
-  constexpr double kGapSafety = 2.0;
+                            const float* qd, uint32_t k, uint32_t ways) {
+  // Safety factor on the largest gap seen: 1.5 kept recall@10 of the real hybrid vectors at 100k and 1M (1.000)
+  // and of two synthetic pure-SCDV sets (within 0.0016 of factor 2) and rescores a third of what 2 does on the
+  // hybrid vectors; 1 lost 2 points of recall on one set (BENCHMARKS.md, sessions 7 and 8).
+  constexpr double kGapSafety = 1.5;
   constexpr size_t kChunk = 32;
   constexpr size_t kMinRescored = 64;
   std::sort(cand.begin(), cand.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
@@ -151,23 +156,39 @@ static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<f
   std::vector<double> best;  // min-heap of the k best exact scores
   best.reserve(k + 1);
   double gap = 0;
+  const size_t minRescored = std::max<size_t>(kMinRescored, 3 * size_t(k));
+  // Whether the candidates from the i-th on are dropped (i: candidates rescored so far).
+  auto stopsAt = [&](size_t i) {
+    return i >= minRescored && best.size() >= k && double(cand[i].first) + kGapSafety * gap < best.front();
+  };
   size_t i = 0;
-  while (i < cand.size()) {
-    if (scored.size() >= std::max<size_t>(kMinRescored, 3 * size_t(k)) && best.size() >= k &&
-        double(cand[i].first) + kGapSafety * gap < best.front()) break;
-    const size_t from = scored.size(), n = std::min(kChunk, cand.size() - i);
-    for (size_t j = 0; j < n; j++) scored.push_back({double(cand[i + j].first), cand[i + j].second});
-    rescoreRange(s, scored.data() + from, n, qd);  // sorts the chunk by local number, for the prefetches
-    for (size_t j = from; j < scored.size(); j++) {
-      gap = std::max(gap, scored[j].exact - double(accOf(cand, i, n, scored[j].d)));
-      if (best.size() < k) { best.push_back(scored[j].exact); std::push_heap(best.begin(), best.end(), std::greater<double>()); }
-      else if (scored[j].exact > best.front()) {
-        std::pop_heap(best.begin(), best.end(), std::greater<double>());
-        best.back() = scored[j].exact;
-        std::push_heap(best.begin(), best.end(), std::greater<double>());
+  while (i < cand.size() && !stopsAt(i)) {
+    const size_t from = scored.size();
+    const size_t end = std::min(cand.size(), i + size_t(std::max<uint32_t>(1, ways)) * kChunk);
+    const uint32_t nchunks = static_cast<uint32_t>((end - i + kChunk - 1) / kChunk);
+    for (size_t j = i; j < end; j++) scored.push_back({double(cand[j].first), cand[j].second});
+    // Each chunk is sorted by local number (for the prefetches) by rescoreRange.
+    parallelFor(nchunks, ways, [&](uint32_t c) {
+      const size_t a = from + size_t(c) * kChunk;
+      rescoreRange(s, scored.data() + a, std::min(kChunk, from + (end - i) - a), qd);
+    });
+    for (uint32_t c = 0; c < nchunks; c++) {
+      if (c > 0 && stopsAt(i)) {
+        scored.resize(from + size_t(c) * kChunk);
+        return;
       }
+      const size_t a = from + size_t(c) * kChunk, n = std::min(kChunk, cand.size() - i);
+      for (size_t j = a; j < a + n; j++) {
+        gap = std::max(gap, scored[j].exact - double(accOf(cand, i, n, scored[j].d)));
+        if (best.size() < k) { best.push_back(scored[j].exact); std::push_heap(best.begin(), best.end(), std::greater<double>()); }
+        else if (scored[j].exact > best.front()) {
+          std::pop_heap(best.begin(), best.end(), std::greater<double>());
+          best.back() = scored[j].exact;
+          std::push_heap(best.begin(), best.end(), std::greater<double>());
+        }
+      }
+      i += n;
     }
-    i += n;
   }
 }
 
@@ -220,7 +241,9 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
         const uint32_t a = std::max<uint32_t>(lo, base) - base;
         const uint32_t b = static_cast<uint32_t>(std::min<uint64_t>(hi, w0 + kWindowDocs) - w0);
         const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(n, w0 + kWindowDocs) - w0);
-        scanTopAt(acc, a, b, base, sf, *pt.top, true);
+        // The first window of a run fills an empty candidate list: a sampled floor spares most of its pushes.
+        if (pt.top->size() == 0) scanTopFirstAt(acc, a, b, base, sf, *pt.top);
+        else scanTopAt(acc, a, b, base, sf, *pt.top, true);
         if (a > 0) std::memset(acc, 0, sizeof(float) * a);
         if (b < end) std::memset(acc + b, 0, sizeof(float) * (end - b));
         if (stats) {
@@ -247,20 +270,11 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
   std::vector<Scored> scored;
   scored.reserve(top.size());
   auto t0 = Clock::now();
-  if (ways > 1 && top.size() >= 512) {
-    // The same threads rescore contiguous runs of the candidates in local order (all of them).
-    for (auto& c : top.items()) scored.push_back({0.0, c.second});
-    std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) { return a.d < b.d; });
-    const size_t m = scored.size();
-    parallelFor(2 * ways, ways, [&](uint32_t i) {
-      const size_t a = m * i / (2 * ways), b = m * (i + 1) / (2 * ways);
-      rescoreRange(s, scored.data() + a, b - a, qd);
-    });
-  } else {
-    rescoreAdaptive(scored, top.items(), s, qd, p.k);
-  }
+  // A split search rescores on the same threads, by the one-thread rule (the same documents rescored).
+  rescoreAdaptive(scored, top.items(), s, qd, p.k, ways);
   if (stats) {
     stats->postings += read;
+    stats->candidates += top.size();
     stats->rescored += scored.size();
     stats->taatMs += taatMs;
     stats->scanMs += scanMs;

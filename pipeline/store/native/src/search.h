@@ -67,6 +67,7 @@ struct SearchParams {
 struct SearchStats {
   uint64_t postings = 0;       // postings decoded
   uint64_t postingsTotal = 0;  // postings of every list the query touches
+  uint64_t candidates = 0;     // 'fast': documents selected by accumulator value for rescoring
   uint64_t rescored = 0;       // documents scored exactly
   uint32_t segments = 0;
   uint32_t bruteSegments = 0;  // segments answered by scanning their filtered documents

@@ -33,6 +33,8 @@ class TopN {
   void finish() {
     if (v_.size() > cap_) cut();
   }
+  /** N: the values kept. */
+  size_t cap() const { return cap_; }
   /** After finish(): N values were found. */
   bool full() const { return v_.size() >= cap_; }
   /** After finish(): the smallest kept value. */
@@ -175,6 +177,14 @@ bool memPasses(const MemDoc& m, const Filters& f);
  * the heap is full). zeroAfter: leaves acc[lo..hi) zero.
  */
 void scanTopAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const SegFilter& sf, TopN& top, bool zeroAfter);
+
+/**
+ * scanTopAt(..., zeroAfter true) into a TopN that is still empty, pushing a fraction of the documents: a floor is
+ * taken from every 32nd document (the value about 2N of the range exceed), documents above it are pushed, and when
+ * fewer than N that pass the filters are above it, those at or below it too. The same candidates as scanTopAt
+ * (N documents above the floor beat any at or below it); the cost of a full scan is its pushes, ~N(1 + ln(n/2N)).
+ */
+void scanTopFirstAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const SegFilter& sf, TopN& top);
 
 inline void scanTop(float* acc, uint32_t lo, uint32_t hi, const SegFilter& sf, TopN& top, bool zeroAfter) {
   scanTopAt(acc, lo, hi, 0, sf, top, zeroAfter);

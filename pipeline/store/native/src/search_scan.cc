@@ -1,6 +1,8 @@
 // Filters resolved against one segment (and the WAL tail's documents), and the candidate scan over an accumulator.
 #include "search_internal.h"
 
+#include <cstring>
+
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
@@ -74,13 +76,16 @@ bool memPasses(const MemDoc& m, const Filters& f) {
   return true;
 }
 
-void scanTopAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const SegFilter& sf, TopN& top, bool zeroAfter) {
+namespace {
+
+/** scanTopAt with the documents at or below `floor` left out (and acc left as it is unless zeroAfter). */
+void scanAbove(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const SegFilter& sf, TopN& top, bool zeroAfter, float floor) {
   uint32_t d = lo;
 #if defined(__SSE2__)
   alignas(16) float tmp[16];
   const __m128 z = _mm_setzero_ps();
   for (; d + 16 <= hi; d += 16) {
-    const float t = top.threshold();
+    const float t = std::max(top.threshold(), floor);
     const __m128 th = _mm_set1_ps(t);
     const __m128 a0 = _mm_loadu_ps(acc + d), a1 = _mm_loadu_ps(acc + d + 4);
     const __m128 a2 = _mm_loadu_ps(acc + d + 8), a3 = _mm_loadu_ps(acc + d + 12);
@@ -105,10 +110,41 @@ void scanTopAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const Seg
   for (; d < hi; d++) {
     const float a = acc[d];
     if (zeroAfter) acc[d] = 0.0f;
-    if (a <= top.threshold()) continue;
+    if (a <= top.threshold() || a <= floor) continue;
     if (!sf.passes(docBase + d)) continue;
     top.push(a, docBase + d);
   }
+}
+
+}  // namespace
+
+void scanTopAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const SegFilter& sf, TopN& top, bool zeroAfter) {
+  scanAbove(acc, lo, hi, docBase, sf, top, zeroAfter, -INFINITY);
+}
+
+void scanTopFirstAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const SegFilter& sf, TopN& top) {
+  constexpr uint32_t kStride = 32;
+  const uint32_t m = (hi - lo) / kStride;
+  const size_t rank = (2 * top.cap() + kStride - 1) / kStride;  // samples above the floor: ~2N documents
+  if (top.size() != 0 || rank == 0 || rank * 4 > m) {
+    scanAbove(acc, lo, hi, docBase, sf, top, true, -INFINITY);
+    return;
+  }
+  thread_local std::vector<float> sample;
+  sample.resize(m);
+  for (uint32_t i = 0; i < m; i++) sample[i] = acc[lo + i * kStride];
+  std::nth_element(sample.begin(), sample.begin() + (rank - 1), sample.end(), std::greater<float>());
+  const float floor = sample[rank - 1];
+  scanAbove(acc, lo, hi, docBase, sf, top, false, floor);
+  // Fewer than N above the floor: no cut happened, so every passing document above it is in `top`; add the rest.
+  if (top.size() < top.cap()) {
+    for (uint32_t d = lo; d < hi; d++) {
+      const float a = acc[d];
+      if (a > floor || a <= top.threshold() || !sf.passes(docBase + d)) continue;
+      top.push(a, docBase + d);
+    }
+  }
+  std::memset(acc + lo, 0, sizeof(float) * (hi - lo));
 }
 
 }  // namespace scdv::detail

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// Same-run A/B of two server builds on bench:api's collection (issue 15, session 8): both servers up (this checkout
+// and --old, another checkout's pipeline/ and server/ with its addons built, e.g. `git archive <rev> pipeline server
+// workers package.json | tar x -C <dir>`, node_modules/models/build/dictionaries/.venv linked from this one, then
+// `npm run build:store` there), the constant route, live related by id and related for a text at --connections,
+// --rounds rounds alternating old/new; medians of req/s, p99 and the server's CPU time per request (/proc: all its
+// threads; a loaded machine moves req/s with the scheduler's share, CPU per request much less).
+//   node tests/bench/api.ab.js --old <dir> [--rounds 3] [--duration 6] [--connections 10]
+// Run `npm run bench:api` once first: it builds the collection (.scdv/bench/api) both servers read.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { forkBenchServer, stopBenchServer } from './bench-server.js';
+import { ensureBenchModel } from './bench-model.js';
+import { sentencePools, synthesize } from './synthetic-corpus.js';
+import { startPrivateRedis } from '../../pipeline/queue/redis.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BENCH_DIR = path.join(REPO, '.scdv', 'bench', 'api');
+process.env.SCDV_DATA_DIR = path.join(BENCH_DIR, 'data');
+process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
+
+const { values: opt } = parseArgs({ options: {
+  old: { type: 'string' }, rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '6' },
+  connections: { type: 'string', default: '10' }, docs: { type: 'string', default: '100000' },
+} });
+if (!opt.old) throw new Error('usage: api.ab.js --old <dir>');
+const nDocs = Number(opt.docs);
+/** @param {number} pid server CPU time so far (all threads), ms */
+const cpuOf = (pid) => {
+  const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
+const redis = await startPrivateRedis();
+const script = path.join(REPO, 'tests', 'bench', 'api.bench.js');
+const servers = {
+  old: forkBenchServer(script, { redisUrl: redis.url, server: {} }, { root: path.resolve(opt.old), name: 'old' }),
+  new: forkBenchServer(script, { redisUrl: redis.url, server: {} }, { name: 'new' }),
+};
+try {
+  const urls = { old: await servers.old.listening, new: await servers.new.listening };
+  const everyId = Array.from({ length: nDocs }, (_, i) => `syn-${(i * 104729 + 13) % nDocs}`);
+  const pools = sentencePools(ensureBenchModel('bench-livedoor-dev'));
+  const texts = [...synthesize(pools, 500, 99)].map((d) => JSON.stringify({ title: d.title, text: d.body.slice(0, 1500), k: 10 }));
+  let offset = 20000; // articles not asked for by bench:api's first levels
+  /** @type {Record<string, (n: number) => Record<string, unknown>>} */
+  const scenarios = {
+    ceiling: () => ({ path: '/bench/ceiling' }),
+    related_live: (n) => ({ path: `/v1/collections/articles/documents/${everyId[(offset + n) % nDocs]}/related?k=10` }),
+    text: (n) => ({ method: 'POST', path: '/v1/collections/articles/related', headers: { 'content-type': 'application/json' }, body: texts[n % texts.length] }),
+  };
+  /** @type {Record<string, {rps: number, p99: number, cpu: number, errors: number}[]>} */
+  const runs = {};
+  const load0 = fs.readFileSync('/proc/loadavg', 'utf8').trim();
+  for (let round = 0; round < Number(opt.rounds); round++) {
+    for (const [name, make] of Object.entries(scenarios)) {
+      /** @type {('old' | 'new')[]} */
+      const order = round % 2 ? ['new', 'old'] : ['old', 'new'];
+      for (const build of order) {
+        let n = 0;
+        const run = (/** @type {number} */ secs) => autocannon({
+          url: urls[build], connections: Number(opt.connections), duration: secs,
+          requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, ...make(n++) }) }],
+        });
+        await run(1);
+        const pid = /** @type {number} */ (servers[build].proc.pid);
+        const c0 = cpuOf(pid);
+        const r = await run(Number(opt.duration));
+        const cpu = (cpuOf(pid) - c0) / Math.max(1, r.requests.total);
+        offset += n;
+        (runs[`${name}_${build}`] ??= []).push({ rps: r.requests.average, p99: r.latency.p99, cpu, errors: r.errors + r.non2xx });
+        process.stderr.write(`round ${round + 1} ${name.padEnd(13)} ${build}: ${r.requests.average.toFixed(0)} req/s, p99 ${r.latency.p99} ms, server CPU ${cpu.toFixed(3)} ms a request\n`);
+      }
+    }
+  }
+  const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  for (const [key, xs] of Object.entries(runs)) {
+    out[key] = { rps: median(xs.map((x) => x.rps)), p99_ms: median(xs.map((x) => x.p99)), cpu_ms_per_request: +median(xs.map((x) => x.cpu)).toFixed(3), errors: xs.reduce((a, x) => a + x.errors, 0) };
+  }
+  console.log(JSON.stringify({ ...out, load_avg: { start: load0, end: fs.readFileSync('/proc/loadavg', 'utf8').trim() } }));
+} finally {
+  await stopBenchServer(servers.old.proc);
+  await stopBenchServer(servers.new.proc);
+  await redis.stop();
+}
