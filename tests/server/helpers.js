@@ -1,6 +1,7 @@
 // Shared set-up of the server tests: a temporary DATA/MODELS/STORE folder (set in the environment before any
 // pipeline module is imported), a private Redis, two small real models trained on the bundled sample, and
 // the collections `articles` (the sample) and `ads` (a few hand-written ads) indexed for both models.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +55,21 @@ export function testConfig(server = {}) {
       server: { apiKeyHashes: [hashKey(API_KEY)], indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, rerank: { collapseRelated: false }, ...server },
     },
   });
+}
+
+/**
+ * An exact copy of the query document is its most related one, up to the store's score error: stored values are
+ * 11-bit codes (scores within 1e-3 of exact, pipeline/store/README.md), and in these tests' tiny pure-SCDV layout
+ * every pair of articles scores ~0.999, so the copy can tie with a neighbour within that error. It must be among
+ * the results, scoring within 1e-3 of the first and above 0.999. Returns the copy's result.
+ * @param {{id: string, score: number}[]} results
+ * @param {string} id the copy's id
+ */
+export function assertCopyOnTop(results, id) {
+  const copy = results.find((r) => r.id === id);
+  assert.ok(copy, `${id} among the results: ${JSON.stringify(results.map((r) => [r.id, r.score]))}`);
+  assert.ok(copy.score > 0.999 && copy.score >= results[0].score - 1e-3, `${id} scores ${copy.score}, the first ${results[0].score}`);
+  return copy;
 }
 
 /** Sample documents, parsed as the corpus reader does. */
