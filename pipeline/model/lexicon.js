@@ -2,13 +2,12 @@
 // model but without the stop lists (docs/relevance.md "The lexical block's tokens": SCDV needs the lists, the
 // lexical block is better without them). One line per word, most frequent first: word<TAB>count<TAB>idf, the
 // format of vocab.txt; words seen fewer than min_count times are left out, and the idf is workers/scdv/idf.py's
-// smoothed formula ln((1 + N) / (1 + df)) + 1 over the N documents that kept a token.
+// smoothed formula over the documents that kept a token. Built by workers/scdv/lexicon.py from the second tokenise
+// run of `scdv train` (the model's run with the lists, this one without: both on the tokenise workers).
 import fs from 'node:fs';
 import path from 'node:path';
-import { readLines } from '../corpus/lines.js';
-import { parseDocument, documentText } from '../corpus/document.js';
 import { errors } from '../errors.js';
-import { writeFileAtomic } from '../fsutil.js';
+import { runPythonModule } from '../python.js';
 
 export const LEXICON_FILE = 'lexicon.txt';
 
@@ -30,45 +29,17 @@ export function lexiconPossible(trained) {
 }
 
 /**
- * Count the corpus's tokens (each valid line's title and body; an id seen before is skipped, as tokenising does)
- * and write the lexicon into `dir`.
- * @param {string} corpus JSON Lines
- * @param {{tokenizeBatch: (texts: string[]) => Promise<string[]>}} tokenizer the lexical tokenizer
- * @param {{dir: string, minCount: number, maxLineBytes: number, batch?: number}} o
+ * Write the lexicon of a tokenised corpus (one document per line, the tokens without the stop lists) into `dir`:
+ * `python -m scdv.lexicon` (workers/scdv/lexicon.py), so the idf comes from the one implementation of the formula.
+ * @param {string} corpusTxt
+ * @param {{dir: string, minCount: number}} o
  * @returns {Promise<{words: number, documents: number}>}
  */
-export async function buildLexicon(corpus, tokenizer, o) {
-  /** @type {Map<string, number>} */
-  const count = new Map();
-  /** @type {Map<string, number>} */
-  const df = new Map();
-  const seen = new Set();
-  let documents = 0;
-  /** @type {string[]} */
-  let texts = [];
-  const flush = async () => {
-    for (const packed of await tokenizer.tokenizeBatch(texts)) {
-      if (packed === '') continue;
-      documents++;
-      const toks = packed.split(' ');
-      for (const t of toks) count.set(t, (count.get(t) ?? 0) + 1);
-      for (const t of new Set(toks)) df.set(t, (df.get(t) ?? 0) + 1);
-    }
-    texts = [];
-  };
-  for await (const line of readLines(corpus, { maxLineBytes: o.maxLineBytes })) {
-    if (!('buf' in line)) continue;
-    const parsed = parseDocument(line.buf, line.lineNo);
-    if (!('doc' in parsed) || seen.has(parsed.doc.id)) continue;
-    seen.add(parsed.doc.id);
-    texts.push(documentText(parsed.doc));
-    if (texts.length >= (o.batch ?? 256)) await flush();
-  }
-  await flush();
-  const words = [...count].filter(([, c]) => c >= o.minCount).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const lines = words.map(([w, c]) => `${w}\t${c}\t${(Math.log((1 + documents) / (1 + /** @type {number} */ (df.get(w)))) + 1).toPrecision(9)}\n`);
-  writeFileAtomic(path.join(o.dir, LEXICON_FILE), lines.join(''));
-  return { words: words.length, documents };
+export async function buildLexicon(corpusTxt, o) {
+  const r = await runPythonModule('scdv.lexicon', ['--corpus', corpusTxt, '--min-count', String(o.minCount), '--out', path.join(o.dir, LEXICON_FILE)], {
+    fail: (why) => errors.TRAIN_FAILED('lexicon', why),
+  });
+  return { words: r.words, documents: r.documents };
 }
 
 /**

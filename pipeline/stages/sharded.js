@@ -80,6 +80,7 @@ export function checkUsableRun(o) {
 /**
  * @typedef {object} ShardRunOptions
  * @property {'tokenize'|'index'} queueName
+ * @property {string} [label] the progress bar's name (default: the queue's)
  * @property {string} outDir the run folder (shard markers live in outDir/shards)
  * @property {string} runKey
  * @property {import('../corpus/plan.js').Shard[]} pending
@@ -153,7 +154,7 @@ export async function runShards(o) {
   let lastLostCheck = Date.now();
   const totalLines = o.pending.reduce((a, s) => a + s.lines, 0);
   // One unit from start to end: corpus lines (a line is a document, or a rejected line); shards are the jobs.
-  const bar = o.quiet ? null : new ProgressBar(o.queueName, { unit: 'line', total: totalLines });
+  const bar = o.quiet ? null : new ProgressBar(o.label ?? o.queueName, { unit: 'line', total: totalLines });
   /** Wakes the wait below as soon as a job completes or fails, instead of at the next poll. */
   let wake = () => {};
   queue.on('global:completed', () => wake());

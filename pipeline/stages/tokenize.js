@@ -26,6 +26,7 @@ import { duplicateIssue } from '../corpus/duplicates.js';
  * @property {(msg: string) => void} [log]
  * @property {boolean} [quiet] no progress bar
  * @property {(pool: WorkerPool) => void} [onWorkersStarted] test hook: lets a test kill a worker
+ * @property {string} [label] what its log lines and progress bar are called (default 'tokenize')
  */
 
 /**
@@ -54,6 +55,7 @@ export async function runTokenize(opts) {
   const corpus = path.resolve(opts.corpus);
   const outDir = path.resolve(opts.outDir);
   const { config } = opts;
+  const label = opts.label ?? 'tokenize';
   // Loading the tokenizer here checks dictionary and config before any worker starts.
   const tokenizer = await createTokenizer(config.tokenizer);
   const described = tokenizer.describe();
@@ -72,7 +74,7 @@ export async function runTokenize(opts) {
     prepareRunDir(outDir, runKey, log);
     const pending = plan.shards.filter((s) => !readShardResult(outDir, s.index, runKey));
     const reused = plan.shards.length - pending.length;
-    log(`tokenize: ${plural(plan.lines, 'line')} in ${plural(plan.shards.length, 'shard')}` +
+    log(`${label}: ${plural(plan.lines, 'line')} in ${plural(plan.shards.length, 'shard')}` +
       (reused ? ` (${reused} already done, reused)` : '') + `; dictionary ${described.dictionary.name}`);
 
     if (pending.length) {
@@ -80,7 +82,7 @@ export async function runTokenize(opts) {
       pool = startShardWorkers({ stage: 'tokenize', requested: opts.workers ?? config.tokenize.workers, shards: pending.length, redisUrl: opts.redisUrl, config, log });
       opts.onWorkersStarted?.(pool);
       await runShards({
-        queueName: 'tokenize', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
+        queueName: 'tokenize', label, outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
         jobData: (shard) => ({ runKey, corpus, shard, outDir, config }),
       });
     }

@@ -20,7 +20,6 @@ import { MODEL_FORMAT } from '../model/names.js';
 import { runAnalysisPython } from '../inspect/python.js';
 import { ANALYSIS_FILE } from '../inspect/analysis.js';
 import { writeReport } from '../report/index.js';
-import { createTokenizer } from '../tokenizer/index.js';
 import { buildLexicon, lexicalTokenizerConfig, lexiconPossible, LEXICON_FILE } from '../model/lexicon.js';
 
 /** @typedef {'word2vec'|'idf'|'gmm'|'topics'} TrainStage */
@@ -121,16 +120,21 @@ async function trainLocked(opts, name, work) {
     Object.assign(stageResults, await runStagesOnQueue({ ...opts, log, trainDir, corpusTxt, pending, documents: corpusDocs }));
   }
 
-  // The lexical block's own vocabulary (tokens without the stop lists): one more tokenising pass over the corpus.
+  // The lexical block's own vocabulary: the corpus tokenised again without the stop lists (a second run on the
+  // tokenise workers: parallel, with progress, reused shard by shard like the first), counted by workers/scdv/lexicon.py.
   const trainedTokenizer = tokensManifest.tokenizer?.config ?? opts.config.tokenizer;
   /** @type {{words: number, documents: number, seconds: number} | null} */
   let lexicon = null;
   if (lexiconPossible(trainedTokenizer)) {
     const t = Date.now();
-    const tokenizer = await createTokenizer(lexicalTokenizerConfig(trainedTokenizer));
-    const built = await buildLexicon(opts.corpus, tokenizer, {
-      dir: trainDir, minCount: opts.config.train.word2vec.min_count, maxLineBytes: opts.config.corpus.maxDocumentBytes,
+    const lexical = await runTokenize({
+      corpus: opts.corpus, outDir: path.join(work, 'lexical-tokens'), label: 'lexicon',
+      config: { ...opts.config, tokenizer: lexicalTokenizerConfig(trainedTokenizer) }, redisUrl: opts.redisUrl, log, quiet: opts.quiet,
     });
+    const lexicalManifest = JSON.parse(fs.readFileSync(path.join(lexical.outDir, 'manifest.json'), 'utf8'));
+    const lexicalTxt = path.join(trainDir, 'lexical-corpus.txt');
+    await writeTrainingCorpus(lexical.tokensFile, lexicalTxt, lexicalManifest.runKey);
+    const built = await buildLexicon(lexicalTxt, { dir: trainDir, minCount: opts.config.train.word2vec.min_count });
     lexicon = { ...built, seconds: (Date.now() - t) / 1000 };
   }
 

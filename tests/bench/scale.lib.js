@@ -91,8 +91,9 @@ function memoryOf(pid) {
 
 /**
  * Which stage a process works for: a Python training stage names itself on its command line
- * (`-m scdv.train word2vec …`), the model analysis is `-m scdv.analysis`, tokenise workers are `cli.js worker
- * tokenize`; anything else belongs to the stage the benchmark marked. The private Redis and the idle Node
+ * (`-m scdv.train word2vec …`), the model analysis is `-m scdv.analysis`, the lexicon's count `-m scdv.lexicon`;
+ * tokenise workers are `cli.js worker tokenize` and work for the lexicon while it is the marked stage (its second
+ * tokenise run); anything else belongs to the stage the benchmark marked. The private Redis and the idle Node
  * process that runs the Python stages for the train queue (`cli.js worker train`) are nobody's.
  * @param {string} cmd
  * @param {string} marked
@@ -100,9 +101,9 @@ function memoryOf(pid) {
  */
 export function stageOf(cmd, marked) {
   if (/redis-server|cli\.js worker train\b/.test(cmd)) return null;
-  if (/cli\.js worker tokenize\b/.test(cmd)) return 'tokenize';
-  const py = /-m scdv\.(train (\w+)|analysis)/.exec(cmd);
-  if (py) return py[2] ?? 'analysis';
+  if (/cli\.js worker tokenize\b/.test(cmd)) return marked === 'lexicon' ? 'lexicon' : 'tokenize';
+  const py = /-m scdv\.(train (\w+)|analysis|lexicon)/.exec(cmd);
+  if (py) return py[2] ?? py[1];
   return marked;
 }
 

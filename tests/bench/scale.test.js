@@ -48,6 +48,9 @@ test('stageOf: Python stages and tokenise workers by command line, the rest by t
   assert.equal(stageOf('/x/.venv/bin/python -m scdv.train gmm --corpus c.txt', 'tokenize'), 'gmm');
   assert.equal(stageOf('/x/.venv/bin/python -m scdv.analysis --model m', 'tokenize'), 'analysis');
   assert.equal(stageOf('/usr/bin/node /x/pipeline/cli.js worker tokenize --config-json {}', 'embed'), 'tokenize');
+  // the lexicon's second tokenise run: the same workers, while the lexicon is the marked stage; then its count
+  assert.equal(stageOf('/usr/bin/node /x/pipeline/cli.js worker tokenize --config-json {}', 'lexicon'), 'lexicon');
+  assert.equal(stageOf('/x/.venv/bin/python -m scdv.lexicon --corpus l.txt --min-count 5 --out x', 'tokenize'), 'lexicon');
   assert.equal(stageOf('/usr/bin/node /x/pipeline/cli.js worker train --config-json {}', 'tokenize'), null);
   assert.equal(stageOf('redis-server *:6390', 'tokenize'), null);
   assert.equal(stageOf('/usr/bin/node something-else.js', 'index'), 'index');
