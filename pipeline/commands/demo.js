@@ -99,9 +99,11 @@ async function run(values) {
     await showExamples(server.url, say);
     say(`\nWrite routes take the demo key: -H 'Authorization: Bearer ${DEMO_API_KEY}' (set server.apiKeyHashes for your own).`);
     say(`API documentation: ${server.url}/docs   queues: ${server.url}/admin/queues   metrics: ${server.url}/metrics`);
+    // Listening for Ctrl-C before saying so: a signal sent on reading "Serving on" must find the handler in place.
+    const stopped = untilSignal();
     say(`\nServing on ${server.url}`);
     say('(Ctrl-C to stop)');
-    await untilSignal();
+    await stopped;
     say('\nstopping: finishing requests in flight');
   } finally {
     await server?.close();
