@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const h = await import('../server/helpers.js');
+h.usePureScdvLayout(); // two arms (hybrid, scdv) give the same lists on a pure SCDV collection
 const { startServer } = await import('../../server/start.js');
 const { readEvents } = await import('../../pipeline/events/log.js');
 const { loadConfig } = await import('../../pipeline/config.js');

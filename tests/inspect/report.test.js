@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { launchChromium, screenshotDir } from '../lib/browser.js';
 
 const h = await import('../server/helpers.js');
+h.usePureScdvLayout(); // explain decomposes the SCDV block word by word
 const { REPO_ROOT, SAMPLE_CORPUS, modelsDir } = await import('../../pipeline/paths.js');
 const { loadModel } = await import('../../pipeline/model/load.js');
 const { writeReport } = await import('../../pipeline/report/index.js');

@@ -35,7 +35,8 @@ test('results carry the stored category and site', async () => {
     payload: { title: doc?.title, body: doc?.body, category: 'sports-watch', site: 'example' },
   });
   assert.equal(put.status, 200, JSON.stringify(put.body));
-  const rel = (await call(`/v1/collections/articles/documents/${DOC}/related?k=20`)).body;
+  h.assertCopyCollapsed((await call(`/v1/collections/articles/documents/${DOC}/related?k=20`)).body, 'copy-1');
+  const rel = (await call(`/v1/collections/articles/documents/${DOC}/related?k=20&collapse=false`)).body;
   const copy = h.assertCopyOnTop(rel.results, 'copy-1');
   assert.deepEqual({ ...copy, score: 0 }, { id: 'copy-1', score: 0, title: doc?.title, category: 'sports-watch', site: 'example' });
   // The sample's documents have a category and no site.

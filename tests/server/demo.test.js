@@ -30,7 +30,8 @@ test('npm start: trains nothing when the model exists, indexes, serves, answers,
   // Collections left by another vector layout are re-created: articles of another width (pure SCDV), ads of the
   // same width recorded with other settings (either would refuse the demo's vectors).
   const demoEmbed = loadConfig({ overrides: { embed: { keepCount: 36 } } });
-  await h.indexDocs(DEMO_MODEL, 'articles', h.sampleDocs().slice(0, 3), h.testConfig());
+  const pureScdv = loadConfig({ overrides: { embed: { keepCount: 36, hybrid: { alpha: 1 } } } }); // 144 wide, no lexical block
+  await h.indexDocs(DEMO_MODEL, 'articles', h.sampleDocs().slice(0, 3), pureScdv);
   await h.indexDocs(DEMO_MODEL, 'ads', h.sampleDocs().slice(0, 3), demoEmbed);
   const e = await createEmbedder(DEMO_MODEL, demoEmbed);
   e.model.wordTopics.close();
