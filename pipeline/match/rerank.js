@@ -10,16 +10,16 @@
 //   without a date counts as infinitely old (score · (1 − w)). For a positive score this is
 //   score · ((1 − w) + w · 0.5^(age / halfLife)): a document one half-life old loses w / 2 of its score.
 // - Diversity (`maxPerSite`): at most this many results per site (documents without a site are not capped).
-// - Pseudo-relevance feedback (`feedback`, related lists): the query is searched once for its first `docs` hits,
-//   then again with Rocchio's expanded query q' = normalise(q + weight · mean of those hits' stored vectors, cut to
-//   its 2·nnz(q) heaviest entries); the list is the second search's, its scores the cosines to q'. Near-duplicates
-//   of the query document are still judged by their similarity to q itself. Measured in docs/relevance.md
-//   ("Pseudo-relevance feedback").
+// - Pseudo-relevance feedback (`feedback`, related lists): the query is searched once for a pool of `pool`
+//   candidates; Rocchio's expanded query q' = normalise(q + weight · mean of the first `docs` hits' stored vectors,
+//   cut to its 2·nnz(q) heaviest entries) then re-scores that pool only (no second search): the list is the pool
+//   ordered by cosine to q', its scores those cosines. Near-duplicates of the query document are still judged by
+//   their similarity to q itself. Measured in docs/relevance.md ("Pseudo-relevance feedback").
 //
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
 import { parseDate } from '../dates.js';
-import { expandQuery, sparseDot } from '../embed/vectorizer.js';
+import { dotsWith, expandQuery, sparseDot } from '../embed/vectorizer.js';
 
 /**
  * @typedef {object} RerankOptions
@@ -31,7 +31,10 @@ import { expandQuery, sparseDot } from '../embed/vectorizer.js';
  * @property {Feedback | null} [feedback] pseudo-relevance feedback (null, absent or docs 0: none)
  */
 
-/** @typedef {{docs: number, weight: number}} Feedback re-query with q + weight · the mean of the first `docs` hits */
+/**
+ * @typedef {{docs: number, weight: number, pool: number}} Feedback re-score the first `pool` hits against
+ *   q + weight · the mean of the first `docs` hits
+ */
 
 /**
  * @typedef {{id: string, score: number, meta: any}} Hit a store hit (meta: an object or JSON text)
@@ -59,12 +62,12 @@ export function parseHalfLife(text) {
 }
 
 /**
- * The feedback a related list uses when it asks for it: the configured depth and weight, or null when they make it
- * a no-op (docs or weight 0).
- * @param {{docs: number, weight: number}} cfg server.rerank.relatedFeedback
+ * The feedback a related list uses when it asks for it: the configured depth, weight and pool, or null when they
+ * make it a no-op (docs or weight 0).
+ * @param {{docs: number, weight: number, pool: number}} cfg server.rerank.relatedFeedback
  * @returns {Feedback | null}
  */
-export const feedbackSettings = (cfg) => (cfg.docs > 0 && cfg.weight > 0 ? { docs: cfg.docs, weight: cfg.weight } : null);
+export const feedbackSettings = (cfg) => (cfg.docs > 0 && cfg.weight > 0 ? { docs: cfg.docs, weight: cfg.weight, pool: cfg.pool } : null);
 
 /** @param {RerankOptions} o whether any option changes the plain top-k */
 export const rerankActive = (o) => o.duplicateThreshold !== null || o.halfLifeMs !== null || o.maxPerSite !== null;
@@ -179,9 +182,10 @@ function duplicateOf(v, score, kept, keptVectors, t) {
 
 /**
  * Search and re-rank until `want` results are kept: the store is asked for a pool of candidates (poolFactor ×
- * want, at least poolMin, at most maxK), and for twice as many while results are missing and the pool was full.
- * Without an active option it is one plain search of `want`. With feedback, the query is first expanded with its
- * first hits (the top of this file), which costs one more search and `feedback.docs` stored vectors.
+ * want, at least poolMin, at least feedback.pool with feedback, at most maxK), and for twice as many while
+ * results are missing and the pool was full. Without an active option it is one plain search of `want`. With
+ * feedback, the pool is re-scored against the query expanded with its first hits (feedbackRescored): every pool
+ * vector is fetched (the collapsing then finds them cached), and the store is searched once.
  * @param {object} a
  * @param {SparseVector} a.query
  * @param {(query: SparseVector, n: number) => Promise<Hit[]>} a.search the store's top n for a query (filters applied)
@@ -206,24 +210,40 @@ export async function searchReranked(a) {
     }
     return ids.map((id) => /** @type {SparseVector | null} */ (cache.get(id)));
   };
-  let query = a.query;
-  const fb = a.options.feedback ?? null;
-  if (fb && fb.docs > 0 && fb.weight > 0) {
-    const first = await a.search(a.query, fb.docs);
-    const vectors = (await cached(first.map((h) => h.id))).filter((v) => v !== null);
-    // At most twice the query's non-zeros (its heaviest): the second search costs about two plain ones, and on the
-    // livedoor dev split the cut loses nothing (docs/relevance.md).
-    if (vectors.length) query = expandQuery(a.query, /** @type {SparseVector[]} */ (vectors), fb.weight, 2 * a.query.indices.length);
-  }
-  const original = query === a.query ? null : a.query;
-  if (!rerankActive(a.options)) return { hits: await a.search(query, a.want), dropped: [], searched: a.want, fetched };
-  let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor)));
+  const fb = a.options.feedback && a.options.feedback.docs > 0 && a.options.feedback.weight > 0 ? a.options.feedback : null;
+  if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want), dropped: [], searched: a.want, fetched };
+  let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor), fb ? fb.pool : 0));
   for (;;) {
-    const hits = await a.search(query, n);
-    const r = await rerank(hits, a.want, a.options, cached, original);
+    const hits = await a.search(a.query, n);
+    const ranked = fb ? await feedbackRescored(hits, a.query, fb, cached) : hits;
+    const r = await rerank(ranked, a.want, a.options, cached, fb ? a.query : null);
     if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) return { hits: r.hits, dropped: r.dropped, searched: n, fetched };
     n = Math.min(a.maxK, n * 2);
   }
+}
+
+/**
+ * Pseudo-relevance feedback as a re-ranking: the hits (best first for q) re-scored by cosine to Rocchio's expanded
+ * query q' (from the first `docs` of them that are still stored), best first, ties by id; hits deleted since the
+ * search are left out. Without any stored vector among them the hits come back as they are.
+ * @param {Hit[]} hits
+ * @param {SparseVector} query q
+ * @param {Feedback} fb
+ * @param {VectorLookup} vectorsOf
+ * @returns {Promise<Hit[]>}
+ */
+export async function feedbackRescored(hits, query, fb, vectorsOf) {
+  const vectors = await vectorsOf(hits.map((h) => h.id));
+  const first = /** @type {SparseVector[]} */ (vectors.filter((v) => v !== null)).slice(0, fb.docs);
+  if (!first.length) return hits;
+  // At most twice the query's non-zeros (its heaviest): on the livedoor dev split the cut loses nothing
+  // (docs/relevance.md), and each pool vector's dot product stays cheap.
+  const expanded = expandQuery(query, first, fb.weight, 2 * query.indices.length);
+  const scores = dotsWith(expanded, vectors);
+  /** @type {Hit[]} */
+  const out = [];
+  hits.forEach((h, j) => { if (vectors[j]) out.push({ ...h, score: scores[j] }); });
+  return out.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 }
 
 /**
