@@ -40,6 +40,8 @@ import { dotsWith, expandQuery, sparseDot } from '../embed/vectorizer.js';
  * @typedef {{id: string, score: number, meta: any}} Hit a store hit (meta: an object or JSON text)
  * @typedef {import('../embed/vectorizer.js').SparseVector} SparseVector
  * @typedef {(ids: string[]) => Promise<(SparseVector | null)[]>} VectorLookup stored vectors of ids, in order (null: gone)
+ * @typedef {(ids: string[], query: SparseVector) => Promise<Float64Array>} ScoreLookup stored vectors of ids dotted
+ *   with a query, in order (NaN: gone)
  * @typedef {{id: string, duplicate_of?: string, similarity: number}} DroppedDuplicate duplicate_of absent: a duplicate of the query document
  * @typedef {Hit & {ranking_score?: number}} RankedHit meta parsed; ranking_score when recency applied
  */
@@ -184,12 +186,14 @@ function duplicateOf(v, score, kept, keptVectors, t) {
  * Search and re-rank until `want` results are kept: the store is asked for a pool of candidates (poolFactor ×
  * want, at least poolMin, at least feedback.pool with feedback, at most maxK), and for twice as many while
  * results are missing and the pool was full. Without an active option it is one plain search of `want`. With
- * feedback, the pool is re-scored against the query expanded with its first hits (feedbackRescored): every pool
- * vector is fetched (the collapsing then finds them cached), and the store is searched once.
+ * feedback, the pool is re-scored against the query expanded with its first hits (feedbackRescored: by the store
+ * in place when it can, else from fetched vectors, which the collapsing then finds cached), and the store is
+ * searched once.
  * @param {object} a
  * @param {SparseVector} a.query
  * @param {(query: SparseVector, n: number) => Promise<Hit[]>} a.search the store's top n for a query (filters applied)
  * @param {(ids: string[]) => Promise<(SparseVector | null)[]>} a.vectorsOf stored vectors (e.g. collection.get)
+ * @param {ScoreLookup} [a.scoresOf] stored vectors dotted with a query (storedScores); absent: from vectorsOf
  * @param {number} a.want
  * @param {number} a.maxK
  * @param {RerankOptions} a.options
@@ -215,7 +219,7 @@ export async function searchReranked(a) {
   let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor), fb ? fb.pool : 0));
   for (;;) {
     const hits = await a.search(a.query, n);
-    const ranked = fb ? await feedbackRescored(hits, a.query, fb, cached) : hits;
+    const ranked = fb ? await feedbackRescored(hits, a.query, fb, cached, a.scoresOf ?? (async (ids, q) => dotsWith(q, await cached(ids)))) : hits;
     const r = await rerank(ranked, a.want, a.options, cached, fb ? a.query : null);
     if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) return { hits: r.hits, dropped: r.dropped, searched: n, fetched };
     n = Math.min(a.maxK, n * 2);
@@ -230,25 +234,43 @@ export async function searchReranked(a) {
  * @param {SparseVector} query q
  * @param {Feedback} fb
  * @param {VectorLookup} vectorsOf
+ * @param {ScoreLookup} scoresOf
  * @returns {Promise<Hit[]>}
  */
-export async function feedbackRescored(hits, query, fb, vectorsOf) {
-  const vectors = await vectorsOf(hits.map((h) => h.id));
-  const first = /** @type {SparseVector[]} */ (vectors.filter((v) => v !== null)).slice(0, fb.docs);
+export async function feedbackRescored(hits, query, fb, vectorsOf, scoresOf) {
+  /** @type {SparseVector[]} */
+  const first = [];
+  for (let i = 0; i < hits.length && first.length < fb.docs; i += fb.docs) {
+    for (const v of await vectorsOf(hits.slice(i, i + fb.docs).map((h) => h.id))) if (v && first.length < fb.docs) first.push(v);
+  }
   if (!first.length) return hits;
   // At most twice the query's non-zeros (its heaviest): on the livedoor dev split the cut loses nothing
-  // (docs/relevance.md), and each pool vector's dot product stays cheap.
+  // (docs/relevance.md).
   const expanded = expandQuery(query, first, fb.weight, 2 * query.indices.length);
-  const scores = dotsWith(expanded, vectors);
+  const scores = await scoresOf(hits.map((h) => h.id), expanded);
   /** @type {Hit[]} */
   const out = [];
-  hits.forEach((h, j) => { if (vectors[j]) out.push({ ...h, score: scores[j] }); });
+  hits.forEach((h, j) => { if (!Number.isNaN(scores[j])) out.push({ ...h, score: scores[j] }); });
   return out.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 }
 
 /**
+ * Each id's stored vector dotted with the query (NaN: not stored): the store's own call when it has one (the
+ * native store scores in place), else from the vectors fetched with get.
+ * @param {{get: (id: string) => any, scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
+ * @param {string[]} ids
+ * @param {SparseVector} query
+ * @returns {Promise<Float64Array>}
+ */
+export async function storedScores(coll, ids, query) {
+  if (coll.scores) return coll.scores(ids, query);
+  return dotsWith(query, await Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)));
+}
+
+/**
  * searchReranked over a store collection (either backend: every store call is awaited).
- * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]> , get: (id: string) => any}} coll
+ * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]>, get: (id: string) => any,
+ *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
  * @param {SparseVector} vector the query
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
  * @param {number} want
@@ -260,6 +282,7 @@ export function searchCollection(coll, vector, storeOptions, want, options, serv
     query: vector,
     search: (q, n) => coll.searchAsync(q, { ...storeOptions, k: n }),
     vectorsOf: (ids) => Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)),
+    ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,
   });
 }

@@ -75,6 +75,8 @@ function expanded(/** @type {Float64Array} */ q, /** @type {number} */ nnz, /** 
   return e.map((x) => x / n);
 }
 
+/** The collection as a backend without a scores call sees it. */
+const withoutScores = { searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsync(v, o), get: (/** @type {string} */ id) => coll.get(id) };
 const noCollapse = { duplicateThreshold: null, halfLifeMs: null, recencyWeight: 0.5, maxPerSite: null, now: Date.now() };
 
 test('the list is the pool of the first search re-scored by cosine to the expanded query (no second search)', async () => {
@@ -89,11 +91,14 @@ test('the list is the pool of the first search re-scored by cosine to the expand
     const e = expanded(q, /** @type {any} */ (coll.get(id)).vector.indices.length, pool.slice(0, FEEDBACK.docs));
     const score = (/** @type {string} */ d) => dot(e, /** @type {any} */ (dense.get(d)));
     const want = pool.slice().sort(byScore(score)).slice(0, k);
-    const got = await searchCollection(coll, /** @type {any} */ (coll.get(id)).vector, { excludeIds: [id], mode: 'exact' }, k,
-      { ...noCollapse, feedback: FEEDBACK }, server);
-    assert.deepEqual(got.hits.map((h) => h.id), want, `query ${id}`);
-    got.hits.forEach((h) => assert.ok(Math.abs(h.score - score(h.id)) < 1e-5, `${id} → ${h.id}: ${h.score} vs ${score(h.id)}`));
-    assert.equal(got.searched, poolSize, 'one search, of the pool');
+    // The native store re-scores in place (Collection.scores); a backend without that call (OpenSearch) through get.
+    for (const backend of [coll, withoutScores]) {
+      const got = await searchCollection(backend, /** @type {any} */ (coll.get(id)).vector, { excludeIds: [id], mode: 'exact' }, k,
+        { ...noCollapse, feedback: FEEDBACK }, server);
+      assert.deepEqual(got.hits.map((h) => h.id), want, `query ${id}`);
+      got.hits.forEach((h) => assert.ok(Math.abs(h.score - score(h.id)) < 1e-5, `${id} → ${h.id}: ${h.score} vs ${score(h.id)}`));
+      assert.equal(got.searched, poolSize, 'one search, of the pool');
+    }
     // What a second search with q' over the whole collection would have listed.
     if (others.slice().sort(byScore(score)).slice(0, k).join() !== want.join()) differsFromFullSearch++;
   }
@@ -124,4 +129,18 @@ test('without feedback (null or docs 0) the list is the plain search', async () 
     const got = await searchCollection(coll, v, { excludeIds: ['d005'], mode: 'exact' }, 10, { ...noCollapse, feedback }, server);
     assert.deepEqual(got.hits.map((h) => h.id), plain);
   }
+});
+
+test('Collection.scores: each stored vector dotted with the query in place, NaN for ids not stored (segment, WAL tail, deleted)', async () => {
+  const q = /** @type {any} */ (coll.get('d010')).vector;
+  await coll.upsert([{ id: 'fresh', vector: /** @type {any} */ (coll.get('d011')).vector, meta: {} }]); // in the WAL tail, not flushed
+  await coll.delete(['d012']);
+  const ids = ['d013', 'fresh', 'd012', 'nope', 'd010'];
+  const got = coll.scores(ids, q);
+  const qd = /** @type {Float64Array} */ (dense.get('d010'));
+  assert.ok(Math.abs(got[0] - dot(qd, /** @type {any} */ (dense.get('d013')))) < 1e-6);
+  assert.ok(Math.abs(got[1] - dot(qd, /** @type {any} */ (dense.get('d011')))) < 1e-6);
+  assert.ok(Number.isNaN(got[2]) && Number.isNaN(got[3]));
+  assert.ok(Math.abs(got[4] - dot(qd, qd)) < 1e-6);
+  assert.throws(() => coll.scores(['d013'], { indices: [WIDTH], values: [1] }), /width|index/i);
 });
