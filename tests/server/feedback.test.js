@@ -119,12 +119,13 @@ test('the option is in the related routes\' OpenAPI schema, not in match', async
   assert.ok(doc.paths['/v1/match'].get.parameters.every((/** @type {any} */ p) => p.name !== 'feedback'));
 });
 
-test('feedback is opt-in: with the default configuration the related routes\' option defaults to false', async () => {
+test('feedback is on by default: with the default configuration the related routes\' option defaults to true', async () => {
   const { openapiDocument } = await import('../../server/openapi-document.js');
   const doc = /** @type {any} */ (await openapiDocument());
   const related = doc.paths['/v1/collections/{collection}/documents/{id}/related'].get.parameters.find((/** @type {any} */ p) => p.name === 'feedback');
-  assert.equal(related?.schema?.default, false);
-  assert.equal(loadConfig().server.rerank.relatedFeedback.enabled, false);
+  assert.equal(related?.schema?.default, true);
+  assert.match(related?.description ?? related?.schema?.description, /the 20 best candidates of the search are re-ranked/);
+  assert.deepEqual(loadConfig().server.rerank.relatedFeedback, { enabled: true, docs: 3, weight: 1, pool: 20 });
 });
 
 test('config: relatedFeedback is checked with a message naming the field', () => {
@@ -132,6 +133,7 @@ test('config: relatedFeedback is checked with a message naming the field', () =>
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { weight: 'x' } } } } }), /server\.rerank\.relatedFeedback\.weight must be a number/);
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { enabled: 'yes' } } } } }), /server\.rerank\.relatedFeedback\.enabled must be a boolean, got "yes"/);
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { depth: 2 } } } } }), /unknown key server\.rerank\.relatedFeedback\.depth/);
+  assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { pool: 0 } } } } }), /server\.rerank\.relatedFeedback\.pool must be a whole number from 1 to 1000, got 0/);
 });
 
 test('scdv eval computes related lists as the route does: feedback changes its neighbours, enabled false turns it off', async () => {
