@@ -72,8 +72,8 @@ export function validateEvents(e, x) {
 
 /**
  * Pseudo-relevance feedback settings (pipeline/match/rerank.js): {enabled: related lists use it unless a request says
- * feedback=false, docs: 0-100 (0: never), weight: 0-10}.
- * @param {{enabled: boolean, docs: number, weight: number}} f
+ * feedback=false, docs: 0-100 (0: never), weight: 0-10, pool: 1-1000 candidates re-scored}.
+ * @param {{enabled: boolean, docs: number, weight: number, pool: number}} f
  * @param {string} name
  */
 export function validateFeedback(f, name) {
@@ -81,4 +81,7 @@ export function validateFeedback(f, name) {
     throw errors.CONFIG_INVALID(`${name}.docs must be a whole number from 0 (off) to 100, got ${JSON.stringify(f.docs)}`);
   }
   if (!(typeof f.weight === 'number' && f.weight >= 0 && f.weight <= 10)) throw errors.CONFIG_INVALID(`${name}.weight must be a number from 0 to 10, got ${JSON.stringify(f.weight)}`);
+  if (!(Number.isInteger(f.pool) && f.pool >= 1 && f.pool <= 1000)) {
+    throw errors.CONFIG_INVALID(`${name}.pool must be a whole number from 1 to 1000, got ${JSON.stringify(f.pool)}`);
+  }
 }

@@ -2,6 +2,7 @@
 // (pipeline/events/arms.js decides the arm and its query); the routes call serveArm once and search through it.
 import { USER_SCHEMA } from '../pipeline/events/schema.js';
 import { chooseArm, methodQuery, newRequestId } from '../pipeline/events/arms.js';
+import { storedScores } from '../pipeline/match/rerank.js';
 
 /** The request parameter that picks the arm (query string or body). */
 export const armParams = { user: USER_SCHEMA };
@@ -20,7 +21,8 @@ export const armFields = {
  * @property {boolean} asIndexed the arm searches with the vectors as indexed (precomputed matches serve it)
  * @property {(coll: import('./models.js').Collection, v: import('../pipeline/events/arms.js').SparseVector, opts: Record<string, any>) => ReturnType<import("./models.js").Collection["searchAsync"]>} search
  *   the collection searched with the arm's query (no results when the method's block of the query is empty)
- * @property {(coll: import('./models.js').Collection) => {searchAsync: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<any[]>, get: (id: string) => any}} on
+ * @property {(coll: import('./models.js').Collection) => {searchAsync: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<any[]>, get: (id: string) => any,
+ *   scores: (ids: string[], v: import('../pipeline/events/arms.js').SparseVector) => Promise<Float64Array>}} on
  *   the collection searched through this arm (for searchCollection's candidate loop)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
  */
@@ -49,7 +51,11 @@ export function serveArm(ctx, sm, unit) {
     },
     on(coll) {
       // The collection as the re-ranking loop (pipeline/match/rerank.js) sees it: searched through this arm.
-      return { searchAsync: (v, opts) => this.search(coll, v, opts), get: (id) => coll.get(id) };
+      // Feedback re-scores candidates with the arm's part of its expanded query too.
+      return {
+        searchAsync: (v, opts) => this.search(coll, v, opts), get: (id) => coll.get(id),
+        scores: (ids, v) => storedScores(coll, ids, /** @type {import('../pipeline/embed/vectorizer.js').SparseVector} */ (methodQuery(arm.method, v, layout))),
+      };
     },
     splice: (json) => (json === '{}' ? `{${head}}` : `{${head},${json.slice(1)}`),
   };

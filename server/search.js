@@ -122,8 +122,9 @@ export function rerankProperties(s, kind) {
     ...(kind === 'related' ? {
       feedback: {
         type: 'boolean', default: s.rerank.relatedFeedback.enabled && s.rerank.relatedFeedback.docs > 0,
-        description: `pseudo-relevance feedback: search again with the query plus ${s.rerank.relatedFeedback.weight} × the mean vector of its first ` +
-          `${s.rerank.relatedFeedback.docs} results (scores are then similarities to that expanded query); about 3x the search time of a live list`,
+        description: `pseudo-relevance feedback: the ${s.rerank.relatedFeedback.pool} best candidates of the search are re-ranked by similarity to the ` +
+          `query plus ${s.rerank.relatedFeedback.weight} × the mean vector of its first ${s.rerank.relatedFeedback.docs} results (scores are then ` +
+          'similarities to that expanded query)',
       },
     } : {}),
   };

@@ -977,7 +977,7 @@ export interface paths {
                     duplicate_threshold?: number;
                     /** @description not these sites */
                     exclude_site?: string[];
-                    /** @description pseudo-relevance feedback: search again with the query plus 1 × the mean vector of its first 3 results (scores are then similarities to that expanded query); about 3x the search time of a live list */
+                    /** @description pseudo-relevance feedback: the 20 best candidates of the search are re-ranked by similarity to the query plus 1 × the mean vector of its first 3 results (scores are then similarities to that expanded query) */
                     feedback?: boolean;
                     /**
                      * @description offset into the ranked results, for paging: results from+1 … from+k (from + k beyond 1000 is a 422 SCDV_PAGE_OUT_OF_RANGE)
@@ -1194,8 +1194,8 @@ export interface paths {
                          */
                         duplicate_threshold?: number;
                         /**
-                         * @description pseudo-relevance feedback: search again with the query plus 1 × the mean vector of its first 3 results (scores are then similarities to that expanded query); about 3x the search time of a live list
-                         * @default false
+                         * @description pseudo-relevance feedback: the 20 best candidates of the search are re-ranked by similarity to the query plus 1 × the mean vector of its first 3 results (scores are then similarities to that expanded query)
+                         * @default true
                          */
                         feedback?: boolean;
                         filters?: {

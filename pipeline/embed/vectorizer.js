@@ -206,9 +206,20 @@ export function sparseDot(a, b) {
   return s;
 }
 
+/** Scratch of expandQuery and dotsWith (grown on demand, all zero between calls): one dense row per process. */
+let scratch = new Float64Array(0);
+/** @param {number} width */
+function scratchOf(width) {
+  if (scratch.length < width) scratch = new Float64Array(Math.max(width, 2 * scratch.length));
+  return scratch;
+}
+/** @param {SparseVector[]} vs one more than the largest index among them */
+const spanOf = (vs) => vs.reduce((m, v) => (v.indices.length ? Math.max(m, v.indices[v.indices.length - 1] + 1) : m), 0);
+
 /**
  * Rocchio's expanded query: q + weight · (the mean of `others`), cut to its `maxNnz` largest-magnitude entries
- * and L2-normalised, with increasing indices (pseudo-relevance feedback, pipeline/match/rerank.js).
+ * (ties: lower index first) and L2-normalised, with increasing indices (pseudo-relevance feedback,
+ * pipeline/match/rerank.js). Accumulated in a dense row: it runs once per related list.
  * @param {SparseVector} q
  * @param {SparseVector[]} others
  * @param {number} weight
@@ -216,17 +227,68 @@ export function sparseDot(a, b) {
  * @returns {{indices: Uint32Array, values: Float32Array}}
  */
 export function expandQuery(q, others, weight, maxNnz) {
-  /** @type {Map<number, number>} */
-  const acc = new Map();
+  const acc = scratchOf(spanOf([q, ...others]));
+  /** @type {number[]} */
+  const touched = [];
   const add = (/** @type {SparseVector} */ v, /** @type {number} */ w) => {
-    for (let i = 0; i < v.indices.length; i++) acc.set(v.indices[i], (acc.get(v.indices[i]) ?? 0) + w * v.values[i]);
+    for (let i = 0; i < v.indices.length; i++) {
+      const d = v.indices[i];
+      if (acc[d] === 0) touched.push(d);
+      acc[d] += w * v.values[i];
+      if (acc[d] === 0) acc[d] = Number.MIN_VALUE; // summed to 0: still touched (dropped below), not pushed twice
+    }
   };
   add(q, 1);
   for (const v of others) add(v, weight / others.length);
-  const entries = [...acc].filter(([, x]) => x !== 0).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0] - b[0]).slice(0, maxNnz);
-  entries.sort((a, b) => a[0] - b[0]);
+  // (explicit loops: TypedArray.from with a mapping function is several times slower here)
+  let dims = new Uint32Array(touched.length);
+  let n = 0;
+  for (const d of touched) if (acc[d] !== Number.MIN_VALUE) dims[n++] = d;
+  if (n > maxNnz) {
+    const mags = new Float64Array(n);
+    for (let i = 0; i < n; i++) mags[i] = Math.abs(acc[dims[i]]);
+    const threshold = kthLargest(mags, maxNnz);
+    /** @type {number[]} */
+    const ties = [];
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const m = Math.abs(acc[dims[i]]);
+      if (m > threshold) dims[kept++] = dims[i]; else if (m === threshold) ties.push(dims[i]);
+    }
+    ties.sort((a, b) => a - b);
+    for (let i = 0; kept < maxNnz && i < ties.length; i++) dims[kept++] = ties[i];
+    n = kept;
+  }
+  const indices = dims.subarray(0, n).sort();
   let norm = 0;
-  for (const [, x] of entries) norm += x * x;
+  for (let i = 0; i < n; i++) norm += acc[indices[i]] * acc[indices[i]];
   norm = Math.sqrt(norm);
-  return { indices: Uint32Array.from(entries, ([d]) => d), values: Float32Array.from(entries, ([, x]) => x / norm) };
+  const values = new Float32Array(n);
+  for (let i = 0; i < n; i++) values[i] = acc[indices[i]] / norm;
+  const out = { indices: Uint32Array.from(indices), values };
+  for (const d of touched) acc[d] = 0;
+  return out;
+}
+
+/**
+ * The dot products of many sparse vectors with one query (the query scattered once into a dense row); a null
+ * vector scores NaN.
+ * @param {SparseVector} query
+ * @param {(SparseVector | null)[]} vectors
+ * @returns {Float64Array}
+ */
+export function dotsWith(query, vectors) {
+  const width = spanOf([query]);
+  const row = scratchOf(width);
+  for (let i = 0; i < query.indices.length; i++) row[query.indices[i]] = query.values[i];
+  const out = new Float64Array(vectors.length);
+  for (let j = 0; j < vectors.length; j++) {
+    const v = vectors[j];
+    if (!v) { out[j] = NaN; continue; }
+    let s = 0;
+    for (let i = 0; i < v.indices.length; i++) { const d = v.indices[i]; if (d < width) s += v.values[i] * row[d]; }
+    out[j] = s;
+  }
+  for (let i = 0; i < query.indices.length; i++) row[query.indices[i]] = 0;
+  return out;
 }

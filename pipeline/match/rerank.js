@@ -10,16 +10,16 @@
 //   without a date counts as infinitely old (score · (1 − w)). For a positive score this is
 //   score · ((1 − w) + w · 0.5^(age / halfLife)): a document one half-life old loses w / 2 of its score.
 // - Diversity (`maxPerSite`): at most this many results per site (documents without a site are not capped).
-// - Pseudo-relevance feedback (`feedback`, related lists): the query is searched once for its first `docs` hits,
-//   then again with Rocchio's expanded query q' = normalise(q + weight · mean of those hits' stored vectors, cut to
-//   its 2·nnz(q) heaviest entries); the list is the second search's, its scores the cosines to q'. Near-duplicates
-//   of the query document are still judged by their similarity to q itself. Measured in docs/relevance.md
-//   ("Pseudo-relevance feedback").
+// - Pseudo-relevance feedback (`feedback`, related lists): the query is searched once for a pool of `pool`
+//   candidates; Rocchio's expanded query q' = normalise(q + weight · mean of the first `docs` hits' stored vectors,
+//   cut to its 2·nnz(q) heaviest entries) then re-scores that pool only (no second search): the list is the pool
+//   ordered by cosine to q', its scores those cosines. Near-duplicates of the query document are still judged by
+//   their similarity to q itself. Measured in docs/relevance.md ("Pseudo-relevance feedback").
 //
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
 import { parseDate } from '../dates.js';
-import { expandQuery, sparseDot } from '../embed/vectorizer.js';
+import { dotsWith, expandQuery, sparseDot } from '../embed/vectorizer.js';
 
 /**
  * @typedef {object} RerankOptions
@@ -31,12 +31,17 @@ import { expandQuery, sparseDot } from '../embed/vectorizer.js';
  * @property {Feedback | null} [feedback] pseudo-relevance feedback (null, absent or docs 0: none)
  */
 
-/** @typedef {{docs: number, weight: number}} Feedback re-query with q + weight · the mean of the first `docs` hits */
+/**
+ * @typedef {{docs: number, weight: number, pool: number}} Feedback re-score the first `pool` hits against
+ *   q + weight · the mean of the first `docs` hits
+ */
 
 /**
  * @typedef {{id: string, score: number, meta: any}} Hit a store hit (meta: an object or JSON text)
  * @typedef {import('../embed/vectorizer.js').SparseVector} SparseVector
  * @typedef {(ids: string[]) => Promise<(SparseVector | null)[]>} VectorLookup stored vectors of ids, in order (null: gone)
+ * @typedef {(ids: string[], query: SparseVector) => Promise<Float64Array>} ScoreLookup stored vectors of ids dotted
+ *   with a query, in order (NaN: gone)
  * @typedef {{id: string, duplicate_of?: string, similarity: number}} DroppedDuplicate duplicate_of absent: a duplicate of the query document
  * @typedef {Hit & {ranking_score?: number}} RankedHit meta parsed; ranking_score when recency applied
  */
@@ -59,12 +64,12 @@ export function parseHalfLife(text) {
 }
 
 /**
- * The feedback a related list uses when it asks for it: the configured depth and weight, or null when they make it
- * a no-op (docs or weight 0).
- * @param {{docs: number, weight: number}} cfg server.rerank.relatedFeedback
+ * The feedback a related list uses when it asks for it: the configured depth, weight and pool, or null when they
+ * make it a no-op (docs or weight 0).
+ * @param {{docs: number, weight: number, pool: number}} cfg server.rerank.relatedFeedback
  * @returns {Feedback | null}
  */
-export const feedbackSettings = (cfg) => (cfg.docs > 0 && cfg.weight > 0 ? { docs: cfg.docs, weight: cfg.weight } : null);
+export const feedbackSettings = (cfg) => (cfg.docs > 0 && cfg.weight > 0 ? { docs: cfg.docs, weight: cfg.weight, pool: cfg.pool } : null);
 
 /** @param {RerankOptions} o whether any option changes the plain top-k */
 export const rerankActive = (o) => o.duplicateThreshold !== null || o.halfLifeMs !== null || o.maxPerSite !== null;
@@ -179,13 +184,16 @@ function duplicateOf(v, score, kept, keptVectors, t) {
 
 /**
  * Search and re-rank until `want` results are kept: the store is asked for a pool of candidates (poolFactor ×
- * want, at least poolMin, at most maxK), and for twice as many while results are missing and the pool was full.
- * Without an active option it is one plain search of `want`. With feedback, the query is first expanded with its
- * first hits (the top of this file), which costs one more search and `feedback.docs` stored vectors.
+ * want, at least poolMin, at least feedback.pool with feedback, at most maxK), and for twice as many while
+ * results are missing and the pool was full. Without an active option it is one plain search of `want`. With
+ * feedback, the pool is re-scored against the query expanded with its first hits (feedbackRescored: by the store
+ * in place when it can, else from fetched vectors, which the collapsing then finds cached), and the store is
+ * searched once.
  * @param {object} a
  * @param {SparseVector} a.query
  * @param {(query: SparseVector, n: number) => Promise<Hit[]>} a.search the store's top n for a query (filters applied)
  * @param {(ids: string[]) => Promise<(SparseVector | null)[]>} a.vectorsOf stored vectors (e.g. collection.get)
+ * @param {ScoreLookup} [a.scoresOf] stored vectors dotted with a query (storedScores); absent: from vectorsOf
  * @param {number} a.want
  * @param {number} a.maxK
  * @param {RerankOptions} a.options
@@ -206,29 +214,63 @@ export async function searchReranked(a) {
     }
     return ids.map((id) => /** @type {SparseVector | null} */ (cache.get(id)));
   };
-  let query = a.query;
-  const fb = a.options.feedback ?? null;
-  if (fb && fb.docs > 0 && fb.weight > 0) {
-    const first = await a.search(a.query, fb.docs);
-    const vectors = (await cached(first.map((h) => h.id))).filter((v) => v !== null);
-    // At most twice the query's non-zeros (its heaviest): the second search costs about two plain ones, and on the
-    // livedoor dev split the cut loses nothing (docs/relevance.md).
-    if (vectors.length) query = expandQuery(a.query, /** @type {SparseVector[]} */ (vectors), fb.weight, 2 * a.query.indices.length);
-  }
-  const original = query === a.query ? null : a.query;
-  if (!rerankActive(a.options)) return { hits: await a.search(query, a.want), dropped: [], searched: a.want, fetched };
-  let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor)));
+  const fb = a.options.feedback && a.options.feedback.docs > 0 && a.options.feedback.weight > 0 ? a.options.feedback : null;
+  if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want), dropped: [], searched: a.want, fetched };
+  let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor), fb ? fb.pool : 0));
   for (;;) {
-    const hits = await a.search(query, n);
-    const r = await rerank(hits, a.want, a.options, cached, original);
+    const hits = await a.search(a.query, n);
+    const ranked = fb ? await feedbackRescored(hits, a.query, fb, cached, a.scoresOf ?? (async (ids, q) => dotsWith(q, await cached(ids)))) : hits;
+    const r = await rerank(ranked, a.want, a.options, cached, fb ? a.query : null);
     if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) return { hits: r.hits, dropped: r.dropped, searched: n, fetched };
     n = Math.min(a.maxK, n * 2);
   }
 }
 
 /**
+ * Pseudo-relevance feedback as a re-ranking: the hits (best first for q) re-scored by cosine to Rocchio's expanded
+ * query q' (from the first `docs` of them that are still stored), best first, ties by id; hits deleted since the
+ * search are left out. Without any stored vector among them the hits come back as they are.
+ * @param {Hit[]} hits
+ * @param {SparseVector} query q
+ * @param {Feedback} fb
+ * @param {VectorLookup} vectorsOf
+ * @param {ScoreLookup} scoresOf
+ * @returns {Promise<Hit[]>}
+ */
+export async function feedbackRescored(hits, query, fb, vectorsOf, scoresOf) {
+  /** @type {SparseVector[]} */
+  const first = [];
+  for (let i = 0; i < hits.length && first.length < fb.docs; i += fb.docs) {
+    for (const v of await vectorsOf(hits.slice(i, i + fb.docs).map((h) => h.id))) if (v && first.length < fb.docs) first.push(v);
+  }
+  if (!first.length) return hits;
+  // At most twice the query's non-zeros (its heaviest): on the livedoor dev split the cut loses nothing
+  // (docs/relevance.md).
+  const expanded = expandQuery(query, first, fb.weight, 2 * query.indices.length);
+  const scores = await scoresOf(hits.map((h) => h.id), expanded);
+  /** @type {Hit[]} */
+  const out = [];
+  hits.forEach((h, j) => { if (!Number.isNaN(scores[j])) out.push({ ...h, score: scores[j] }); });
+  return out.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+}
+
+/**
+ * Each id's stored vector dotted with the query (NaN: not stored): the store's own call when it has one (the
+ * native store scores in place), else from the vectors fetched with get.
+ * @param {{get: (id: string) => any, scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
+ * @param {string[]} ids
+ * @param {SparseVector} query
+ * @returns {Promise<Float64Array>}
+ */
+export async function storedScores(coll, ids, query) {
+  if (coll.scores) return coll.scores(ids, query);
+  return dotsWith(query, await Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)));
+}
+
+/**
  * searchReranked over a store collection (either backend: every store call is awaited).
- * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]> , get: (id: string) => any}} coll
+ * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]>, get: (id: string) => any,
+ *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
  * @param {SparseVector} vector the query
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
  * @param {number} want
@@ -240,6 +282,7 @@ export function searchCollection(coll, vector, storeOptions, want, options, serv
     query: vector,
     search: (q, n) => coll.searchAsync(q, { ...storeOptions, k: n }),
     vectorsOf: (ids) => Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)),
+    ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,
   });
 }

@@ -123,6 +123,19 @@ export class Collection {
   }
 
   /**
+   * The dot product of each id's stored vector with a query, NaN for an id that is not stored: re-scoring a few
+   * candidates without copying their vectors (pseudo-relevance feedback, pipeline/match/rerank.js).
+   * @param {(string | number)[]} ids
+   * @param {import('./validate.js').SparseVectorInput} vector
+   * @returns {Float64Array}
+   */
+  scores(ids, vector) {
+    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
+    const engine = this.#existing();
+    return engine ? engine.scores(ids.map(normalizeId), indices, values) : new Float64Array(ids.length).fill(NaN);
+  }
+
+  /**
    * Top-k documents by dot product with the vector, best first (ties by id). Never returns deleted documents
    * or superseded versions. Synchronous (for batch code; blocks the event loop for the search's duration).
    *

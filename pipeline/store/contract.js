@@ -26,6 +26,9 @@
  * @property {() => MaybePromise<number>} count live documents
  * @property {() => MaybePromise<import('./engine.js').EngineStats>} stats
  * @property {() => Promise<void>} flush
+ * @property {(ids: string[], vector: import('./validate.js').SparseVectorInput) => MaybePromise<Float64Array>} [scores] each
+ *   id's stored vector dotted with the vector, NaN when not stored (optional: without it, callers fetch the vectors
+ *   with get; the native store has it)
  */
 
 /**

@@ -220,6 +220,15 @@ export class NativeEngine {
     return this.#readable().view.get(id);
   }
 
+  /**
+   * @param {string[]} ids
+   * @param {Uint32Array} indices
+   * @param {Float32Array} values
+   */
+  scores(ids, indices, values) {
+    return this.#readable().view.scores(ids, indices, values);
+  }
+
   count() {
     return this.#readable().view.count();
   }

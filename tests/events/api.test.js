@@ -163,7 +163,8 @@ test('arms on a hybrid collection: the lexical arm ranks by the TF-IDF cosine al
   assert.equal(res.body.arm, 'lex');
   // Brute force over the stored vectors: the lexical blocks' dot product / (1 − α).
   const sm = srv.ctx.models.acquire();
-  const scdvWidth = sm.embedder.layout.scdvWidth;
+  const layout = sm.embedder.layout;
+  const scdvWidth = layout.scdvWidth;
   srv.ctx.models.release(sm);
   const store = openStore(storeDirFor(h.MODEL_B));
   const coll = store.collection('hybrid-news');
@@ -179,9 +180,23 @@ test('arms on a hybrid collection: the lexical arm ranks by the TF-IDF cosine al
     for (const [i, v] of lex(/** @type {any} */ (coll.get(d.id)).vector)) s += v * (q.get(i) ?? 0);
     return { id: d.id, score: s / 0.8 };
   }).sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
-  await store.close();
   assert.deepEqual(res.body.results.map((/** @type {any} */ r) => r.id), scored.slice(0, 5).map((r) => r.id));
   for (let i = 0; i < 5; i++) assert.ok(Math.abs(res.body.results[i].score - scored[i].score) < 1e-4);
+  // With feedback (the default) the arm's pool (its first 20) is re-scored with the arm's part of the expanded query
+  // q' (built from the whole stored vectors), not with the whole of q'.
+  const { expandQuery, sparseDot } = await import('../../pipeline/embed/vectorizer.js');
+  const { methodQuery } = await import('../../pipeline/events/arms.js');
+  const full = /** @type {any} */ (coll.get(id)).vector;
+  const fb = loadConfig().server.rerank.relatedFeedback;
+  const pool = scored.slice(0, Math.max(fb.pool, 20)).map((r) => ({ id: r.id, v: /** @type {any} */ (coll.get(r.id)).vector }));
+  const expanded = expandQuery(full, pool.slice(0, fb.docs).map((p) => p.v), fb.weight, 2 * full.indices.length);
+  const lexQ = methodQuery('lexical', expanded, layout);
+  const byFeedback = pool.map((p) => ({ id: p.id, score: sparseDot(p.v, /** @type {any} */ (lexQ)) }))
+    .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+  await store.close();
+  const withFb = await call(`/v1/collections/hybrid-news/documents/${id}/related?k=5&collapse=false`);
+  assert.deepEqual(withFb.body.results.map((/** @type {any} */ r) => r.id), byFeedback.slice(0, 5).map((r) => r.id));
+  for (let i = 0; i < 5; i++) assert.ok(Math.abs(withFb.body.results[i].score - byFeedback[i].score) < 1e-4, JSON.stringify(withFb.body.results));
   const hybrid = await (await serve({ model: h.MODEL_B, embed, server: { searchMode: 'exact' } })).call(`/v1/collections/hybrid-news/documents/${id}/related?k=5&feedback=false`);
   assert.notDeepEqual(hybrid.body.results.map((/** @type {any} */ r) => r.score), res.body.results.map((/** @type {any} */ r) => r.score));
 });

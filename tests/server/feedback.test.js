@@ -1,6 +1,7 @@
 // Pseudo-relevance feedback on related lists (pipeline/match/rerank.js, config server.rerank.relatedFeedback):
-// the query is searched again as q + weight · mean of its first `docs` hits. Checked against the formula computed
-// here independently (dense arithmetic on the stored vectors, read from the store), on the default hybrid layout.
+// the first search's pool is re-scored against q + weight · mean of its first `docs` hits. Checked against the
+// formula computed here independently (dense arithmetic on the stored vectors, read from the store), on the default
+// hybrid layout; tests/match/feedback-pool.test.js checks the pool on a larger collection.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -16,7 +17,7 @@ const { runEval } = await import('../../pipeline/eval/run.js');
 let srv;
 const KEY = { authorization: `Bearer ${h.API_KEY}` };
 const DOC = 'sports-watch-4597641';
-const FEEDBACK = { enabled: true, docs: 3, weight: 1 };
+const FEEDBACK = { enabled: true, docs: 3, weight: 1, pool: 25 };
 const config = loadConfig({
   overrides: {
     ...h.trainOverrides(1),
@@ -65,7 +66,7 @@ async function denseVectors() {
 }
 const dot = (/** @type {Float64Array} */ a, /** @type {Float64Array} */ b) => a.reduce((s, x, i) => s + x * b[i], 0);
 
-test('related lists re-query with q + weight · mean of the first hits, by default; feedback=false is the plain search', async () => {
+test('related lists re-score their pool against q + weight · mean of the first hits, by default; feedback=false is the plain search', async () => {
   const vectors = await denseVectors();
   const q = /** @type {Float64Array} */ (vectors.get(DOC));
   const plain = await call(`/v1/collections/fbnews/documents/${DOC}/related?k=10&feedback=false&collapse=false`);
@@ -73,6 +74,8 @@ test('related lists re-query with q + weight · mean of the first hits, by defau
   const byPlain = [...vectors.keys()].filter((id) => id !== DOC).sort((a, b) => dot(q, /** @type {any} */ (vectors.get(b))) - dot(q, /** @type {any} */ (vectors.get(a))));
   assert.deepEqual(ids(plain), byPlain.slice(0, 10));
 
+  // The pool: the first search's top candidates (feedback.pool, or the collapsing's pool if larger).
+  const pool = byPlain.slice(0, Math.max(config.server.rerank.poolMin, 10 * config.server.rerank.poolFactor, FEEDBACK.pool));
   const expanded = Float64Array.from(q);
   for (const id of byPlain.slice(0, FEEDBACK.docs)) {
     const v = /** @type {Float64Array} */ (vectors.get(id));
@@ -85,7 +88,7 @@ test('related lists re-query with q + weight · mean of the first hits, by defau
   // (tests/embed/expand-query.test.js exercises the cut; this tiny model's lists rarely reach it)
   const norm = Math.sqrt(dot(expanded, expanded));
   const score = (/** @type {string} */ id) => dot(expanded, /** @type {any} */ (vectors.get(id))) / norm;
-  const byExpanded = byPlain.slice().sort((a, b) => score(b) - score(a));
+  const byExpanded = pool.slice().sort((a, b) => score(b) - score(a));
   assert.notDeepEqual(byExpanded.slice(0, 10), byPlain.slice(0, 10), 'the sample must be one where feedback changes the list');
 
   const fb = await call(`/v1/collections/fbnews/documents/${DOC}/related?k=10&collapse=false`);
@@ -116,12 +119,13 @@ test('the option is in the related routes\' OpenAPI schema, not in match', async
   assert.ok(doc.paths['/v1/match'].get.parameters.every((/** @type {any} */ p) => p.name !== 'feedback'));
 });
 
-test('feedback is opt-in: with the default configuration the related routes\' option defaults to false', async () => {
+test('feedback is on by default: with the default configuration the related routes\' option defaults to true', async () => {
   const { openapiDocument } = await import('../../server/openapi-document.js');
   const doc = /** @type {any} */ (await openapiDocument());
   const related = doc.paths['/v1/collections/{collection}/documents/{id}/related'].get.parameters.find((/** @type {any} */ p) => p.name === 'feedback');
-  assert.equal(related?.schema?.default, false);
-  assert.equal(loadConfig().server.rerank.relatedFeedback.enabled, false);
+  assert.equal(related?.schema?.default, true);
+  assert.match(related?.description ?? related?.schema?.description, /the 20 best candidates of the search are re-ranked/);
+  assert.deepEqual(loadConfig().server.rerank.relatedFeedback, { enabled: true, docs: 3, weight: 1, pool: 20 });
 });
 
 test('config: relatedFeedback is checked with a message naming the field', () => {
@@ -129,6 +133,7 @@ test('config: relatedFeedback is checked with a message naming the field', () =>
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { weight: 'x' } } } } }), /server\.rerank\.relatedFeedback\.weight must be a number/);
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { enabled: 'yes' } } } } }), /server\.rerank\.relatedFeedback\.enabled must be a boolean, got "yes"/);
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { depth: 2 } } } } }), /unknown key server\.rerank\.relatedFeedback\.depth/);
+  assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { pool: 0 } } } } }), /server\.rerank\.relatedFeedback\.pool must be a whole number from 1 to 1000, got 0/);
 });
 
 test('scdv eval computes related lists as the route does: feedback changes its neighbours, enabled false turns it off', async () => {
@@ -143,7 +148,7 @@ test('scdv eval computes related lists as the route does: feedback changes its n
   });
   const on = await evalWith(FEEDBACK);
   const off = await evalWith({ ...FEEDBACK, enabled: false });
-  assert.deepEqual(on.settings.related.feedback, { docs: FEEDBACK.docs, weight: FEEDBACK.weight });
+  assert.deepEqual(on.settings.related.feedback, { docs: FEEDBACK.docs, weight: FEEDBACK.weight, pool: FEEDBACK.pool });
   assert.equal(off.settings.related.feedback, null);
   assert.notDeepEqual(on.per_query.hits_at_10.scdv, off.per_query.hits_at_10.scdv);
 });

@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -30,6 +31,7 @@ class View : public Napi::ObjectWrap<View> {
       InstanceMethod("searchAsync", &View::Guard<&View::SearchAsync>),
       InstanceMethod("get", &View::Guard<&View::Get>),
       InstanceMethod("live", &View::Guard<&View::Live>),
+      InstanceMethod("scores", &View::Guard<&View::Scores>),
       InstanceMethod("locate", &View::Guard<&View::Locate>),
       InstanceMethod("count", &View::Guard<&View::Count>),
       InstanceMethod("pin", &View::Guard<&View::Pin>),
@@ -249,6 +251,46 @@ class View : public Napi::ObjectWrap<View> {
       return make(s.meta(uint32_t(d)), n, [&](size_t j) { return idx[j]; }, val.data());
     }
     return env.Null();
+  }
+
+  /**
+   * scores(ids, indices, values) -> Float64Array: each live document's stored vector dotted with the query (the
+   * query's indices below the width), NaN for an id with no live document. Re-scores a few candidates without
+   * copying their vectors out (pseudo-relevance feedback, pipeline/match/rerank.js).
+   */
+  Napi::Value Scores(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto ids = strArray(info[0]);
+    Napi::Uint32Array qi = info[1].As<Napi::Uint32Array>();
+    Napi::Float32Array qv = info[2].As<Napi::Float32Array>();
+    if (qi.ElementLength() != qv.ElementLength()) throw Napi::TypeError::New(env, "indices and values differ in length");
+    std::vector<float> qd(width_, 0.0f);
+    for (size_t j = 0; j < qi.ElementLength(); j++) if (qi[j] < width_) qd[qi[j]] = qv[j];
+    auto st = snapshot();
+    Napi::Float64Array out = Napi::Float64Array::New(env, ids.size());
+    std::vector<float> buf;
+    for (size_t i = 0; i < ids.size(); i++) {
+      const std::string& id = ids[i];
+      double score = std::nan("");
+      if (st->mem->deleted.count(id)) { out[i] = score; continue; }
+      auto it = st->mem->pos.find(id);
+      if (it != st->mem->pos.end()) {
+        const MemDoc& m = *st->mem->docs[it->second];
+        score = 0;
+        for (size_t j = 0; j < m.idx.size(); j++) if (m.idx[j] < width_) score += double(m.val[j]) * qd[m.idx[j]];
+      } else {
+        for (const auto& sv : st->segs) {
+          int64_t d = sv->seg->lookup(id);
+          if (d < 0 || sv->isDeleted(uint32_t(d))) continue;
+          const uint32_t n = sv->seg->fwdCount(uint32_t(d));
+          if (buf.size() < n) buf.resize(n);
+          score = sv->seg->dotForward(uint32_t(d), qd.data(), buf.data());
+          break;
+        }
+      }
+      out[i] = score;
+    }
+    return out;
   }
 
   /** live(ids) -> Uint8Array: 1 where a live document has the id */
