@@ -36,7 +36,7 @@ test('results carry the stored category and site', async () => {
   });
   assert.equal(put.status, 200, JSON.stringify(put.body));
   h.assertCopyCollapsed((await call(`/v1/collections/articles/documents/${DOC}/related?k=20`)).body, 'copy-1');
-  const rel = (await call(`/v1/collections/articles/documents/${DOC}/related?k=20&collapse=false`)).body;
+  const rel = (await call(`/v1/collections/articles/documents/${DOC}/related?k=20&collapse=false&feedback=false`)).body;
   const copy = h.assertCopyOnTop(rel.results, 'copy-1');
   assert.deepEqual({ ...copy, score: 0 }, { id: 'copy-1', score: 0, title: doc?.title, category: 'sports-watch', site: 'example' });
   // The sample's documents have a category and no site.

@@ -79,7 +79,8 @@ export function testConfig(server = {}) {
  * An exact copy of the query document is its most related one when near-duplicates are not collapsed: first, scoring
  * ~1 (stored values are 11-bit codes, scores within 1e-3 of exact: pipeline/store/README.md), well clear of the
  * first distinct article. Returns the copy's result.
- * @param {{id: string, score: number}[]} results of a list asked with collapse=false
+ * @param {{id: string, score: number}[]} results of a list asked with collapse=false&feedback=false (feedback scores against
+ *   the expanded query, where a copy scores ~0.95)
  * @param {string} id the copy's id
  */
 export function assertCopyOnTop(results, id) {
