@@ -18,7 +18,8 @@
 //     concurrent searchers (searchAsync on the libuv pool); the same with the search kept on one thread
 //     (threads: 1, what every search did before large segments were split over idle cores) and split in two
 //     (threads: 2, forced), interleaved query by query with the default so that all see the same machine
-//     load; and mode 'exact';
+//     load (which of them searches a query first rotates: the first pays for bringing its lists into the
+//     cache); and mode 'exact';
 //  5. Seismic: built from the same vectors, queried with query_cut 10, heap_factor 0.7 (given up after
 //     --seismic-timeout seconds, default 3600), then swept over --seismic-sweep query_cut:heap_factor settings
 //     on the same index: its fastest setting with recall@10 >= 0.99 (else its best recall) is reported as
@@ -203,7 +204,12 @@ async function main() {
     }
     for (let i = 0; i < limit; i++) {
       const q = queries[i];
-      opts.forEach((o, j) => {
+      // Which contender goes first rotates query by query: the first search of a query reads its posting lists
+      // into the cache for the others (a fixed order made the default, always first, look 15-35 % slower than
+      // the same code forced to one thread: BENCHMARKS.md, session 9).
+      opts.forEach((_, r) => {
+        const j = (r + i) % opts.length;
+        const o = opts[j];
         const t = now();
         const { hits, stats } = c.profile(row(m, q), { ...o, k, excludeIds: [idOf(q)] });
         res[j].lat.push(now() - t);
