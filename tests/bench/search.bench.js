@@ -85,6 +85,12 @@ const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * p))];
 };
+/**
+ * Every order of 0..n-1.
+ * @param {number} n
+ * @returns {number[][]}
+ */
+const permutations = (n) => (n <= 1 ? [[0].slice(0, n)] : permutations(n - 1).flatMap((p) => Array.from({ length: n }, (_, at) => [...p.slice(0, at), n - 1, ...p.slice(at)])));
 const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const round = (/** @type {number} */ x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
@@ -202,13 +208,14 @@ async function main() {
     for (let i = 0; i < Math.min(limit, Math.max(20, limit / 10)); i++) {
       for (const o of opts) c.search(row(m, queries[i]), { ...o, k, excludeIds: [idOf(queries[i])] });
     }
+    // The contenders' order goes through every permutation, query by query: the first search of a query reads its
+    // posting lists into the cache for the others (a fixed order made the default, always first, look 15-35 %
+    // slower than the same code forced to one thread), and a split search leaves half of them in the other
+    // core's cache for the next one (a mere rotation always put the default after the split): BENCHMARKS.md, session 9.
+    const orders = permutations(opts.length);
     for (let i = 0; i < limit; i++) {
       const q = queries[i];
-      // Which contender goes first rotates query by query: the first search of a query reads its posting lists
-      // into the cache for the others (a fixed order made the default, always first, look 15-35 % slower than
-      // the same code forced to one thread: BENCHMARKS.md, session 9).
-      opts.forEach((_, r) => {
-        const j = (r + i) % opts.length;
+      orders[i % orders.length].forEach((j) => {
         const o = opts[j];
         const t = now();
         const { hits, stats } = c.profile(row(m, q), { ...o, k, excludeIds: [idOf(q)] });
