@@ -120,6 +120,7 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {(cores: number) => void} setIdleCores tests: fix the idle-core estimate behind the automatic thread
  *   choice (threads 0) at `cores`, for every search of the process; negative: measure again
  * @property {() => number} idleCores the idle-core estimate the automatic thread choice uses now (diagnostics)
+ * @property {number} hardwareThreads the hardware threads the automatic thread choice counts with
  * @property {(path: string, indices: Uint32Array, values: Float32Array) => Float32Array} segmentPostingSums tests:
  *   every posting of the query's dims in the segment summed per local document, by search's block decoding
  */

@@ -4,13 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import { openStore } from '../../pipeline/store/index.js';
 import { loadAddon } from '../../pipeline/store/native.js';
 import { randomVector, rng, tempDir } from './helpers.js';
 
 const addon = loadAddon();
-const cores = os.availableParallelism();
+const cores = addon.hardwareThreads; // what the native choice counts with
 
 /**
  * A collection of n documents of nnz non-zeros among W dims, one merged segment.

@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "addon_js.h"
 #include "fwd_codec.h"
@@ -321,6 +323,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setSimd", Napi::Function::New(env, Guarded<SetSimd>));
   exports.Set("setIdleCores", Napi::Function::New(env, Guarded<SetIdleCores>));
   exports.Set("idleCores", Napi::Function::New(env, Guarded<IdleCores>));
+  exports.Set("hardwareThreads", Napi::Number::New(env, std::max(1u, std::thread::hardware_concurrency())));
   return exports;
 }
 
