@@ -119,6 +119,10 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  *   by renaming, never rewritten in place: model files)
  * @property {(on: boolean) => boolean} setSimd tests: use the SIMD paths (when the CPU has them: F16C conversion,
  *   AVX2 posting decoding) or the baseline ones; returns the state
+ * @property {(cores: number) => void} setIdleCores tests: fix the idle-core estimate behind the automatic thread
+ *   choice (threads 0) at `cores`, for every search of the process; negative: measure again
+ * @property {() => number} idleCores the idle-core estimate the automatic thread choice uses now (diagnostics)
+ * @property {number} hardwareThreads the hardware threads the automatic thread choice counts with
  * @property {(path: string, indices: Uint32Array, values: Float32Array) => Float32Array} segmentPostingSums tests:
  *   every posting of the query's dims in the segment summed per local document, by search's block decoding
  */

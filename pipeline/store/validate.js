@@ -170,7 +170,7 @@ export function prepareDoc(doc, width) {
  * @property {number} [minPostings] 'fast' only: postings read per segment at least, whatever the budget (default: the collection's)
  * @property {number} [threads] 'fast' only: threads one segment's search is split over, 0..16; 0 (default): split
  *   large segments (300,000+ postings to read) over idle cores (not used by this process's other searches, nor by
- *   the machine's 1-minute load average); results do not depend on it
+ *   other work over the last quarter second: native autoThreads); results do not depend on it
  */
 
 const SEARCH_KEYS = new Set(['k', 'mode', 'since', 'until', 'sites', 'excludeSites', 'categories', 'excludeIds', 'budget', 'candidates', 'minPostings', 'threads', 'stats']);

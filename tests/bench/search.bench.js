@@ -18,7 +18,8 @@
 //     concurrent searchers (searchAsync on the libuv pool); the same with the search kept on one thread
 //     (threads: 1, what every search did before large segments were split over idle cores) and split in two
 //     (threads: 2, forced), interleaved query by query with the default so that all see the same machine
-//     load; and mode 'exact';
+//     load (which of them searches a query first rotates: the first pays for bringing its lists into the
+//     cache); and mode 'exact';
 //  5. Seismic: built from the same vectors, queried with query_cut 10, heap_factor 0.7 (given up after
 //     --seismic-timeout seconds, default 3600), then swept over --seismic-sweep query_cut:heap_factor settings
 //     on the same index: its fastest setting with recall@10 >= 0.99 (else its best recall) is reported as
@@ -84,6 +85,12 @@ const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * p))];
 };
+/**
+ * Every order of 0..n-1.
+ * @param {number} n
+ * @returns {number[][]}
+ */
+const permutations = (n) => (n <= 1 ? [[0].slice(0, n)] : permutations(n - 1).flatMap((p) => Array.from({ length: n }, (_, at) => [...p.slice(0, at), n - 1, ...p.slice(at)])));
 const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const round = (/** @type {number} */ x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
@@ -201,9 +208,15 @@ async function main() {
     for (let i = 0; i < Math.min(limit, Math.max(20, limit / 10)); i++) {
       for (const o of opts) c.search(row(m, queries[i]), { ...o, k, excludeIds: [idOf(queries[i])] });
     }
+    // The contenders' order goes through every permutation, query by query: the first search of a query reads its
+    // posting lists into the cache for the others (a fixed order made the default, always first, look 15-35 %
+    // slower than the same code forced to one thread), and a split search leaves half of them in the other
+    // core's cache for the next one (a mere rotation always put the default after the split): BENCHMARKS.md, session 9.
+    const orders = permutations(opts.length);
     for (let i = 0; i < limit; i++) {
       const q = queries[i];
-      opts.forEach((o, j) => {
+      orders[i % orders.length].forEach((j) => {
+        const o = opts[j];
         const t = now();
         const { hits, stats } = c.profile(row(m, q), { ...o, k, excludeIds: [idOf(q)] });
         res[j].lat.push(now() - t);
@@ -213,8 +226,9 @@ async function main() {
         res[j].got.push(hits.map((h) => h.id));
       });
     }
-    if (!truth) {
-      // no scipy: the exact mode is the reference
+    if (!truth || truth.length < limit) {
+      // no scipy: the exact mode is the reference (for every query measured: the many-segment pass measures
+      // fewer than the one-segment pass, which scored its extra queries against no truth, recall 0)
       truth = queries.slice(0, limit).reduce((/** @type {string[][]} */ acc, q) => {
         acc.push(c.search(row(m, q), { k, mode: 'exact', excludeIds: [idOf(q)] }).map((h) => h.id));
         return acc;

@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "addon_js.h"
 #include "fwd_codec.h"
@@ -296,6 +298,12 @@ Napi::Value MapFile(const Napi::CallbackInfo& info) {
 
 /** Tests: setSimd(on) -> whether SIMD paths are now used (never on a CPU without them). */
 Napi::Value SetSimd(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), setSimd(info[0].ToBoolean())); }
+/** Tests: setIdleCores(c) fixes the automatic thread choice's idle-core estimate at c (negative: measure again); idleCores() reads it. */
+Napi::Value SetIdleCores(const Napi::CallbackInfo& info) {
+  setIdleCores(info[0].As<Napi::Number>().DoubleValue());
+  return info.Env().Undefined();
+}
+Napi::Value IdleCores(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), idleCoresEstimate()); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("View", defineView(env));
@@ -313,6 +321,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("segmentPostingSums", Napi::Function::New(env, Guarded<SegmentPostingSums>));
   exports.Set("mapFile", Napi::Function::New(env, Guarded<MapFile>));
   exports.Set("setSimd", Napi::Function::New(env, Guarded<SetSimd>));
+  exports.Set("setIdleCores", Napi::Function::New(env, Guarded<SetIdleCores>));
+  exports.Set("idleCores", Napi::Function::New(env, Guarded<IdleCores>));
+  exports.Set("hardwareThreads", Napi::Number::New(env, std::max(1u, std::thread::hardware_concurrency())));
   return exports;
 }
 

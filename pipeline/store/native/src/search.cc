@@ -103,9 +103,6 @@ struct ExactBounds {
   bool worthChecking() const { return ubRest < ubDone + lbRest; }
 };
 
-/** 'fast' splits a segment's windows over threads only when it reads at least this many postings. */
-constexpr uint64_t kSplitMinPostings = 300000;
-
 /**
  * Contribution mass of a list for query value qv: |qv| * sqrt(energy * count), an upper bound of the sum of
  * |qv * value| over its postings (Cauchy-Schwarz) and equal to it when the values are alike. A few short lists of
@@ -121,8 +118,7 @@ double listMass(const ListInfo& L, float qv) { return std::fabs(double(qv)) * st
  *
  * Windows are independent, so a large segment's windows are split into runs (parallelFor: the caller's
  * thread and helpers), each with its own accumulator and candidates, when cores are idle: with
- * p.threads == 0, one helper per core that neither this process's other searches in flight nor the machine's
- * load average account for (none on a busy machine); p.threads > 0 sets the number of threads.
+ * p.threads == 0, autoThreads (search_pool.cc) decides; p.threads > 0 sets the number of threads.
  */
 /** The accumulator value of document d among the chunk cand[i, i + n). */
 static float accOf(const std::vector<std::pair<float, uint32_t>>& cand, size_t i, size_t n, uint32_t d) {
@@ -199,16 +195,7 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
   const size_t R = std::max<size_t>(size_t(3) * p.k, static_cast<size_t>(std::ceil(double(p.candidates) * p.segShare)));
   const uint64_t wStart = lo - lo % kWindowDocs;
   const uint32_t nwin = static_cast<uint32_t>((uint64_t(hi) - wStart + kWindowDocs - 1) / kWindowDocs);
-  uint32_t ways = 1;
-  if (p.threads > 0) {
-    ways = p.threads;
-  } else if (toRead >= kSplitMinPostings) {
-    // Helpers only for cores that are idle: not used by this process's other searches, nor (by the load
-    // average) by other processes. On a busy machine a search stays on its thread.
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int free = std::min(hw - gActiveSearches.load(std::memory_order_relaxed), static_cast<int>(std::floor(idleCores() + 0.5)));
-    ways = static_cast<uint32_t>(1 + std::max(0, free));
-  }
+  uint32_t ways = p.threads > 0 ? p.threads : autoThreads(toRead);
   ways = std::max<uint32_t>(1, std::min<uint32_t>({ways, nwin, 8}));
   // Work units: runs of windows, several per thread, claimed one at a time, so that a helper that starts late
   // (or is descheduled) holds back at most one unit while the other threads take the rest.
@@ -478,8 +465,13 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
 std::vector<Hit> search(const State& st, uint32_t width, const uint32_t* qidx, const float* qval, uint32_t qn,
                         const Filters& f, const SearchParams& p, SearchStats* stats) {
   gActiveSearches.fetch_add(1, std::memory_order_relaxed);
+  // This thread's CPU time is the search's (the idle-core estimate leaves it out: search_pool.cc).
   struct Active {
-    ~Active() { gActiveSearches.fetch_sub(1, std::memory_order_relaxed); }
+    int64_t cpu0 = threadCpuNs();
+    ~Active() {
+      addSearchCpu(threadCpuNs() - cpu0);
+      gActiveSearches.fetch_sub(1, std::memory_order_relaxed);
+    }
   } active;
   auto& qdv = tls.qd;
   if (qdv.size() < width) qdv.assign(width, 0.0f);

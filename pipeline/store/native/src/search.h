@@ -92,4 +92,11 @@ std::vector<Hit> search(const State& st, uint32_t width, const uint32_t* qidx, c
  */
 std::vector<float> postingSums(const Segment& s, const uint32_t* qidx, const float* qval, uint32_t qn);
 
+/**
+ * Tests and diagnostics: the idle-core estimate behind the automatic thread choice (threads 0); setIdleCores(c)
+ * with c >= 0 fixes it at c (every search of the process), a negative c restores the measurement.
+ */
+double idleCoresEstimate();
+void setIdleCores(double cores);
+
 }  // namespace scdv

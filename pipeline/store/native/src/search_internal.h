@@ -233,10 +233,26 @@ extern std::atomic<int> gActiveSearches;
  */
 void parallelFor(uint32_t n, uint32_t threads, const std::function<void(uint32_t)>& fn);
 
+/** 'fast' splits a segment's windows over threads only when it reads at least this many postings. */
+constexpr uint64_t kSplitMinPostings = 300000;
+
 /**
- * Cores that look idle: hardware threads minus the 1-minute load average of the machine (other processes'
- * work, and this one's), read at most every 250 ms.
+ * Cores that neither other processes nor this process's work other than its searches used over the last
+ * interval of at least 250 ms (/proc/stat's busy time less this process's search threads' CPU time); without
+ * /proc/stat, hardware threads less the 1-minute load average of other work. 0 until a first interval is measured.
  */
 double idleCores();
+
+/**
+ * Threads for a 'fast' segment search that reads toRead postings, when the caller forces none: 1 below
+ * kSplitMinPostings, else 1 plus the idle cores (idleCores, rounded) not taken by this process's searches in flight.
+ */
+uint32_t autoThreads(uint64_t toRead);
+
+/** The calling thread's CPU time, ns. */
+int64_t threadCpuNs();
+
+/** Counts ns of CPU time as this process's searches' (left out of the load idleCores sees). */
+void addSearchCpu(int64_t ns);
 
 }  // namespace scdv::detail
