@@ -49,7 +49,10 @@ export function serveArm(ctx, sm, unit) {
     },
     on(coll) {
       // The collection as the re-ranking loop (pipeline/match/rerank.js) sees it: searched through this arm.
-      return { searchAsync: (v, opts) => this.search(coll, v, opts), get: (id) => coll.get(id) };
+      return {
+        searchAsync: (v, opts) => this.search(coll, v, opts), get: (id) => coll.get(id),
+        ...(coll.vectors ? { vectors: (/** @type {string[]} */ ids) => coll.vectors?.(ids) } : {}),
+      };
     },
     splice: (json) => (json === '{}' ? `{${head}}` : `{${head},${json.slice(1)}`),
   };

@@ -38,7 +38,8 @@ import { expandQuery, sparseDot } from '../embed/vectorizer.js';
  * @typedef {import('../embed/vectorizer.js').SparseVector} SparseVector
  * @typedef {(ids: string[]) => Promise<(SparseVector | null)[]>} VectorLookup stored vectors of ids, in order (null: gone)
  * @typedef {{id: string, duplicate_of?: string, similarity: number}} DroppedDuplicate duplicate_of absent: a duplicate of the query document
- * @typedef {Hit & {ranking_score?: number}} RankedHit meta parsed; ranking_score when recency applied
+ * @typedef {Hit & {ranking_score?: number}} RankedHit ranking_score when recency applied; meta parsed only when an option
+ *   read it (recency, maxPerSite), else as the store gave it (resultItem parses either)
  */
 
 /** Units of a half-life such as `7d`: seconds, minutes, hours, days, weeks. */
@@ -99,8 +100,11 @@ function publishedMs(v) {
  * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], fetched: number}>}
  */
 export async function rerank(hits, want, o, vectorsOf, original = null) {
+  // Metadata is parsed only when an option reads it: a collapsed list passes it through to resultItem, which parses
+  // the kept hits' alone (not the whole candidate pool's).
+  const parse = o.halfLifeMs !== null || o.maxPerSite !== null;
   /** @type {RankedHit[]} */
-  let ranked = hits.map((h) => ({ ...h, meta: typeof h.meta === 'string' ? JSON.parse(h.meta) : (h.meta ?? {}) }));
+  let ranked = parse ? hits.map((h) => ({ ...h, meta: typeof h.meta === 'string' ? JSON.parse(h.meta) : (h.meta ?? {}) })) : hits.slice();
   if (o.halfLifeMs !== null) {
     for (const h of ranked) h.ranking_score = recencyScore(h.score, publishedMs(h.meta.published_at), o);
     ranked = ranked.sort((a, b) => /** @type {number} */ (b.ranking_score) - /** @type {number} */ (a.ranking_score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -135,7 +139,7 @@ export async function rerank(hits, want, o, vectorsOf, original = null) {
     fetched += vectors.length;
     for (let j = 0; j < batch.length && kept.length < want; j++) {
       const h = batch[j];
-      const site = typeof h.meta.site === 'string' ? h.meta.site : null;
+      const site = parse && typeof h.meta.site === 'string' ? h.meta.site : null;
       if (o.maxPerSite !== null && site !== null && (perSite.get(site) ?? 0) >= o.maxPerSite) continue;
       if (t !== null) {
         const v = vectors[j];
@@ -228,7 +232,8 @@ export async function searchReranked(a) {
 
 /**
  * searchReranked over a store collection (either backend: every store call is awaited).
- * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]> , get: (id: string) => any}} coll
+ * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]> , get: (id: string) => any, vectors?: (ids: string[]) => any}} coll
+ *   vectors: the stored vectors of many ids in one call when the backend has it (the native store), else get() per id
  * @param {SparseVector} vector the query
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
  * @param {number} want
@@ -239,7 +244,9 @@ export function searchCollection(coll, vector, storeOptions, want, options, serv
   return searchReranked({
     query: vector,
     search: (q, n) => coll.searchAsync(q, { ...storeOptions, k: n }),
-    vectorsOf: (ids) => Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)),
+    vectorsOf: coll.vectors
+      ? async (ids) => coll.vectors?.(ids)
+      : (ids) => Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)),
     want, maxK: server.maxK, options, pool: server.rerank,
   });
 }
