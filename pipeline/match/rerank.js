@@ -19,7 +19,7 @@
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
 import { parseDate } from '../dates.js';
-import { expandQuery, sparseDot } from '../embed/vectorizer.js';
+import { DenseScratch, expandQuery, sparseDot } from '../embed/vectorizer.js';
 
 /**
  * @typedef {object} RerankOptions
@@ -172,14 +172,23 @@ export async function rerank(hits, want, o, vectorsOf, original = null) {
  */
 function duplicateOf(v, score, kept, keptVectors, t) {
   const theta = Math.acos(Math.max(-1, Math.min(1, score)));
-  for (let j = 0; j < kept.length; j++) {
-    const bound = Math.cos(Math.abs(theta - Math.acos(Math.max(-1, Math.min(1, kept[j].score)))));
-    if (bound + 1e-6 <= t) continue;
-    const s = sparseDot(v, keptVectors[j]);
-    if (s > t) return { id: kept[j].id, similarity: s };
+  try {
+    for (let j = 0; j < kept.length; j++) {
+      const bound = Math.cos(Math.abs(theta - Math.acos(Math.max(-1, Math.min(1, kept[j].score)))));
+      if (bound + 1e-6 <= t) continue;
+      // v spread once, then a branch-free gather per kept result (the merge of sparseDot was most of the loop's time).
+      if (scratch.held !== v) scratch.hold(v);
+      const s = scratch.dot(keptVectors[j]);
+      if (s > t) return { id: kept[j].id, similarity: s };
+    }
+    return null;
+  } finally {
+    scratch.release();
   }
-  return null;
 }
+
+/** The collapse's dense scratch (one per thread: re-ranking is synchronous between its awaits). */
+const scratch = new DenseScratch();
 
 /**
  * Search and re-rank until `want` results are kept: the store is asked for a pool of candidates (poolFactor ×

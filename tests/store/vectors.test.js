@@ -11,7 +11,7 @@ import { randomVector, rng, tempDir } from './helpers.js';
 const NO_BG = { autoFlush: false, autoMerge: false, maintenanceMs: 0 };
 const WIDTH = 400;
 
-/** @param {{indices: ArrayLike<number>, values: ArrayLike<number>} | null | undefined} v */
+/** @param {{indices: Iterable<number>, values: Iterable<number>} | null | undefined} v */
 const plain = (v) => (v ? { indices: [...v.indices], values: [...v.values] } : null);
 
 test('vectors(ids) gives what get(id) gives, in order, from segments and the write buffer; null when gone', async () => {
