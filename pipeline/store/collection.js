@@ -175,6 +175,24 @@ export class Collection {
   }
 
   /**
+   * searchAsync() with each hit's metadata as the stored JSON text, not parsed: for callers that pass most hits'
+   * metadata through or drop the hits (the re-ranking's candidate pool; resultItem parses the kept ones).
+   * @param {import('./validate.js').SparseVectorInput} vector
+   * @param {import('./validate.js').SearchOptions} [opts]
+   * @returns {Promise<{id: string, score: number, meta: string}[]>}
+   */
+  async searchAsyncText(vector, opts) {
+    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
+    const engine = this.#existing();
+    const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
+    if (!engine) return [];
+    const r = await engine.searchAsync(indices, values, o);
+    const out = new Array(r.ids.length);
+    for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i], meta: r.metas[i] };
+    return out;
+  }
+
+  /**
    * search() plus what it cost: postings decoded (of how many the query's lists hold), documents scored
    * exactly, segments answered by a scan of their filtered documents.
    * @param {import('./validate.js').SparseVectorInput} vector

@@ -57,7 +57,7 @@ test('vectors(ids): bad input is a clear error, not a crash', async () => {
   }
 });
 
-test('the collapse fetches its vectors with one vectors() call a batch and answers byte for byte as with get() per id', async () => {
+test('the collapse (metadata as text, vectors in one call a batch) answers byte for byte as with parsed metadata and get() per id', async () => {
   const store = openStore(tempDir('vectors-collapse'), NO_BG);
   try {
     const c = store.collection('articles', { width: WIDTH });
@@ -77,8 +77,9 @@ test('the collapse fetches its vectors with one vectors() call a batch and answe
     const options = { duplicateThreshold: 0.8, halfLifeMs: null, recencyWeight: 0.3, maxPerSite: null, now: 0 };
     let batched = 0;
     let single = 0;
+    // As the server's arms hand the collection to searchCollection: metadata as text, vectors in one call.
     const withVectors = {
-      searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => c.searchAsync(v, o),
+      searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => c.searchAsyncText(v, o),
       get: (/** @type {string} */ id) => { single++; return c.get(id); },
       vectors: (/** @type {string[]} */ ids) => { batched++; return c.vectors(ids); },
     };
@@ -90,11 +91,31 @@ test('the collapse fetches its vectors with one vectors() call a batch and answe
       const answer = (/** @type {typeof a} */ x) => JSON.stringify({ dropped: x.dropped, results: x.hits.map(resultItem) });
       assert.equal(answer(a), answer(b), d.id);
       assert.equal(a.fetched, b.fetched);
+      assert.ok(a.hits.every((x) => typeof x.meta === 'string'), 'metadata passed through as stored, unparsed');
       dropped += a.dropped.length;
     }
     assert.ok(dropped > 0, 'some near-duplicates were dropped');
     assert.equal(single, 0, 'no get() per id');
     assert.ok(batched >= 60, `one vectors() call per batch (${batched})`);
+  } finally {
+    await store.close();
+  }
+});
+
+test('searchAsyncText: the hits of searchAsync, metadata as the stored JSON text', async () => {
+  const store = openStore(tempDir('vectors-text'), NO_BG);
+  try {
+    const c = store.collection('articles', { width: WIDTH });
+    const r = rng(9);
+    await c.upsert(Array.from({ length: 30 }, (_, i) => ({ id: `t${i}`, vector: randomVector(r, WIDTH, 9, { blocks: 1 }), meta: { title: `題 "${i}"`, site: 's', n: i } })));
+    const q = randomVector(r, WIDTH, 40, { blocks: 1 });
+    const parsed = await c.searchAsync(q, { k: 15, mode: 'exact' });
+    const text = await c.searchAsyncText(q, { k: 15, mode: 'exact' });
+    assert.ok(parsed.length > 0);
+    assert.deepEqual(text.map((h) => [h.id, h.score]), parsed.map((h) => [h.id, h.score]));
+    text.forEach((h, i) => { assert.equal(typeof h.meta, 'string'); assert.deepEqual(JSON.parse(h.meta), parsed[i].meta); });
+    await assert.rejects(c.searchAsyncText({ indices: [WIDTH + 5], values: [1] }), /SCDV_STORE_QUERY_INVALID|width/);
+    assert.deepEqual(await store.collection('none', { width: WIDTH }).searchAsyncText(q), []);
   } finally {
     await store.close();
   }
