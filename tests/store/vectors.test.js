@@ -120,3 +120,25 @@ test('searchAsyncText: the hits of searchAsync, metadata as the stored JSON text
     await store.close();
   }
 });
+
+test('a served arm hands searchCollection the native collection with metadata as text and vectors in one call', async () => {
+  const { serveArm } = await import('../../server/arms.js');
+  const { loadConfig } = await import('../../pipeline/config.js');
+  const store = openStore(tempDir('vectors-arm'), NO_BG);
+  try {
+    const c = store.collection('articles', { width: WIDTH });
+    const r = rng(21);
+    await c.upsert(Array.from({ length: 20 }, (_, i) => ({ id: `a${i}`, vector: randomVector(r, WIDTH, 9, { blocks: 1 }), meta: { title: `A${i}` } })));
+    const ctx = /** @type {any} */ ({ config: loadConfig(), metrics: { armAnswers: { inc() {} } } });
+    const sm = /** @type {any} */ ({ embedder: { layout: { kind: 'scdv', scdvWidth: WIDTH, width: WIDTH } } });
+    const on = serveArm(ctx, sm, 'reader').on(/** @type {any} */ (c));
+    const hits = await on.searchAsync(randomVector(r, WIDTH, 30, { blocks: 1 }), { k: 5, mode: 'exact' });
+    assert.equal(hits.length, 5);
+    assert.ok(hits.every((h) => typeof h.meta === 'string'), 'metadata as text');
+    const got = await /** @type {any} */ (on).vectors(['a1', 'zz']);
+    assert.deepEqual(plain(got[0]), plain(c.get('a1')?.vector));
+    assert.equal(got[1], null);
+  } finally {
+    await store.close();
+  }
+});
