@@ -217,6 +217,48 @@ function scratchOf(width) {
 const spanOf = (vs) => vs.reduce((m, v) => (v.indices.length ? Math.max(m, v.indices[v.indices.length - 1] + 1) : m), 0);
 
 /**
+ * One sparse vector spread over a dense scratch array, to dot it with many others without a merge's branches (the
+ * near-duplicate collapse compares each candidate with every kept result). dot(b) equals sparseDot(a, b) bit for
+ * bit: the same products summed in the same (increasing index) order, plus exact zeros.
+ */
+export class DenseScratch {
+  constructor() {
+    this.dense = new Float32Array(0);
+    /** @type {SparseVector | null} */
+    this.held = null;
+  }
+
+  /** Hold a (its values; every other entry 0). @param {SparseVector} a */
+  hold(a) {
+    this.release();
+    const n = a.indices.length;
+    if (n && a.indices[n - 1] >= this.dense.length) this.dense = new Float32Array(Math.max(a.indices[n - 1] + 1, this.dense.length * 2));
+    for (let i = 0; i < n; i++) this.dense[a.indices[i]] = a.values[i];
+    this.held = a;
+  }
+
+  /** The held vector's dot product with b (sorted indices). @param {SparseVector} b */
+  dot(b) {
+    const d = this.dense;
+    const bi = b.indices;
+    const bv = b.values;
+    let s = 0;
+    for (let j = 0; j < bi.length; j++) {
+      const x = bi[j];
+      if (x < d.length) s += d[x] * bv[j];
+    }
+    return s;
+  }
+
+  /** Back to all zeros. */
+  release() {
+    if (!this.held) return;
+    for (let i = 0; i < this.held.indices.length; i++) this.dense[this.held.indices[i]] = 0;
+    this.held = null;
+  }
+}
+
+/**
  * Rocchio's expanded query: q + weight · (the mean of `others`), cut to its `maxNnz` largest-magnitude entries
  * (ties: lower index first) and L2-normalised, with increasing indices (pseudo-relevance feedback,
  * pipeline/match/rerank.js). Accumulated in a dense row: it runs once per related list.

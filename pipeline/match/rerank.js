@@ -19,7 +19,7 @@
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
 import { parseDate } from '../dates.js';
-import { dotsWith, expandQuery, sparseDot } from '../embed/vectorizer.js';
+import { DenseScratch, dotsWith, expandQuery, sparseDot } from '../embed/vectorizer.js';
 
 /**
  * @typedef {object} RerankOptions
@@ -43,7 +43,8 @@ import { dotsWith, expandQuery, sparseDot } from '../embed/vectorizer.js';
  * @typedef {(ids: string[], query: SparseVector) => Promise<Float64Array>} ScoreLookup stored vectors of ids dotted
  *   with a query, in order (NaN: gone)
  * @typedef {{id: string, duplicate_of?: string, similarity: number}} DroppedDuplicate duplicate_of absent: a duplicate of the query document
- * @typedef {Hit & {ranking_score?: number}} RankedHit meta parsed; ranking_score when recency applied
+ * @typedef {Hit & {ranking_score?: number}} RankedHit ranking_score when recency applied; meta parsed only when an option
+ *   read it (recency, maxPerSite), else as the store gave it (resultItem parses either)
  */
 
 /** Units of a half-life such as `7d`: seconds, minutes, hours, days, weeks. */
@@ -104,8 +105,11 @@ function publishedMs(v) {
  * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], fetched: number}>}
  */
 export async function rerank(hits, want, o, vectorsOf, original = null) {
+  // Metadata is parsed only when an option reads it: a collapsed list passes it through to resultItem, which parses
+  // the kept hits' alone (not the whole candidate pool's).
+  const parse = o.halfLifeMs !== null || o.maxPerSite !== null;
   /** @type {RankedHit[]} */
-  let ranked = hits.map((h) => ({ ...h, meta: typeof h.meta === 'string' ? JSON.parse(h.meta) : (h.meta ?? {}) }));
+  let ranked = parse ? hits.map((h) => ({ ...h, meta: typeof h.meta === 'string' ? JSON.parse(h.meta) : (h.meta ?? {}) })) : hits.slice();
   if (o.halfLifeMs !== null) {
     for (const h of ranked) h.ranking_score = recencyScore(h.score, publishedMs(h.meta.published_at), o);
     ranked = ranked.sort((a, b) => /** @type {number} */ (b.ranking_score) - /** @type {number} */ (a.ranking_score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -140,7 +144,7 @@ export async function rerank(hits, want, o, vectorsOf, original = null) {
     fetched += vectors.length;
     for (let j = 0; j < batch.length && kept.length < want; j++) {
       const h = batch[j];
-      const site = typeof h.meta.site === 'string' ? h.meta.site : null;
+      const site = parse && typeof h.meta.site === 'string' ? h.meta.site : null;
       if (o.maxPerSite !== null && site !== null && (perSite.get(site) ?? 0) >= o.maxPerSite) continue;
       if (t !== null) {
         const v = vectors[j];
@@ -173,14 +177,23 @@ export async function rerank(hits, want, o, vectorsOf, original = null) {
  */
 function duplicateOf(v, score, kept, keptVectors, t) {
   const theta = Math.acos(Math.max(-1, Math.min(1, score)));
-  for (let j = 0; j < kept.length; j++) {
-    const bound = Math.cos(Math.abs(theta - Math.acos(Math.max(-1, Math.min(1, kept[j].score)))));
-    if (bound + 1e-6 <= t) continue;
-    const s = sparseDot(v, keptVectors[j]);
-    if (s > t) return { id: kept[j].id, similarity: s };
+  try {
+    for (let j = 0; j < kept.length; j++) {
+      const bound = Math.cos(Math.abs(theta - Math.acos(Math.max(-1, Math.min(1, kept[j].score)))));
+      if (bound + 1e-6 <= t) continue;
+      // v spread once, then a branch-free gather per kept result (the merge of sparseDot was most of the loop's time).
+      if (scratch.held !== v) scratch.hold(v);
+      const s = scratch.dot(keptVectors[j]);
+      if (s > t) return { id: kept[j].id, similarity: s };
+    }
+    return null;
+  } finally {
+    scratch.release();
   }
-  return null;
 }
+
+/** The collapse's dense scratch (one per thread: re-ranking is synchronous between its awaits). */
+const scratch = new DenseScratch();
 
 /**
  * Search and re-rank until `want` results are kept: the store is asked for a pool of candidates (poolFactor ×
@@ -269,8 +282,10 @@ export async function storedScores(coll, ids, query) {
 
 /**
  * searchReranked over a store collection (either backend: every store call is awaited).
- * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]>, get: (id: string) => any,
+ * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]>, get: (id: string) => any, vectors?: (ids: string[]) => any,
  *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
+ *   vectors: the stored vectors of many ids in one call when the backend has it (the native store), else get() per id;
+ *   scores: stored vectors dotted with a query in place (the native store), else from the fetched vectors
  * @param {SparseVector} vector the query
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
  * @param {number} want
@@ -281,7 +296,9 @@ export function searchCollection(coll, vector, storeOptions, want, options, serv
   return searchReranked({
     query: vector,
     search: (q, n) => coll.searchAsync(q, { ...storeOptions, k: n }),
-    vectorsOf: (ids) => Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)),
+    vectorsOf: coll.vectors
+      ? async (ids) => coll.vectors?.(ids)
+      : (ids) => Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)),
     ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,
   });

@@ -136,6 +136,24 @@ export class Collection {
   }
 
   /**
+   * The stored vectors of many documents (null where no live document has the id), read from one snapshot in one
+   * native call without their metadata: the re-ranking's collapse needs ~10 per request. The vectors are views
+   * of two shared buffers (read them, do not write to them).
+   * @param {(string | number)[]} ids
+   * @returns {({indices: Uint32Array, values: Float32Array} | null)[]}
+   */
+  vectors(ids) {
+    if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', 'vectors takes an array of ids');
+    const keys = ids.map(normalizeId);
+    const engine = this.#existing();
+    if (!engine || keys.length === 0) return keys.map(() => null);
+    const r = engine.vectors(keys);
+    return keys.map((_, i) => (r.found[i] ? {
+      indices: r.indices.subarray(r.offsets[i], r.offsets[i + 1]), values: r.values.subarray(r.offsets[i], r.offsets[i + 1]),
+    } : null));
+  }
+
+  /**
    * Top-k documents by dot product with the vector, best first (ties by id). Never returns deleted documents
    * or superseded versions. Synchronous (for batch code; blocks the event loop for the search's duration).
    *
@@ -167,6 +185,24 @@ export class Collection {
     const engine = this.#existing();
     const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
     return engine ? toHits(await engine.searchAsync(indices, values, o)) : [];
+  }
+
+  /**
+   * searchAsync() with each hit's metadata as the stored JSON text, not parsed: for callers that pass most hits'
+   * metadata through or drop the hits (the re-ranking's candidate pool; resultItem parses the kept ones).
+   * @param {import('./validate.js').SparseVectorInput} vector
+   * @param {import('./validate.js').SearchOptions} [opts]
+   * @returns {Promise<{id: string, score: number, meta: string}[]>}
+   */
+  async searchAsyncText(vector, opts) {
+    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
+    const engine = this.#existing();
+    const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
+    if (!engine) return [];
+    const r = await engine.searchAsync(indices, values, o);
+    const out = new Array(r.ids.length);
+    for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i], meta: r.metas[i] };
+    return out;
   }
 
   /**

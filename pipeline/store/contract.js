@@ -18,9 +18,13 @@
  *   searchable before answering; the batch calls flush() at its end. The native store is always visible at once.
  * @property {(ids: string[]) => Promise<number>} delete how many of the ids were live
  * @property {(id: string) => MaybePromise<import('./collection.js').StoredDoc | null>} get
+ * @property {(ids: string[]) => MaybePromise<({indices: Uint32Array, values: Float32Array} | null)[]>} [vectors] optional: the
+ *   stored vectors of many ids in one call (null: no live document); callers fall back to get() per id without it
  * @property {(id: string) => MaybePromise<boolean>} exists
  * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => MaybePromise<import('./collection.js').SearchHit[]>} search
  * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => Promise<import('./collection.js').SearchHit[]>} searchAsync without blocking the event loop
+ * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => Promise<{id: string, score: number, meta: string}[]>} [searchAsyncText]
+ *   optional: searchAsync with the metadata as JSON text (callers fall back to searchAsync without it)
  * @property {() => Promise<Iterable<string>>} ids
  * @property {() => MaybePromise<number>} version grows whenever the contents may have changed
  * @property {() => MaybePromise<number>} count live documents

@@ -229,6 +229,15 @@ export class NativeEngine {
     return this.#readable().view.scores(ids, indices, values);
   }
 
+  /**
+   * Stored vectors of many ids from one snapshot, in one native call (no meta): see Collection.vectors.
+   * @param {string[]} ids
+   * @returns {{found: Uint8Array, offsets: Uint32Array, indices: Uint32Array, values: Float32Array}}
+   */
+  vectors(ids) {
+    return this.#readable().view.vectors(ids);
+  }
+
   count() {
     return this.#readable().view.count();
   }

@@ -87,6 +87,7 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions) => NativeHits} search
  * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions) => Promise<NativeHits>} searchAsync
  * @property {(id: string) => {meta: string, indices: Uint32Array, values: Float32Array} | null} get
+ * @property {(ids: string[]) => {found: Uint8Array, offsets: Uint32Array, indices: Uint32Array, values: Float32Array}} vectors
  * @property {(ids: string[]) => Uint8Array} live
  * @property {(ids: string[], indices: Uint32Array, values: Float32Array) => Float64Array} scores each id's stored
  *   vector dotted with the query, NaN when no live document has the id

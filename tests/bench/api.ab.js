@@ -4,7 +4,7 @@
 // workers package.json | tar x -C <dir>`, node_modules/models/build/dictionaries/.venv linked from this one, then
 // `npm run build:store` there), the constant route, live related by id and related for a text at --connections,
 // --rounds rounds alternating old/new; medians of req/s, p99 and the server's CPU time per request (/proc: all its
-// threads; a loaded machine moves req/s with the scheduler's share, CPU per request much less).
+// threads, and its event-loop thread alone; a loaded machine moves req/s with the scheduler's share, CPU per request much less).
 //   node tests/bench/api.ab.js --old <dir> [--rounds 3] [--duration 6] [--connections 10]
 // Run `npm run bench:api` once first: it builds the collection (.scdv/bench/api) both servers read.
 import fs from 'node:fs';
@@ -28,9 +28,9 @@ const { values: opt } = parseArgs({ options: {
 } });
 if (!opt.old) throw new Error('usage: api.ab.js --old <dir>');
 const nDocs = Number(opt.docs);
-/** @param {number} pid server CPU time so far (all threads), ms */
-const cpuOf = (pid) => {
-  const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** @param {number} pid server CPU time so far (all threads), ms @param {boolean} [loopOnly] its event-loop thread's alone */
+const cpuOf = (pid, loopOnly = false) => {
+  const st = fs.readFileSync(loopOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) * 10;
 };
@@ -52,7 +52,7 @@ try {
     related_live: (n) => ({ path: `/v1/collections/articles/documents/${everyId[(offset + n) % nDocs]}/related?k=10` }),
     text: (n) => ({ method: 'POST', path: '/v1/collections/articles/related', headers: { 'content-type': 'application/json' }, body: texts[n % texts.length] }),
   };
-  /** @type {Record<string, {rps: number, p99: number, cpu: number, errors: number}[]>} */
+  /** @type {Record<string, {rps: number, p99: number, cpu: number, loop: number, errors: number}[]>} */
   const runs = {};
   const load0 = fs.readFileSync('/proc/loadavg', 'utf8').trim();
   for (let round = 0; round < Number(opt.rounds); round++) {
@@ -68,11 +68,13 @@ try {
         await run(1);
         const pid = /** @type {number} */ (servers[build].proc.pid);
         const c0 = cpuOf(pid);
+        const l0 = cpuOf(pid, true);
         const r = await run(Number(opt.duration));
         const cpu = (cpuOf(pid) - c0) / Math.max(1, r.requests.total);
+        const loop = (cpuOf(pid, true) - l0) / Math.max(1, r.requests.total);
         offset += n;
-        (runs[`${name}_${build}`] ??= []).push({ rps: r.requests.average, p99: r.latency.p99, cpu, errors: r.errors + r.non2xx });
-        process.stderr.write(`round ${round + 1} ${name.padEnd(13)} ${build}: ${r.requests.average.toFixed(0)} req/s, p99 ${r.latency.p99} ms, server CPU ${cpu.toFixed(3)} ms a request\n`);
+        (runs[`${name}_${build}`] ??= []).push({ rps: r.requests.average, p99: r.latency.p99, cpu, errors: r.errors + r.non2xx, loop });
+        process.stderr.write(`round ${round + 1} ${name.padEnd(13)} ${build}: ${r.requests.average.toFixed(0)} req/s, p99 ${r.latency.p99} ms, server CPU ${cpu.toFixed(3)} ms a request (event loop ${loop.toFixed(3)})\n`);
       }
     }
   }
@@ -80,7 +82,7 @@ try {
   /** @type {Record<string, unknown>} */
   const out = {};
   for (const [key, xs] of Object.entries(runs)) {
-    out[key] = { rps: median(xs.map((x) => x.rps)), p99_ms: median(xs.map((x) => x.p99)), cpu_ms_per_request: +median(xs.map((x) => x.cpu)).toFixed(3), errors: xs.reduce((a, x) => a + x.errors, 0) };
+    out[key] = { rps: median(xs.map((x) => x.rps)), p99_ms: median(xs.map((x) => x.p99)), cpu_ms_per_request: +median(xs.map((x) => x.cpu)).toFixed(3), loop_cpu_ms_per_request: +median(xs.map((x) => x.loop)).toFixed(3), errors: xs.reduce((a, x) => a + x.errors, 0) };
   }
   console.log(JSON.stringify({ ...out, load_avg: { start: load0, end: fs.readFileSync('/proc/loadavg', 'utf8').trim() } }));
 } finally {

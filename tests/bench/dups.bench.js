@@ -132,7 +132,7 @@ async function relatedOf(coll, id, t) {
     return { ids: hits.map((h) => h.id), ms: performance.now() - s, fetched: 0, searched: n, meta: hits.map((h) => (typeof h.meta === 'string' ? JSON.parse(h.meta) : h.meta)) };
   }
   const res = await searchCollection(coll, /** @type {any} */ (vectors.get(id)), { mode, excludeIds: [id] }, 10, withT(t), config.server);
-  return { ids: res.hits.map((h) => h.id), ms: performance.now() - s, fetched: res.fetched, searched: res.searched, meta: res.hits.map((h) => h.meta) };
+  return { ids: res.hits.map((h) => h.id), ms: performance.now() - s, fetched: res.fetched, searched: res.searched, meta: res.hits.map((h) => (typeof h.meta === 'string' ? JSON.parse(h.meta) : h.meta)) };
 }
 const base = (/** @type {string} */ id) => originalOf.get(id) ?? id;
 /** @type {(number | null | 'pool')[]} */

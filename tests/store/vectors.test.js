@@ -1,0 +1,144 @@
+// Collection.vectors(ids): many stored vectors from one snapshot in one native call (the re-ranking's collapse), and
+// the collapse through it answering exactly as through get() per id.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStore } from '../../pipeline/store/index.js';
+import { loadAddon } from '../../pipeline/store/native.js';
+import { searchCollection } from '../../pipeline/match/rerank.js';
+import { resultItem } from '../../pipeline/match/index.js';
+import { randomVector, rng, tempDir } from './helpers.js';
+
+const NO_BG = { autoFlush: false, autoMerge: false, maintenanceMs: 0 };
+const WIDTH = 400;
+
+/** @param {{indices: Iterable<number>, values: Iterable<number>} | null | undefined} v */
+const plain = (v) => (v ? { indices: [...v.indices], values: [...v.values] } : null);
+
+test('vectors(ids) gives what get(id) gives, in order, from segments and the write buffer; null when gone', async () => {
+  const store = openStore(tempDir('vectors'), NO_BG);
+  try {
+    const c = store.collection('articles', { width: WIDTH });
+    const r = rng(5);
+    const docs = Array.from({ length: 60 }, (_, i) => ({ id: `d${i}`, vector: randomVector(r, WIDTH, 5 + (i % 13)), meta: { title: `T${i}` } }));
+    await c.upsert(docs.slice(0, 40));
+    await c.flush(); // d0-d39 in a segment
+    await c.upsert(docs.slice(40)); // d40-d59 in memory
+    await c.upsert([{ id: 'd3', vector: randomVector(r, WIDTH, 7) }]); // replaced: the memory copy wins
+    await c.delete(['d5', 'd45']);
+    const ids = ['d45', 'd3', 'nope', 'd0', 'd59', 'd5', 'd0', 'd39', 'd40'];
+    const got = c.vectors(ids);
+    assert.equal(got.length, ids.length);
+    ids.forEach((id, i) => assert.deepEqual(plain(got[i]), plain(c.get(id)?.vector), id));
+    assert.equal(got[0], null, 'deleted in memory');
+    assert.equal(got[5], null, 'deleted from a segment');
+    assert.equal(got[2], null, 'never stored');
+    assert.deepEqual(c.vectors([]), []);
+    assert.deepEqual(store.collection('empty', { width: WIDTH }).vectors(['a']), [null], 'a collection without documents');
+  } finally {
+    await store.close();
+  }
+});
+
+test('vectors(ids): bad input is a clear error, not a crash', async () => {
+  const store = openStore(tempDir('vectors-bad'), NO_BG);
+  try {
+    const c = store.collection('articles', { width: WIDTH });
+    await c.upsert([{ id: 'a', vector: randomVector(rng(1), WIDTH, 5) }]);
+    assert.throws(() => c.vectors(/** @type {any} */ ('a')), /SCDV_STORE_DOC_INVALID|array of ids/);
+    assert.throws(() => c.vectors(/** @type {any} */ (['a', ''])), /id must be a non-empty string/);
+    assert.throws(() => c.vectors(/** @type {any} */ (['a', { id: 'b' }])), /id must be a non-empty string/);
+    // The native call checks its own arguments too (the engine passes ids through unchanged).
+    const view = /** @type {any} */ (new (loadAddon().View)(WIDTH));
+    assert.throws(() => view.vectors('a'), /vectors\(ids\): ids must be an array of strings/);
+    assert.throws(() => view.vectors(['a', 7]), /vectors\(ids\): ids\[1\] is not a string/);
+    assert.deepEqual([...view.vectors(['a']).found], [0]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('the collapse (metadata as text, vectors in one call a batch) answers byte for byte as with parsed metadata and get() per id', async () => {
+  const store = openStore(tempDir('vectors-collapse'), NO_BG);
+  try {
+    const c = store.collection('articles', { width: WIDTH });
+    const r = rng(11);
+    /** @type {{id: string, vector: {indices: Uint32Array, values: Float32Array}, meta: Record<string, string>}[]} */
+    const docs = [];
+    for (let i = 0; i < 150; i++) {
+      const base = randomVector(r, WIDTH, 12, { blocks: 2 });
+      docs.push({ id: `b${i}`, vector: base, meta: { title: `本文${i}`, url: `https://x/${i}`, site: `s${i % 3}` } });
+      // Near-copies of every third document: the collapse has something to drop.
+      if (i % 3 === 0) docs.push({ id: `c${i}`, vector: base, meta: { title: `copy ${i}`, category: 'c' } });
+    }
+    await c.upsert(docs.slice(0, 120));
+    await c.flush();
+    await c.upsert(docs.slice(120));
+    const server = { maxK: 100, rerank: { poolFactor: 2, poolMin: 20 } };
+    const options = { duplicateThreshold: 0.8, halfLifeMs: null, recencyWeight: 0.3, maxPerSite: null, now: 0 };
+    let batched = 0;
+    let single = 0;
+    // As the server's arms hand the collection to searchCollection: metadata as text, vectors in one call.
+    const withVectors = {
+      searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => c.searchAsyncText(v, o),
+      get: (/** @type {string} */ id) => { single++; return c.get(id); },
+      vectors: (/** @type {string[]} */ ids) => { batched++; return c.vectors(ids); },
+    };
+    const withGet = { searchAsync: withVectors.searchAsync, get: (/** @type {string} */ id) => c.get(id) };
+    let dropped = 0;
+    for (const d of docs.slice(0, 60)) {
+      const a = await searchCollection(withVectors, d.vector, { mode: 'exact', excludeIds: [d.id] }, 10, options, server);
+      const b = await searchCollection(withGet, d.vector, { mode: 'exact', excludeIds: [d.id] }, 10, options, server);
+      const answer = (/** @type {typeof a} */ x) => JSON.stringify({ dropped: x.dropped, results: x.hits.map(resultItem) });
+      assert.equal(answer(a), answer(b), d.id);
+      assert.equal(a.fetched, b.fetched);
+      assert.ok(a.hits.every((x) => typeof x.meta === 'string'), 'metadata passed through as stored, unparsed');
+      dropped += a.dropped.length;
+    }
+    assert.ok(dropped > 0, 'some near-duplicates were dropped');
+    assert.equal(single, 0, 'no get() per id');
+    assert.ok(batched >= 60, `one vectors() call per batch (${batched})`);
+  } finally {
+    await store.close();
+  }
+});
+
+test('searchAsyncText: the hits of searchAsync, metadata as the stored JSON text', async () => {
+  const store = openStore(tempDir('vectors-text'), NO_BG);
+  try {
+    const c = store.collection('articles', { width: WIDTH });
+    const r = rng(9);
+    await c.upsert(Array.from({ length: 30 }, (_, i) => ({ id: `t${i}`, vector: randomVector(r, WIDTH, 9, { blocks: 1 }), meta: { title: `題 "${i}"`, site: 's', n: i } })));
+    const q = randomVector(r, WIDTH, 40, { blocks: 1 });
+    const parsed = await c.searchAsync(q, { k: 15, mode: 'exact' });
+    const text = await c.searchAsyncText(q, { k: 15, mode: 'exact' });
+    assert.ok(parsed.length > 0);
+    assert.deepEqual(text.map((h) => [h.id, h.score]), parsed.map((h) => [h.id, h.score]));
+    text.forEach((h, i) => { assert.equal(typeof h.meta, 'string'); assert.deepEqual(JSON.parse(h.meta), parsed[i].meta); });
+    await assert.rejects(c.searchAsyncText({ indices: [WIDTH + 5], values: [1] }), /SCDV_STORE_QUERY_INVALID|width/);
+    assert.deepEqual(await store.collection('none', { width: WIDTH }).searchAsyncText(q), []);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a served arm hands searchCollection the native collection with metadata as text and vectors in one call', async () => {
+  const { serveArm } = await import('../../server/arms.js');
+  const { loadConfig } = await import('../../pipeline/config.js');
+  const store = openStore(tempDir('vectors-arm'), NO_BG);
+  try {
+    const c = store.collection('articles', { width: WIDTH });
+    const r = rng(21);
+    await c.upsert(Array.from({ length: 20 }, (_, i) => ({ id: `a${i}`, vector: randomVector(r, WIDTH, 9, { blocks: 1 }), meta: { title: `A${i}` } })));
+    const ctx = /** @type {any} */ ({ config: loadConfig(), metrics: { armAnswers: { inc() {} } } });
+    const sm = /** @type {any} */ ({ embedder: { layout: { kind: 'scdv', scdvWidth: WIDTH, width: WIDTH } } });
+    const on = serveArm(ctx, sm, 'reader').on(/** @type {any} */ (c));
+    const hits = await on.searchAsync(randomVector(r, WIDTH, 30, { blocks: 1 }), { k: 5, mode: 'exact' });
+    assert.equal(hits.length, 5);
+    assert.ok(hits.every((h) => typeof h.meta === 'string'), 'metadata as text');
+    const got = await /** @type {any} */ (on).vectors(['a1', 'zz']);
+    assert.deepEqual(plain(got[0]), plain(c.get('a1')?.vector));
+    assert.equal(got[1], null);
+  } finally {
+    await store.close();
+  }
+});
