@@ -45,7 +45,6 @@ import math
 import os
 import sys
 import time
-import traceback
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -55,7 +54,7 @@ from scipy import sparse
 
 from . import model_io
 from .errors import InputError
-from .progress import _write, emit_error, emit_result
+from .progress import _write, emit_result, run_main
 from .topics import l2_normalize
 
 __all__ = ["FORMAT", "npmi_coherence", "random_word_sets", "cluster_summary", "pca_2d", "analyse", "main"]
@@ -436,7 +435,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--map-words", type=int, default=2000)
     p.add_argument("--max-docs", type=int, default=200_000)
     p.add_argument("--seed", type=int, default=1)
-    try:
+
+    def body() -> None:
         args = p.parse_args(argv)
         out = args.out or os.path.join(args.model, "analysis.json")
         result = analyse(args.model, args.corpus or None, top=args.top, map_words=args.map_words,
@@ -444,16 +444,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_analysis(out, result)
         emit_result("analysis", out=os.path.abspath(out), seconds=result["seconds"]["total"],
                     clusters=result["n_clusters"], coherence=result["coherence"]["mean"])
-        return 0
-    except InputError as exc:
-        emit_error("analysis", str(exc), kind="input")
-    except SystemExit as exc:  # argparse
-        emit_error("analysis", f"bad arguments (exit {exc.code})", kind="input")
-    except Exception as exc:
-        traceback.print_exc(file=sys.stderr)
-        emit_error("analysis", f"{type(exc).__name__}: {exc}")
-    return 1
 
+    return run_main("analysis", body)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -18,7 +18,6 @@ import argparse
 import os
 import sys
 import time
-import traceback
 from collections import Counter
 from typing import Sequence
 
@@ -28,7 +27,7 @@ from numpy.typing import NDArray
 from . import model_io
 from .errors import InputError
 from .idf import IdfCounter
-from .progress import emit_error, emit_result
+from .progress import emit_result, run_main
 
 __all__ = ["Lexicon", "build_lexicon", "write_lexicon"]
 
@@ -55,6 +54,8 @@ def build_lexicon(corpus_file: str, min_count: int) -> Lexicon:
     """Count the corpus's words, keep those seen ``min_count`` times or more, and give them their idf."""
     if min_count < 1:
         raise InputError(f"min_count must be >= 1, got {min_count}")
+    if not os.path.isfile(corpus_file):
+        raise InputError(f"tokenised corpus {corpus_file} not found")
     counts: Counter[str] = Counter()
     with open(corpus_file, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
@@ -81,23 +82,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--corpus", required=True, help="tokenised corpus without the stop lists, one document per line")
     p.add_argument("--min-count", type=int, required=True)
     p.add_argument("--out", required=True, help="lexicon.txt to write")
-    try:
+
+    def body() -> None:
         args = p.parse_args(argv)
         t0 = time.perf_counter()
         lexicon = build_lexicon(args.corpus, args.min_count)
         write_lexicon(args.out, lexicon)
         emit_result("lexicon", out=os.path.abspath(args.out), words=len(lexicon.words),
                     documents=lexicon.n_documents, seconds=round(time.perf_counter() - t0, 3))
-        return 0
-    except InputError as exc:
-        emit_error("lexicon", str(exc), kind="input")
-    except SystemExit as exc:  # argparse
-        emit_error("lexicon", f"bad arguments (exit {exc.code})", kind="input")
-    except Exception as exc:
-        traceback.print_exc(file=sys.stderr)
-        emit_error("lexicon", f"{type(exc).__name__}: {exc}")
-    return 1
 
+    return run_main("lexicon", body)
 
 if __name__ == "__main__":
     sys.exit(main())

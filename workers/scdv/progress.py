@@ -20,9 +20,12 @@ import json
 import math
 import sys
 import time
-from typing import Any, TextIO
+import traceback
+from typing import Any, Callable, TextIO
 
-__all__ = ["emit", "emit_result", "emit_error", "log", "EtaClock"]
+from .errors import InputError
+
+__all__ = ["emit", "emit_result", "emit_error", "log", "run_main", "EtaClock"]
 
 
 def _clean(value: Any) -> Any:
@@ -64,6 +67,23 @@ def emit_error(stage: str, message: str, kind: str = "internal") -> None:
     ``"internal"`` otherwise (a crash, memory, the environment: a retry may succeed).
     """
     _write({"type": "error", "stage": stage, "message": message, "kind": kind})
+
+
+def run_main(stage: str, body: Callable[[], None]) -> int:
+    """Run a one-shot module's ``body`` (which emits its own result line) and turn a failure into one error line:
+    ``kind`` input for InputError and bad arguments (argparse exits), internal otherwise (traceback on stderr).
+    Returns the process exit code."""
+    try:
+        body()
+        return 0
+    except InputError as exc:
+        emit_error(stage, str(exc), kind="input")
+    except SystemExit as exc:  # argparse
+        emit_error(stage, f"bad arguments (exit {exc.code})", kind="input")
+    except Exception as exc:
+        traceback.print_exc(file=sys.stderr)
+        emit_error(stage, f"{type(exc).__name__}: {exc}")
+    return 1
 
 
 def log(message: str) -> None:

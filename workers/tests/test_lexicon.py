@@ -51,6 +51,8 @@ def test_bad_input_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert err["type"] == "error" and err["kind"] == "input" and "line 2" in err["message"]
     with pytest.raises(InputError, match="min_count"):
         build_lexicon(str(corpus), min_count=0)
+    with pytest.raises(InputError, match="not found"):
+        build_lexicon(str(tmp_path / "absent.txt"), min_count=1)
     assert not (tmp_path / "x.txt").exists()
 
 
