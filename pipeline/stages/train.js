@@ -127,6 +127,7 @@ async function trainLocked(opts, name, work) {
   let lexicon = null;
   if (lexiconPossible(trainedTokenizer)) {
     const t = Date.now();
+    log('lexicon: the corpus tokenised again without the stop lists, for the lexical block\'s vocabulary (lexicon.txt)');
     const lexical = await runTokenize({
       corpus: opts.corpus, outDir: path.join(work, 'lexical-tokens'), label: 'lexicon',
       config: { ...opts.config, tokenizer: lexicalTokenizerConfig(trainedTokenizer) }, redisUrl: opts.redisUrl, log, quiet: opts.quiet,

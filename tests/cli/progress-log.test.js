@@ -72,8 +72,8 @@ test('scdv train to a pipe: one unit per bar from start to end, totals up front,
     b.lines.push(line);
     bars.set(label, b);
   }
-  assert.deepEqual([...bars.keys()], ['tokenize', 'word2vec', 'idf', 'gmm fit', 'gmm assign', 'topics'], log);
-  const expectedUnits = { tokenize: 'lines', word2vec: 'epochs', idf: 'documents', 'gmm fit': 'EM iterations', 'gmm assign': 'words', topics: 'words' };
+  assert.deepEqual([...bars.keys()], ['tokenize', 'word2vec', 'idf', 'gmm fit', 'gmm assign', 'topics', 'lexicon'], log);
+  const expectedUnits = { tokenize: 'lines', word2vec: 'epochs', idf: 'documents', 'gmm fit': 'EM iterations', 'gmm assign': 'words', topics: 'words', lexicon: 'lines' };
   for (const [label, b] of bars) {
     assert.deepEqual([...b.units], [/** @type {Record<string, string>} */ (expectedUnits)[label]], `${label}: one unit throughout\n${b.lines.join('\n')}`);
     assert.equal(b.totals.size, 1, `${label}: the total is known from the first line and never changes\n${b.lines.join('\n')}`);
@@ -84,6 +84,8 @@ test('scdv train to a pipe: one unit per bar from start to end, totals up front,
   }
   const sample = fs.readFileSync(SAMPLE_CORPUS, 'utf8').split('\n').filter(Boolean).length;
   assert.equal([...(bars.get('tokenize')?.totals ?? [])][0], sample, 'tokenize counts the corpus lines');
+  assert.equal([...(bars.get('lexicon')?.totals ?? [])][0], sample, 'the lexicon tokenises the corpus lines again');
+  assert.match(log, /^lexicon: the corpus tokenised again without the stop lists, for the lexical block's vocabulary \(lexicon\.txt\)$/m);
   assert.equal([...(bars.get('word2vec')?.totals ?? [])][0], EPOCHS);
   // One line per epoch (a log gets every step of a short bar), each with its loss and what that number is.
   const epochs = bars.get('word2vec')?.lines.filter((l) => /training loss of this epoch/.test(l)) ?? [];
