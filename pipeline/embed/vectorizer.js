@@ -206,7 +206,7 @@ export function sparseDot(a, b) {
   return s;
 }
 
-/** Scratch of expandQuery and dotsWith (grown on demand, all zero between calls): one dense row per process. */
+/** Scratch of expandQuery (grown on demand, all zero between calls): one dense row per process. */
 let scratch = new Float64Array(0);
 /** @param {number} width */
 function scratchOf(width) {
@@ -313,24 +313,25 @@ export function expandQuery(q, others, weight, maxNnz) {
 }
 
 /**
- * The dot products of many sparse vectors with one query (the query scattered once into a dense row); a null
- * vector scores NaN.
+ * The dot products of many sparse vectors with one query (the query held once in a DenseScratch, so each equals
+ * sparseDot's bit for bit); a null vector scores NaN.
  * @param {SparseVector} query
  * @param {(SparseVector | null)[]} vectors
  * @returns {Float64Array}
  */
 export function dotsWith(query, vectors) {
-  const width = spanOf([query]);
-  const row = scratchOf(width);
-  for (let i = 0; i < query.indices.length; i++) row[query.indices[i]] = query.values[i];
   const out = new Float64Array(vectors.length);
-  for (let j = 0; j < vectors.length; j++) {
-    const v = vectors[j];
-    if (!v) { out[j] = NaN; continue; }
-    let s = 0;
-    for (let i = 0; i < v.indices.length; i++) { const d = v.indices[i]; if (d < width) s += v.values[i] * row[d]; }
-    out[j] = s;
+  dotsScratch.hold(query);
+  try {
+    for (let j = 0; j < vectors.length; j++) {
+      const v = vectors[j];
+      out[j] = v ? dotsScratch.dot(v) : NaN;
+    }
+  } finally {
+    dotsScratch.release();
   }
-  for (let i = 0; i < query.indices.length; i++) row[query.indices[i]] = 0;
   return out;
 }
+
+/** dotsWith's scratch (one per thread: the function is synchronous). */
+const dotsScratch = new DenseScratch();

@@ -270,14 +270,27 @@ export async function feedbackRescored(hits, query, fb, vectorsOf, scoresOf) {
 /**
  * Each id's stored vector dotted with the query (NaN: not stored): the store's own call when it has one (the
  * native store scores in place), else from the vectors fetched with get.
- * @param {{get: (id: string) => any, scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
+ * @param {{get: (id: string) => any, vectors?: (ids: string[]) => any,
+ *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
  * @param {string[]} ids
  * @param {SparseVector} query
  * @returns {Promise<Float64Array>}
  */
 export async function storedScores(coll, ids, query) {
   if (coll.scores) return coll.scores(ids, query);
-  return dotsWith(query, await Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)));
+  return dotsWith(query, await storedVectors(coll, ids));
+}
+
+/**
+ * The stored vectors of ids, in order (null: not stored): in one call when the backend has one (the native store's
+ * vectors), else get() per id.
+ * @param {{get: (id: string) => any, vectors?: (ids: string[]) => any}} coll
+ * @param {string[]} ids
+ * @returns {Promise<(SparseVector | null)[]>}
+ */
+export async function storedVectors(coll, ids) {
+  if (coll.vectors) return coll.vectors(ids);
+  return Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null));
 }
 
 /**
@@ -296,9 +309,7 @@ export function searchCollection(coll, vector, storeOptions, want, options, serv
   return searchReranked({
     query: vector,
     search: (q, n) => coll.searchAsync(q, { ...storeOptions, k: n }),
-    vectorsOf: coll.vectors
-      ? async (ids) => coll.vectors?.(ids)
-      : (ids) => Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null)),
+    vectorsOf: (ids) => storedVectors(coll, ids),
     ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,
   });

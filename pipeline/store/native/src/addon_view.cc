@@ -179,6 +179,31 @@ class View : public Napi::ObjectWrap<View> {
     if (d >= 0 && !sv.isDeleted(static_cast<uint32_t>(d))) sv.hidden.push_back(static_cast<uint32_t>(d));
   }
 
+  // Where a snapshot keeps the live copy of an id: the write buffer's document (mem), or a segment's local document
+  // (seg, doc); both null when no live document has the id. The one lookup of get, vectors and scores.
+  struct LiveDoc {
+    const MemDoc* mem = nullptr;
+    const Segment* seg = nullptr;
+    uint32_t doc = 0;
+  };
+  static LiveDoc findLive(const State& st, const std::string& id) {
+    LiveDoc r;
+    if (st.mem->deleted.count(id)) return r;
+    auto it = st.mem->pos.find(id);
+    if (it != st.mem->pos.end()) {
+      r.mem = st.mem->docs[it->second].get();
+      return r;
+    }
+    for (const auto& sv : st.segs) {
+      int64_t d = sv->seg->lookup(id);
+      if (d < 0 || sv->isDeleted(static_cast<uint32_t>(d))) continue;
+      r.seg = sv->seg.get();
+      r.doc = static_cast<uint32_t>(d);
+      return r;
+    }
+    return r;
+  }
+
   Napi::Value Search(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Query q = Query::from(info, width_);
@@ -235,23 +260,14 @@ class View : public Napi::ObjectWrap<View> {
       o.Set("values", vv);
       return o;
     };
-    if (st->mem->deleted.count(id)) return env.Null();
-    auto it = st->mem->pos.find(id);
-    if (it != st->mem->pos.end()) {
-      const MemDoc& m = *st->mem->docs[it->second];
-      return make(m.meta, m.idx.size(), [&](size_t j) { return m.idx[j]; }, m.val.data());
-    }
-    for (const auto& sv : st->segs) {
-      int64_t d = sv->seg->lookup(id);
-      if (d < 0 || sv->isDeleted(static_cast<uint32_t>(d))) continue;
-      const Segment& s = *sv->seg;
-      const uint32_t n = s.fwdCount(uint32_t(d));
-      std::vector<uint32_t> idx(n);
-      std::vector<float> val(n);
-      s.forward(uint32_t(d), idx.data(), val.data());
-      return make(s.meta(uint32_t(d)), n, [&](size_t j) { return idx[j]; }, val.data());
-    }
-    return env.Null();
+    const LiveDoc at = findLive(*st, id);
+    if (at.mem) return make(at.mem->meta, at.mem->idx.size(), [&](size_t j) { return at.mem->idx[j]; }, at.mem->val.data());
+    if (!at.seg) return env.Null();
+    const uint32_t n = at.seg->fwdCount(at.doc);
+    std::vector<uint32_t> idx(n);
+    std::vector<float> val(n);
+    at.seg->forward(at.doc, idx.data(), val.data());
+    return make(at.seg->meta(at.doc), n, [&](size_t j) { return idx[j]; }, val.data());
   }
 
   /**
@@ -271,23 +287,15 @@ class View : public Napi::ObjectWrap<View> {
     Napi::Float64Array out = Napi::Float64Array::New(env, ids.size());
     std::vector<float> buf;
     for (size_t i = 0; i < ids.size(); i++) {
-      const std::string& id = ids[i];
+      const LiveDoc at = findLive(*st, ids[i]);
       double score = std::nan("");
-      if (st->mem->deleted.count(id)) { out[i] = score; continue; }
-      auto it = st->mem->pos.find(id);
-      if (it != st->mem->pos.end()) {
-        const MemDoc& m = *st->mem->docs[it->second];
+      if (at.mem) {
         score = 0;
-        for (size_t j = 0; j < m.idx.size(); j++) if (m.idx[j] < width_) score += double(m.val[j]) * qd[m.idx[j]];
-      } else {
-        for (const auto& sv : st->segs) {
-          int64_t d = sv->seg->lookup(id);
-          if (d < 0 || sv->isDeleted(uint32_t(d))) continue;
-          const uint32_t n = sv->seg->fwdCount(uint32_t(d));
-          if (buf.size() < n) buf.resize(n);
-          score = sv->seg->dotForward(uint32_t(d), qd.data(), buf.data());
-          break;
-        }
+        for (size_t j = 0; j < at.mem->idx.size(); j++) if (at.mem->idx[j] < width_) score += double(at.mem->val[j]) * qd[at.mem->idx[j]];
+      } else if (at.seg) {
+        const uint32_t n = at.seg->fwdCount(at.doc);
+        if (buf.size() < n) buf.resize(n);
+        score = at.seg->dotForward(at.doc, qd.data(), buf.data());
       }
       out[i] = score;
     }
@@ -318,29 +326,17 @@ class View : public Napi::ObjectWrap<View> {
     std::vector<float> val;
     offsets[0] = 0;
     for (uint32_t i = 0; i < n; i++) {
-      const std::string& id = ids[i];
-      found[i] = 0;
-      if (!st->mem->deleted.count(id)) {
-        auto it = st->mem->pos.find(id);
-        if (it != st->mem->pos.end()) {
-          const MemDoc& m = *st->mem->docs[it->second];
-          idx.insert(idx.end(), m.idx.begin(), m.idx.end());
-          val.insert(val.end(), m.val.begin(), m.val.end());
-          found[i] = 1;
-        } else {
-          for (const auto& sv : st->segs) {
-            int64_t d = sv->seg->lookup(id);
-            if (d < 0 || sv->isDeleted(static_cast<uint32_t>(d))) continue;
-            const Segment& s = *sv->seg;
-            const size_t at = idx.size();
-            const uint32_t c = s.fwdCount(uint32_t(d));
-            idx.resize(at + c);
-            val.resize(at + c);
-            s.forward(uint32_t(d), idx.data() + at, val.data() + at);
-            found[i] = 1;
-            break;
-          }
-        }
+      const LiveDoc at = findLive(*st, ids[i]);
+      found[i] = at.mem || at.seg ? 1 : 0;
+      if (at.mem) {
+        idx.insert(idx.end(), at.mem->idx.begin(), at.mem->idx.end());
+        val.insert(val.end(), at.mem->val.begin(), at.mem->val.end());
+      } else if (at.seg) {
+        const size_t end = idx.size();
+        const uint32_t c = at.seg->fwdCount(at.doc);
+        idx.resize(end + c);
+        val.resize(end + c);
+        at.seg->forward(at.doc, idx.data() + end, val.data() + end);
       }
       offsets[i + 1] = static_cast<uint32_t>(idx.size());
     }
