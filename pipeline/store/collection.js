@@ -31,11 +31,12 @@ const NO_ENGINE_DEFAULTS = { budget, candidates, minPostings };
 
 /**
  * @param {import('./native.js').NativeHits} r
+ * @param {boolean} [parseMeta] false: each meta stays the stored JSON text (searchAsyncText)
  * @returns {SearchHit[]}
  */
-function toHits(r) {
+function toHits(r, parseMeta = true) {
   const out = new Array(r.ids.length);
-  for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i], meta: JSON.parse(r.metas[i]) };
+  for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i], meta: parseMeta ? JSON.parse(r.metas[i]) : r.metas[i] };
   return out;
 }
 
@@ -180,11 +181,20 @@ export class Collection {
    * @param {import('./validate.js').SearchOptions} [opts]
    * @returns {Promise<SearchHit[]>}
    */
-  async searchAsync(vector, opts) {
+  searchAsync(vector, opts) {
+    return this.#searchAsync(vector, opts, true);
+  }
+
+  /**
+   * @param {import('./validate.js').SparseVectorInput} vector
+   * @param {import('./validate.js').SearchOptions | undefined} opts
+   * @param {boolean} parseMeta
+   */
+  async #searchAsync(vector, opts, parseMeta) {
     const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
     const engine = this.#existing();
     const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
-    return engine ? toHits(await engine.searchAsync(indices, values, o)) : [];
+    return engine ? toHits(await engine.searchAsync(indices, values, o), parseMeta) : [];
   }
 
   /**
@@ -195,14 +205,7 @@ export class Collection {
    * @returns {Promise<{id: string, score: number, meta: string}[]>}
    */
   async searchAsyncText(vector, opts) {
-    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
-    const engine = this.#existing();
-    const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
-    if (!engine) return [];
-    const r = await engine.searchAsync(indices, values, o);
-    const out = new Array(r.ids.length);
-    for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i], meta: r.metas[i] };
-    return out;
+    return /** @type {{id: string, score: number, meta: string}[]} */ (/** @type {unknown} */ (await this.#searchAsync(vector, opts, false)));
   }
 
   /**
