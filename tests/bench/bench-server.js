@@ -14,13 +14,14 @@ export const isBenchServerChild = () => process.argv[2] === '--serve-child';
  * Fork `script` as the server child.
  * @param {string} script the bench script's own path
  * @param {Record<string, unknown>} spec what the child needs (JSON): redisUrl, config overrides, …
- * @param {{root?: string, env?: Record<string, string>, name?: string}} [o] root: a checkout whose pipeline/ and
- *   server/ the child runs (A/B against another build); env: extra environment of the child
+ * @param {{root?: string, env?: Record<string, string>, name?: string, execArgv?: string[]}} [o] root: a checkout whose pipeline/ and
+ *   server/ the child runs (A/B against another build); env: extra environment of the child; execArgv: node's
+ *   options for it (e.g. --cpu-prof, which NODE_OPTIONS does not take)
  * @returns {{proc: import('node:child_process').ChildProcess, listening: Promise<string>}} listening: its URL
  */
 export function forkBenchServer(script, spec, o = {}) {
   const proc = fork(script, ['--serve-child', ...(o.root ? [o.root] : [])], {
-    env: { ...process.env, ...o.env, SCDV_BENCH_SPEC: JSON.stringify(spec) }, stdio: 'inherit',
+    env: { ...process.env, ...o.env, SCDV_BENCH_SPEC: JSON.stringify(spec) }, stdio: 'inherit', ...(o.execArgv ? { execArgv: o.execArgv } : {}),
   });
   const listening = new Promise((/** @type {(u: string) => void} */ resolve, reject) => {
     proc.once('message', (m) => resolve(/** @type {any} */ (m).url));
