@@ -1,8 +1,35 @@
-// Checks of the config sections for the store backend, reader events and experiments (split from config.js,
-// which keeps the defaults and the other checks).
+// Checks of the config sections for the store backend, reader events, experiments and re-ranking, and the range
+// helpers (split from config.js, which keeps the defaults and the other checks).
 import { errors } from './errors.js';
 
 /** @typedef {import('./config.js').Config} Config */
+/** @typedef {import('./config.js').Range} Range */
+
+/**
+ * What a value must be, e.g. "a whole number from 1 to 1000".
+ * @param {Range} r
+ */
+export function describeRange(r) {
+  const kind = r.integer ? 'a whole number' : 'a number';
+  const text = r.max === undefined
+    ? (r.exclusiveMin ? `${kind} above ${r.min}` : `${kind} of at least ${r.min}`)
+    : (r.exclusiveMin ? `${kind} above ${r.min} and at most ${r.max}` : `${kind} from ${r.min} to ${r.max}`);
+  return r.nullable ? `${text}, or null` : text;
+}
+
+/**
+ * Whether `v` is in the range (null only when the range allows it).
+ * @param {unknown} v
+ * @param {Range} r
+ */
+export function inRange(v, r) {
+  if (v === null) return Boolean(r.nullable);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return false;
+  if (r.integer && !Number.isInteger(v)) return false;
+  if (r.exclusiveMin ? v <= r.min : v < r.min) return false;
+  return r.max === undefined || v <= r.max;
+}
+
 
 /** @param {Config['store']} s */
 export function validateStore(s) {
@@ -84,4 +111,17 @@ export function validateFeedback(f, name) {
   if (!(Number.isInteger(f.pool) && f.pool >= 1 && f.pool <= 1000)) {
     throw errors.CONFIG_INVALID(`${name}.pool must be a whole number from 1 to 1000, got ${JSON.stringify(f.pool)}`);
   }
+}
+
+/** @param {Config['server']['rerank']} r */
+export function validateRerank(r) {
+  for (const key of /** @type {const} */ (['collapseRelated', 'collapseMatch'])) {
+    if (typeof r[key] !== 'boolean') throw errors.CONFIG_INVALID(`server.rerank.${key} must be true or false, got ${JSON.stringify(r[key])}`);
+  }
+  for (const key of /** @type {const} */ (['duplicateThreshold', 'recencyWeight'])) {
+    if (!inRange(r[key], { min: 0, max: 1 })) throw errors.CONFIG_INVALID(`server.rerank.${key} must be a number from 0 to 1, got ${JSON.stringify(r[key])}`);
+  }
+  if (!inRange(r.poolFactor, { min: 1, max: 100 })) throw errors.CONFIG_INVALID(`server.rerank.poolFactor must be a number from 1 to 100, got ${JSON.stringify(r.poolFactor)}`);
+  if (!inRange(r.poolMin, { min: 1, max: 1000, integer: true })) throw errors.CONFIG_INVALID(`server.rerank.poolMin must be a whole number from 1 to 1000, got ${JSON.stringify(r.poolMin)}`);
+  validateFeedback(r.relatedFeedback, 'server.rerank.relatedFeedback');
 }

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { errors } from './errors.js';
 import { validateModelName } from './paths.js';
-import { validateEvents, validateFeedback, validateStore } from './config-checks.js';
+import { describeRange, inRange, validateEvents, validateRerank, validateStore } from './config-checks.js';
+
+export { describeRange, inRange } from './config-checks.js';
 import { envOverrides, warnUnknownEnv } from './config-env.js';
 
 /** @typedef {'none'|'hiragana'|'non-kanji'|'all'} SingleCharRule */
@@ -210,6 +212,10 @@ export const DEFAULT_CONFIG = Object.freeze({
      * tokenising ran on the libuv pool (one thread would cap it at one core's worth).
      */
     embedThreads: 2,
+    /** Above 0 (Linux): documents written through the API (PUT, synchronous bulk) are embedded on embedThreads threads
+     * of their own at this niceness, below the searches and request texts, so writes slow reads less (BENCHMARKS.md,
+     * session 10); 0: they share the request-text threads. */
+    writeEmbedNice: 10,
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
     indexWorkers: 1,
     /** How often every process reads the active-model record (the file; on OpenSearch, the shared Redis, where a
@@ -380,31 +386,6 @@ const TRAIN_CHOICES = {
   'topics.vector_norm': ['l2', 'raw'],
 };
 
-/**
- * What a value must be, e.g. "a whole number from 1 to 1000".
- * @param {Range} r
- */
-export function describeRange(r) {
-  const kind = r.integer ? 'a whole number' : 'a number';
-  const text = r.max === undefined
-    ? (r.exclusiveMin ? `${kind} above ${r.min}` : `${kind} of at least ${r.min}`)
-    : (r.exclusiveMin ? `${kind} above ${r.min} and at most ${r.max}` : `${kind} from ${r.min} to ${r.max}`);
-  return r.nullable ? `${text}, or null` : text;
-}
-
-/**
- * Whether `v` is in the range (null only when the range allows it).
- * @param {unknown} v
- * @param {Range} r
- */
-export function inRange(v, r) {
-  if (v === null) return Boolean(r.nullable);
-  if (typeof v !== 'number' || !Number.isFinite(v)) return false;
-  if (r.integer && !Number.isInteger(v)) return false;
-  if (r.exclusiveMin ? v <= r.min : v < r.min) return false;
-  return r.max === undefined || v <= r.max;
-}
-
 /** Keys of earlier versions, named in the error a config file that still uses them gets. */
 const RENAMED_KEYS = /** @type {Record<string, string>} */ ({ 'server.embedWorkers': 'server.indexWorkers' });
 
@@ -554,6 +535,7 @@ function validateServer(s) {
   }
   if (!Number.isInteger(s.indexWorkers) || s.indexWorkers < 0) throw errors.CONFIG_INVALID(`server.indexWorkers must be 0 or more, got ${s.indexWorkers}`);
   if (!Number.isInteger(s.embedThreads) || s.embedThreads < 0 || s.embedThreads > 64) throw errors.CONFIG_INVALID(`server.embedThreads must be an integer 0-64, got ${s.embedThreads}`);
+  if (!inRange(s.writeEmbedNice, { min: 0, max: 19, integer: true })) throw errors.CONFIG_INVALID(`server.writeEmbedNice must be a whole number from 0 to 19, got ${JSON.stringify(s.writeEmbedNice)}`);
   if (s.maxK > 1000) throw errors.CONFIG_INVALID(`server.maxK must be at most 1000, got ${s.maxK}`);
   if (s.defaultK > s.maxK) throw errors.CONFIG_INVALID(`server.defaultK (${s.defaultK}) must not exceed server.maxK (${s.maxK})`);
   s.apiKeyHashes.forEach((h, i) => {
@@ -568,16 +550,7 @@ function validateServer(s) {
       throw errors.CONFIG_INVALID(`server.corsOrigins[${i}] must be "*" or an origin such as https://example.com, got ${JSON.stringify(o)}`);
     }
   });
-  const r = s.rerank;
-  for (const key of /** @type {const} */ (['collapseRelated', 'collapseMatch'])) {
-    if (typeof r[key] !== 'boolean') throw errors.CONFIG_INVALID(`server.rerank.${key} must be true or false, got ${JSON.stringify(r[key])}`);
-  }
-  for (const key of /** @type {const} */ (['duplicateThreshold', 'recencyWeight'])) {
-    if (!inRange(r[key], { min: 0, max: 1 })) throw errors.CONFIG_INVALID(`server.rerank.${key} must be a number from 0 to 1, got ${JSON.stringify(r[key])}`);
-  }
-  if (!inRange(r.poolFactor, { min: 1, max: 100 })) throw errors.CONFIG_INVALID(`server.rerank.poolFactor must be a number from 1 to 100, got ${JSON.stringify(r.poolFactor)}`);
-  if (!inRange(r.poolMin, { min: 1, max: 1000, integer: true })) throw errors.CONFIG_INVALID(`server.rerank.poolMin must be a whole number from 1 to 1000, got ${JSON.stringify(r.poolMin)}`);
-  validateFeedback(r.relatedFeedback, 'server.rerank.relatedFeedback');
+  validateRerank(s.rerank);
   if (!['fast', 'exact'].includes(s.searchMode)) throw errors.CONFIG_INVALID(`server.searchMode must be fast or exact, got ${s.searchMode}`);
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'silent'].includes(s.logLevel)) {
     throw errors.CONFIG_INVALID(`server.logLevel must be fatal, error, warn, info, debug or silent, got ${s.logLevel}`);

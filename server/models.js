@@ -38,13 +38,16 @@ export class ServingModel {
    * @param {import('../pipeline/embed/index.js').Embedder} embedder
    * @param {Store} store
    * @param {import('../pipeline/embed/pool.js').EmbedPool | null} [pool]
+   * @param {import('../pipeline/embed/pool.js').EmbedPool | null} [writePool]
    */
-  constructor(name, embedder, store, pool = null) {
+  constructor(name, embedder, store, pool = null, writePool = null) {
     this.name = name;
     this.embedder = embedder;
     this.store = store;
     /** Threads embedding request texts with the same embedder (server.embedThreads; null: on the event loop). */
     this.pool = pool;
+    /** Threads embedding written documents at a lower priority (server.writeEmbedNice; null: those of `pool`). */
+    this.writePool = writePool;
     this.width = embedder.width; // K·d, plus the vocabulary in the hybrid layout (embed.hybrid.alpha < 1)
     this.createdAt = String(embedder.model.manifest.created_at ?? '');
     /** Requests using this model right now. */
@@ -67,17 +70,20 @@ export class ServingModel {
     const embedder = await createEmbedder(validateModelName(name), embedConfig);
     let store;
     let pool = null;
+    let writePool = null;
     try {
-      const threads = config.server.embedThreads;
+      const { embedThreads: threads, writeEmbedNice: nice } = config.server;
       // The threads get the settings this process embeds with: the vectors cannot differ.
-      if (threads > 0) pool = await EmbedPool.start({ model: name, config: { ...embedConfig, server: { ...config.server, apiKeyHashes: [] } }, size: threads });
+      const poolOptions = { model: name, config: { ...embedConfig, server: { ...config.server, apiKeyHashes: [] } }, size: threads };
+      if (threads > 0) pool = await EmbedPool.start(poolOptions);
+      if (threads > 0 && nice > 0) writePool = await EmbedPool.start({ ...poolOptions, nice });
       store = await openModelStore(name, config);
     } catch (err) {
-      await pool?.close();
+      await Promise.all([pool?.close(), writePool?.close()]);
       embedder.model.wordTopics.close();
       throw err;
     }
-    return new ServingModel(name, embedder, store, pool);
+    return new ServingModel(name, embedder, store, pool, writePool);
   }
 
   /**
@@ -86,6 +92,15 @@ export class ServingModel {
    */
   embedDocuments(docs) {
     return this.pool ? this.pool.embedDocuments(docs) : this.embedder.embedDocuments(docs);
+  }
+
+  /**
+   * Embed documents being written (PUT, synchronous bulk): on the lower-priority threads when there are some,
+   * else as request texts are. Under a read load the searches then keep the cores (BENCHMARKS.md, session 10).
+   * @param {{title?: string, body: string}[]} docs
+   */
+  embedWritten(docs) {
+    return this.writePool ? this.writePool.embedDocuments(docs) : this.embedDocuments(docs);
   }
 
   /**
@@ -124,7 +139,7 @@ export class ServingModel {
   async close() {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([this.store.close(), this.pool?.close()]);
+    await Promise.all([this.store.close(), this.pool?.close(), this.writePool?.close()]);
     this.embedder.model.wordTopics.close();
   }
 }

@@ -24,8 +24,8 @@ import { elasticsearchBulkError } from './jobs.js';
 export async function writeDocuments(ctx, sm, collection, docs) {
   const coll = await sm.writableCollection(collection);
   const t0 = process.hrtime.bigint();
-  // On the model's embedding threads (server.embedThreads), like every request text.
-  const vectors = await sm.embedDocuments(docs.map((d) => ({ title: d.title, body: d.body })));
+  // Off the event loop, on threads that yield to the searches (server.writeEmbedNice).
+  const vectors = await sm.embedWritten(docs.map((d) => ({ title: d.title, body: d.body })));
   const perText = Number(process.hrtime.bigint() - t0) / 1e9 / Math.max(1, docs.length);
   for (let i = 0; i < docs.length; i++) ctx.metrics.embedDuration.observe(perText);
   const { rows, empty } = storeRows(docs, vectors);

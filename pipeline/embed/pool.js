@@ -23,7 +23,8 @@ export class EmbedPool {
   /**
    * Start `size` threads and wait until each has loaded the model (a model that cannot be loaded is the
    * catalogue error its loading raised, here, not at the first request).
-   * @param {{model: string, config: import('../config.js').Config, size: number}} opts
+   * @param {{model: string, config: import('../config.js').Config, size: number, nice?: number}} opts nice: the
+   *   threads' niceness (Linux; never below the process's own): above 0 they yield the cores to the other threads
    */
   static async start(opts) {
     const pool = new EmbedPool(opts);
@@ -36,11 +37,12 @@ export class EmbedPool {
     return pool;
   }
 
-  /** @param {{model: string, config: import('../config.js').Config, size: number}} opts */
-  constructor({ model, config, size }) {
+  /** @param {{model: string, config: import('../config.js').Config, size: number, nice?: number}} opts */
+  constructor({ model, config, size, nice = 0 }) {
     if (!(Number.isInteger(size) && size >= 1)) throw errors.CONFIG_INVALID(`embed pool size must be a positive integer, got ${size}`);
     this.model = model;
     this.config = config;
+    this.nice = nice;
     this.nextId = 1;
     this.closed = false;
     /** Threads replaced after dying (for logs and tests). */
@@ -51,7 +53,7 @@ export class EmbedPool {
 
   /** @returns {Slot} */
   spawn() {
-    const worker = new Worker(WORKER_FILE, { workerData: { model: this.model, config: this.config } });
+    const worker = new Worker(WORKER_FILE, { workerData: { model: this.model, config: this.config, nice: this.nice } });
     /** @type {Slot} */
     const slot = { worker, calls: new Map(), ready: Promise.resolve(), up: false, dead: false };
     /** @type {Error | null} */

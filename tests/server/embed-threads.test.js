@@ -1,6 +1,9 @@
 // Request-time embedding on worker threads (server.embedThreads, pipeline/embed/pool.js): a PUT stores the
 // vector embedDocuments computes on the main thread (the batch path), bit for bit; a thread that dies fails the
 // requests it held with SCDV_EMBED_WORKER_FAILED and the pool replaces it; the event loop stays free meanwhile.
+// Written documents have threads of their own at a lower priority (server.writeEmbedNice).
+import fs from 'node:fs';
+import os from 'node:os';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storedValues } from '../store/helpers.js';
@@ -13,11 +16,18 @@ const { storeDirFor } = await import('../../pipeline/paths.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
+const WRITE_NICE = 15;
+
+/** Niceness of each thread of this process (/proc/self/task/<tid>/stat, field 19). */
+const threadNiceness = () => fs.readdirSync('/proc/self/task').map((tid) => {
+  const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+});
 const KEY = { authorization: `Bearer ${h.API_KEY}` };
 
 before(async () => {
   await h.setup();
-  srv = await startServer({ config: h.testConfig({ embedThreads: 2 }), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+  srv = await startServer({ config: h.testConfig({ embedThreads: 2, writeEmbedNice: WRITE_NICE }), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
 });
 after(async () => {
   await srv?.close();
@@ -68,15 +78,54 @@ test('request texts are embedded on the threads, never by the event loop\'s embe
   }
 });
 
+test('written documents are embedded on threads of their own, at server.writeEmbedNice; request texts are not', async () => {
+  const sm = srv.ctx.models.acquire();
+  try {
+    assert.ok(sm.writePool && sm.pool && sm.writePool !== sm.pool, 'two pools');
+    assert.equal(sm.writePool.slots.length, 2);
+    // The process runs below the test's niceness (else it could not tell the threads apart): exactly the write
+    // pool's two threads are at WRITE_NICE, the request-text threads and the event loop at the process's own.
+    const base = os.getPriority(0);
+    assert.ok(base < WRITE_NICE, `the tests run at niceness ${base}`);
+    const nice = threadNiceness();
+    assert.equal(nice.filter((n) => n === WRITE_NICE).length, 2, `thread niceness: ${nice.join(' ')}`);
+    // A PUT goes to the write pool only.
+    const calls = { write: 0, text: 0 };
+    const spy = (/** @type {any} */ pool, /** @type {'write' | 'text'} */ kind) => {
+      const own = pool.embedDocuments;
+      pool.embedDocuments = (/** @type {any} */ docs) => { calls[kind]++; return own.call(pool, docs); };
+      return () => { pool.embedDocuments = own; };
+    };
+    const undo = [spy(sm.writePool, 'write'), spy(sm.pool, 'text')];
+    try {
+      const put = await srv.app.inject({ method: 'PUT', url: '/v1/collections/threads/documents/nice-1', headers: KEY, payload: { body: 'サッカーの試合と選手' } });
+      assert.equal(put.statusCode, 200, put.body);
+      assert.deepEqual(calls, { write: 1, text: 0 });
+      const text = await srv.app.inject({ method: 'POST', url: '/v1/collections/articles/related', payload: { text: 'スマートフォンのアプリと画面', k: 3 } });
+      assert.equal(text.statusCode, 200, text.body);
+      assert.deepEqual(calls, { write: 1, text: 1 });
+    } finally {
+      for (const u of undo) u();
+    }
+  } finally {
+    srv.ctx.models.release(sm);
+  }
+});
+
 test('a thread that dies fails its requests cleanly (503 SCDV_EMBED_WORKER_FAILED) and is replaced', async () => {
   const sm = srv.ctx.models.acquire();
   try {
-    const pool = /** @type {import('../../pipeline/embed/pool.js').EmbedPool} */ (sm.pool);
+    // The PUTs below are embedded by the write pool's threads.
+    const pool = /** @type {import('../../pipeline/embed/pool.js').EmbedPool} */ (sm.writePool);
     const before = pool.restarts;
     const body = h.sampleDocs().slice(0, 120).map((d) => d.body).join('\n'); // ~0.4 MB: long enough to be caught mid-way
     // Both threads get a request; both die while embedding it.
     const puts = [1, 2].map((i) => srv.app.inject({ method: 'PUT', url: `/v1/collections/threads/documents/crash-${i}`, headers: KEY, payload: { body } }));
-    while (!pool.slots.every((sl) => sl.calls.size > 0)) await new Promise((r) => setTimeout(r, 1));
+    const until = Date.now() + 60_000;
+    while (!pool.slots.every((sl) => sl.calls.size > 0)) {
+      assert.ok(Date.now() < until, 'the PUTs never reached both threads of the write pool');
+      await new Promise((r) => setTimeout(r, 1));
+    }
     // From here the threads' answers go unheard, as if each died before answering: otherwise a thread that finishes
     // its text between the check above and its terminate() (a loaded machine) answers 200, and the test is a race.
     for (const w of pool.workers) w.removeAllListeners('message');
