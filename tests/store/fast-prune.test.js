@@ -138,6 +138,13 @@ test("a search split over threads rescores the same candidates as one thread: th
       assert.equal(two.stats.threads, 2, 'the search was not split');
       assert.deepEqual(two.hits.map((h) => [h.id, h.score]), one.hits.map((h) => [h.id, h.score]), `query ${qi}`);
       assert.equal(two.stats.rescored, one.stats.rescored, `query ${qi}: documents rescored`);
+      // A pool certified only at its head (the option `certified`) stops by the same rule, split or not.
+      const pool = { ...opts, k: 20, certified: 10 };
+      const oneC = c.profile(self.vector, { ...pool, threads: 1 });
+      const twoC = c.profile(self.vector, { ...pool, threads: 2 });
+      assert.deepEqual(twoC.hits.map((h) => [h.id, h.score]), oneC.hits.map((h) => [h.id, h.score]), `query ${qi}, certified`);
+      assert.equal(twoC.stats.rescored, oneC.stats.rescored, `query ${qi}, certified: documents rescored`);
+      assert.deepEqual(oneC.hits.slice(0, 10).map((h) => [h.id, h.score]), one.hits.map((h) => [h.id, h.score]), `query ${qi}, certified: the first 10`);
       rescored += one.stats.rescored;
     }
     process.stderr.write(`# split: ${(rescored / 30).toFixed(0)} of 1000 candidates rescored by one thread and by two\n`);
