@@ -201,10 +201,14 @@ const scratch = new DenseScratch();
  * results are missing and the pool was full. Without an active option it is one plain search of `want`. With
  * feedback, the pool is re-scored against the query expanded with its first hits (feedbackRescored: by the store
  * in place when it can, else from fetched vectors, which the collapsing then finds cached), and the store is
- * searched once.
+ * searched once. Only the pool's head is asked to be certain (`certified`: the first max(want, feedback.docs) hits, as
+ * a search of that many would give them; the rest of the pool is the best the store scored exactly anyway): the walk
+ * below it and the re-scoring against the expanded query reorder the pool in any case, and a search that certifies
+ * only its head costs the native store about half the exact rescoring (BENCHMARKS.md, session 10).
  * @param {object} a
  * @param {SparseVector} a.query
- * @param {(query: SparseVector, n: number) => Promise<Hit[]>} a.search the store's top n for a query (filters applied)
+ * @param {(query: SparseVector, n: number, certified: number) => Promise<Hit[]>} a.search the store's top n for a
+ *   query (filters applied), of which the first `certified` (<= n) must be certain and the rest may be best effort
  * @param {(ids: string[]) => Promise<(SparseVector | null)[]>} a.vectorsOf stored vectors (e.g. collection.get)
  * @param {ScoreLookup} [a.scoresOf] stored vectors dotted with a query (storedScores); absent: from vectorsOf
  * @param {number} a.want
@@ -228,10 +232,12 @@ export async function searchReranked(a) {
     return ids.map((id) => /** @type {SparseVector | null} */ (cache.get(id)));
   };
   const fb = a.options.feedback && a.options.feedback.docs > 0 && a.options.feedback.weight > 0 ? a.options.feedback : null;
-  if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want), dropped: [], searched: a.want, fetched };
+  if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want, a.want), dropped: [], searched: a.want, fetched };
   let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor), fb ? fb.pool : 0));
+  // The ranks the list is made of, and feedback's first hits (the expansion), are certified.
+  const head = Math.max(a.want, fb ? fb.docs : 0);
   for (;;) {
-    const hits = await a.search(a.query, n);
+    const hits = await a.search(a.query, n, Math.min(n, head));
     const ranked = fb ? await feedbackRescored(hits, a.query, fb, cached, a.scoresOf ?? (async (ids, q) => dotsWith(q, await cached(ids)))) : hits;
     const r = await rerank(ranked, a.want, a.options, cached, fb ? a.query : null);
     if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) return { hits: r.hits, dropped: r.dropped, searched: n, fetched };
@@ -308,7 +314,7 @@ export async function storedVectors(coll, ids) {
 export function searchCollection(coll, vector, storeOptions, want, options, server) {
   return searchReranked({
     query: vector,
-    search: (q, n) => coll.searchAsync(q, { ...storeOptions, k: n }),
+    search: (q, n, certified) => coll.searchAsync(q, { ...storeOptions, k: n, ...(certified < n ? { certified } : {}) }),
     vectorsOf: (ids) => storedVectors(coll, ids),
     ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,

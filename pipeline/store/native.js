@@ -37,6 +37,7 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {number} [budget]
  * @property {number} [candidates]
  * @property {number} [minPostings]
+ * @property {number} [certified]
  * @property {number} [threads]
  * @property {number} [since]
  * @property {number} [until]

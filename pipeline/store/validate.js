@@ -168,12 +168,15 @@ export function prepareDoc(doc, width) {
  * @property {number} [budget] 'fast' only: share of the query's contribution mass read (its posting lists by impact; 1: all), in (0, 1] (default: the collection's)
  * @property {number} [candidates] 'fast' only: documents per segment rescored exactly, at least 3k (default: the collection's)
  * @property {number} [minPostings] 'fast' only: postings read per segment at least, whatever the budget (default: the collection's)
+ * @property {number} [certified] 'fast' only: the first `certified` hits (1..k, default k) are those of a search with
+ *   k = certified; the rest of the k are the best of the documents it scored exactly anyway (exact scores, but a
+ *   better document may be missing): for callers that re-rank a pool and need only its head certain (searchReranked)
  * @property {number} [threads] 'fast' only: threads one segment's search is split over, 0..16; 0 (default): split
  *   large segments (300,000+ postings to read) over idle cores (not used by this process's other searches, nor by
  *   other work over the last quarter second: native autoThreads); results do not depend on it
  */
 
-const SEARCH_KEYS = new Set(['k', 'mode', 'since', 'until', 'sites', 'excludeSites', 'categories', 'excludeIds', 'budget', 'candidates', 'minPostings', 'threads', 'stats']);
+const SEARCH_KEYS = new Set(['k', 'mode', 'since', 'until', 'sites', 'excludeSites', 'categories', 'excludeIds', 'budget', 'candidates', 'minPostings', 'certified', 'threads', 'stats']);
 
 /**
  * @param {unknown} opts
@@ -206,6 +209,12 @@ export function normalizeSearchOptions(opts, defaults) {
   if (o.minPostings !== undefined) {
     if (typeof o.minPostings !== 'number' || !Number.isInteger(o.minPostings) || o.minPostings < 0) throw fail('minPostings must be a non-negative integer');
     out.minPostings = o.minPostings;
+  }
+  if (o.certified !== undefined) {
+    if (typeof o.certified !== 'number' || !Number.isInteger(o.certified) || o.certified < 1 || o.certified > k) {
+      throw fail(`certified must be an integer from 1 to k (${k}), got ${String(o.certified)}`);
+    }
+    out.certified = o.certified;
   }
   if (o.threads !== undefined) {
     if (typeof o.threads !== 'number' || !Number.isInteger(o.threads) || o.threads < 0 || o.threads > 16) throw fail('threads must be an integer from 0 to 16');

@@ -131,6 +131,30 @@ test('without feedback (null or docs 0) the list is the plain search', async () 
   }
 });
 
+test('the pool search certifies only the ranks the list is made of: max(want, feedback docs), also while the pool doubles', async () => {
+  /** @type {Record<string, any>[]} */
+  const calls = [];
+  const recording = {
+    searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => { calls.push(o); return coll.searchAsync(v, o); },
+    get: (/** @type {string} */ id) => coll.get(id), scores: (/** @type {string[]} */ ids, /** @type {any} */ v) => coll.scores(ids, v),
+  };
+  const run = async (/** @type {string} */ id, /** @type {number} */ k, /** @type {any} */ options) => {
+    calls.length = 0;
+    const r = await searchCollection(recording, /** @type {any} */ (coll.get(id)).vector, { excludeIds: [id] }, k, options, server);
+    return { r, calls: calls.map((o) => [o.k, o.certified]) };
+  };
+  const pool = (/** @type {number} */ k) => Math.max(server.rerank.poolMin, Math.ceil(k * server.rerank.poolFactor), FEEDBACK.pool);
+  assert.deepEqual((await run('d001', 10, { ...noCollapse, feedback: FEEDBACK })).calls, [[pool(10), 10]]);
+  assert.deepEqual((await run('d001', 2, { ...noCollapse, feedback: { ...FEEDBACK, docs: 5 } })).calls, [[pool(2), 5]], 'feedback reads its first 5');
+  // Collapsing the 40 copies of d000 empties the pool: it doubles, the head certified stays the list's 10.
+  const { r, calls: grown } = await run('d000', 10, { ...noCollapse, duplicateThreshold: 0.8, feedback: FEEDBACK });
+  assert.equal(r.hits.length, 10);
+  assert.ok(grown.length > 1, 'the pool did not grow');
+  grown.forEach(([k, certified], j) => assert.deepEqual([k, certified], [pool(10) * 2 ** j, 10], `search ${j}`));
+  // A plain list (no option on) is one search of k, all certified.
+  assert.deepEqual((await run('d001', 10, { ...noCollapse, feedback: null })).calls, [[10, undefined]]);
+});
+
 test('Collection.scores: each stored vector dotted with the query in place, NaN for ids not stored (segment, WAL tail, deleted)', async () => {
   const q = /** @type {any} */ (coll.get('d010')).vector;
   await coll.upsert([{ id: 'fresh', vector: /** @type {any} */ (coll.get('d011')).vector, meta: {} }]); // in the WAL tail, not flushed

@@ -6,76 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { DEFAULT_ENGINE_OPTIONS, openStore } from '../../pipeline/store/index.js';
-import { dot, gauss, randomVector, recall, rng, storedValues, tempDir } from './helpers.js';
-
-const TOPICS = 30, TOPIC_DIMS = 20, VOCAB = 6000;
-const WIDTH = TOPICS * TOPIC_DIMS + VOCAB;
-
-/**
- * Documents shaped like the hybrid layout (embed.hybrid.alpha 0.2): sqrt(0.2) x an L2-normalised topic block
- * (2-3 topics, each a noisy prototype) and sqrt(0.8) x an L2-normalised TF-IDF-like block (words of the
- * document's topics, Zipf-chosen, rarer words weighing more). Documents are recombined from 300 sources, so
- * that, as in the benchmark's corpus, many near-equal scores surround a query's top 10.
- * @param {number} n
- * @param {number} seed
- * @returns {Map<string, import('./helpers.js').TestDoc>}
- */
-function hybridDocs(n, seed) {
-  const r = rng(seed);
-  const protos = Array.from({ length: TOPICS * 4 }, () => Array.from({ length: TOPIC_DIMS }, () => gauss(r)));
-  const zipf = () => Math.floor(Math.pow(r(), 2.5) * (VOCAB / TOPICS));
-  const sources = Array.from({ length: 300 }, () => {
-    const topics = [Math.floor(r() * TOPICS), Math.floor(r() * TOPICS), Math.floor(r() * TOPICS)];
-    const words = Array.from({ length: 40 }, () => topics[Math.floor(r() * 3)] * (VOCAB / TOPICS) + zipf());
-    return { topics, words };
-  });
-  /** @type {Map<string, import('./helpers.js').TestDoc>} */
-  const docs = new Map();
-  for (let i = 0; i < n; i++) {
-    const a = sources[Math.floor(r() * sources.length)], b = sources[Math.floor(r() * sources.length)];
-    /** @type {Map<number, number>} */
-    const v = new Map();
-    // topic block
-    let norm = 0;
-    const topics = [...new Set([a.topics[0], a.topics[1], b.topics[0]])];
-    /** @type {[number, number][]} */
-    const tb = [];
-    for (const t of topics) {
-      const p = protos[t * 4 + Math.floor(r() * 4)];
-      for (let j = 0; j < TOPIC_DIMS; j++) tb.push([t * TOPIC_DIMS + j, p[j] + 0.7 * gauss(r)]);
-    }
-    for (const [, x] of tb) norm += x * x;
-    for (const [d, x] of tb) v.set(d, Math.sqrt(0.2) * x / Math.sqrt(norm));
-    // lexical block: most words from the first source, some from the second, a few of anything
-    /** @type {Map<number, number>} */
-    const tf = new Map();
-    const add = (/** @type {number} */ w) => tf.set(w, (tf.get(w) ?? 0) + 1);
-    for (const w of a.words) if (r() < 0.7) add(w);
-    for (const w of b.words) if (r() < 0.3) add(w);
-    for (let j = 0; j < 5; j++) add(Math.floor(r() * VOCAB));
-    norm = 0;
-    /** @type {[number, number][]} */
-    const lb = [];
-    for (const [w, c] of tf) {
-      const rank = w % (VOCAB / TOPICS);
-      lb.push([TOPICS * TOPIC_DIMS + w, (1 + Math.log(c)) * Math.log(2 + rank)]);
-    }
-    for (const [, x] of lb) norm += x * x;
-    for (const [d, x] of lb) v.set(d, Math.sqrt(0.8) * x / Math.sqrt(norm));
-    const indices = Uint32Array.from([...v.keys()].sort((x, y) => x - y));
-    docs.set(`h${i}`, { id: `h${i}`, vector: { indices, values: Float32Array.from(indices, (d) => /** @type {number} */ (v.get(d))) }, meta: {} });
-  }
-  return docs;
-}
-
-/** @param {number} n @param {number} seed */
-function randomDocs(n, seed) {
-  const r = rng(seed);
-  /** @type {Map<string, import('./helpers.js').TestDoc>} */
-  const docs = new Map();
-  for (let i = 0; i < n; i++) docs.set(`r${i}`, { id: `r${i}`, vector: randomVector(r, 3000, 30 + Math.floor(r() * 60), { blocks: 3 }), meta: {} });
-  return docs;
-}
+import { dot, recall, storedValues, tempDir } from './helpers.js';
+import { HYBRID_WIDTH as WIDTH, hybridDocs, randomDocs } from './shapes.js';
 
 /**
  * One merged segment of the documents; runs fn(collection), then removes the store.
@@ -206,6 +138,13 @@ test("a search split over threads rescores the same candidates as one thread: th
       assert.equal(two.stats.threads, 2, 'the search was not split');
       assert.deepEqual(two.hits.map((h) => [h.id, h.score]), one.hits.map((h) => [h.id, h.score]), `query ${qi}`);
       assert.equal(two.stats.rescored, one.stats.rescored, `query ${qi}: documents rescored`);
+      // A pool certified only at its head (the option `certified`) stops by the same rule, split or not.
+      const pool = { ...opts, k: 20, certified: 10 };
+      const oneC = c.profile(self.vector, { ...pool, threads: 1 });
+      const twoC = c.profile(self.vector, { ...pool, threads: 2 });
+      assert.deepEqual(twoC.hits.map((h) => [h.id, h.score]), oneC.hits.map((h) => [h.id, h.score]), `query ${qi}, certified`);
+      assert.equal(twoC.stats.rescored, oneC.stats.rescored, `query ${qi}, certified: documents rescored`);
+      assert.deepEqual(oneC.hits.slice(0, 10).map((h) => [h.id, h.score]), one.hits.map((h) => [h.id, h.score]), `query ${qi}, certified: the first 10`);
       rescored += one.stats.rescored;
     }
     process.stderr.write(`# split: ${(rescored / 30).toFixed(0)} of 1000 candidates rescored by one thread and by two\n`);

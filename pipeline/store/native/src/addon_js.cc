@@ -107,6 +107,7 @@ Query Query::from(const Napi::CallbackInfo& info, uint32_t width) {
   q.p.exact = o.Get("exact").ToBoolean();
   if (o.Get("budget").IsNumber()) q.p.budget = o.Get("budget").As<Napi::Number>().DoubleValue();
   if (o.Get("candidates").IsNumber()) q.p.candidates = o.Get("candidates").As<Napi::Number>().Uint32Value();
+  if (o.Get("certified").IsNumber()) q.p.certified = o.Get("certified").As<Napi::Number>().Uint32Value();
   if (o.Get("threads").IsNumber()) q.p.threads = std::min(64u, o.Get("threads").As<Napi::Number>().Uint32Value());
   if (o.Get("minPostings").IsNumber()) q.p.minPostings = static_cast<uint64_t>(o.Get("minPostings").As<Napi::Number>().DoubleValue());
   if (o.Get("since").IsNumber()) { q.f.hasSince = true; q.f.since = static_cast<int64_t>(std::ceil(o.Get("since").As<Napi::Number>().DoubleValue())); }
@@ -117,6 +118,7 @@ Query Query::from(const Napi::CallbackInfo& info, uint32_t width) {
   q.f.excludeIds = strArray(o.Get("excludeIds"));
   q.wantStats = o.Get("stats").ToBoolean();
   if (q.p.k == 0) throw StoreError("k must be positive");
+  if (q.p.certified > q.p.k) throw StoreError("certified must not exceed k");
   return q;
 }
 

@@ -137,10 +137,13 @@ static float accOf(const std::vector<std::pair<float, uint32_t>>& cand, size_t i
  * With ways > 1 (a search split over threads) a round rescores up to `ways` chunks at once, one per thread, and
  * the rule is then applied chunk by chunk in order, dropping the chunks after the first where it stops: the
  * documents rescored, hence the results, are those of one thread (the threads only waste up to ways - 1 chunks).
+ * Only the first `certified` (<= k) results are certified: the rule keeps the `certified` best exact scores, so a
+ * search with k = certified rescores the same documents (as long as k <= max(kMinRescored, 3 * certified)); at
+ * least k are rescored, so that the tail (results certified + 1 .. k) is filled from the best of them.
  * `scored` receives the candidates rescored; `cand` is reordered.
  */
 static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<float, uint32_t>>& cand, const Segment& s,
-                            const float* qd, uint32_t k, uint32_t ways) {
+                            const float* qd, uint32_t k, uint32_t certified, uint32_t ways) {
   // Safety factor on the largest gap seen: 1.5 kept recall@10 of the real hybrid vectors at 100k and 1M (1.000)
   // and of two synthetic pure-SCDV sets (within 0.0016 of factor 2) and rescores a third of what 2 does on the
   // hybrid vectors; 1 lost 2 points of recall on one set (BENCHMARKS.md, sessions 7 and 8).
@@ -149,13 +152,13 @@ static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<f
   constexpr size_t kMinRescored = 64;
   std::sort(cand.begin(), cand.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
   scored.clear();
-  std::vector<double> best;  // min-heap of the k best exact scores
-  best.reserve(k + 1);
+  std::vector<double> best;  // min-heap of the `certified` best exact scores
+  best.reserve(certified + 1);
   double gap = 0;
-  const size_t minRescored = std::max<size_t>(kMinRescored, 3 * size_t(k));
+  const size_t minRescored = std::max<size_t>({kMinRescored, 3 * size_t(certified), size_t(k)});
   // Whether the candidates from the i-th on are dropped (i: candidates rescored so far).
   auto stopsAt = [&](size_t i) {
-    return i >= minRescored && best.size() >= k && double(cand[i].first) + kGapSafety * gap < best.front();
+    return i >= minRescored && best.size() >= certified && double(cand[i].first) + kGapSafety * gap < best.front();
   };
   size_t i = 0;
   while (i < cand.size() && !stopsAt(i)) {
@@ -176,7 +179,7 @@ static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<f
       const size_t a = from + size_t(c) * kChunk, n = std::min(kChunk, cand.size() - i);
       for (size_t j = a; j < a + n; j++) {
         gap = std::max(gap, scored[j].exact - double(accOf(cand, i, n, scored[j].d)));
-        if (best.size() < k) { best.push_back(scored[j].exact); std::push_heap(best.begin(), best.end(), std::greater<double>()); }
+        if (best.size() < certified) { best.push_back(scored[j].exact); std::push_heap(best.begin(), best.end(), std::greater<double>()); }
         else if (scored[j].exact > best.front()) {
           std::pop_heap(best.begin(), best.end(), std::greater<double>());
           best.back() = scored[j].exact;
@@ -191,8 +194,11 @@ static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<f
 void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& items, size_t nsel, uint64_t toRead,
                 const float* qd, const SearchParams& p, HitHeap& out, SearchStats* stats) {
   const uint32_t lo = sf.lo, hi = sf.hi, n = s.ndocs();
-  // Candidates: the segment's share of the budget (by its documents), and never fewer than 3k.
-  const size_t R = std::max<size_t>(size_t(3) * p.k, static_cast<size_t>(std::ceil(double(p.candidates) * p.segShare)));
+  // Results certified (the rest of the k: best effort, rescoreAdaptive).
+  const uint32_t certified = p.certified > 0 ? std::min(p.certified, p.k) : p.k;
+  // Candidates: the segment's share of the budget (by its documents), and never fewer than 3 * certified (as a search
+  // with k = certified has) nor than k.
+  const size_t R = std::max<size_t>({size_t(3) * certified, size_t(p.k), static_cast<size_t>(std::ceil(double(p.candidates) * p.segShare))});
   const uint64_t wStart = lo - lo % kWindowDocs;
   const uint32_t nwin = static_cast<uint32_t>((uint64_t(hi) - wStart + kWindowDocs - 1) / kWindowDocs);
   uint32_t ways = p.threads > 0 ? p.threads : autoThreads(toRead);
@@ -258,7 +264,7 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
   scored.reserve(top.size());
   auto t0 = Clock::now();
   // A split search rescores on the same threads, by the one-thread rule (the same documents rescored).
-  rescoreAdaptive(scored, top.items(), s, qd, p.k, ways);
+  rescoreAdaptive(scored, top.items(), s, qd, p.k, certified, ways);
   if (stats) {
     stats->postings += read;
     stats->candidates += top.size();

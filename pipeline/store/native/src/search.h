@@ -62,6 +62,9 @@ struct SearchParams {
   uint64_t minPostings = 100000;  // fast: read at least this many postings per segment (small segments: all)
   double segShare = 1.0;          // set per segment: its share of the collection's documents (scales candidates)
   uint32_t threads = 0;           // fast: threads per segment (0: split over idle cores when the segment is large)
+  // fast: only the first `certified` hits (1..k; 0: all k) carry the guarantee of a search with k = certified (its
+  // rescoring stop rule); the rest are the best of the documents scored exactly anyway (exact scores, best effort).
+  uint32_t certified = 0;
 };
 
 struct SearchStats {
