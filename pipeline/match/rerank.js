@@ -204,8 +204,11 @@ const scratch = new DenseScratch();
  * searched once.
  * @param {object} a
  * @param {SparseVector} a.query
- * @param {(query: SparseVector, n: number) => Promise<Hit[]>} a.search the store's top n for a query (filters applied)
+ * @param {(query: SparseVector, n: number, withMeta: boolean) => Promise<Hit[]>} a.search the store's top n for a
+ *   query (filters applied); without withMeta the hits may come without meta (undefined) when metasOf is given
  * @param {(ids: string[]) => Promise<(SparseVector | null)[]>} a.vectorsOf stored vectors (e.g. collection.get)
+ * @param {(ids: string[]) => Promise<(string | null)[]>} [a.metasOf] stored metadata as JSON text (null: gone), for
+ *   the kept hits that came without it: a pool's dropped candidates never cost a metadata string
  * @param {ScoreLookup} [a.scoresOf] stored vectors dotted with a query (storedScores); absent: from vectorsOf
  * @param {number} a.want
  * @param {number} a.maxK
@@ -228,15 +231,34 @@ export async function searchReranked(a) {
     return ids.map((id) => /** @type {SparseVector | null} */ (cache.get(id)));
   };
   const fb = a.options.feedback && a.options.feedback.docs > 0 && a.options.feedback.weight > 0 ? a.options.feedback : null;
-  if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want), dropped: [], searched: a.want, fetched };
+  if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want, true), dropped: [], searched: a.want, fetched };
+  // The pool's metadata is read by recency and the per-site cap only; else the kept hits' is fetched at the end.
+  const withMeta = !a.metasOf || a.options.halfLifeMs !== null || a.options.maxPerSite !== null;
   let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor), fb ? fb.pool : 0));
   for (;;) {
-    const hits = await a.search(a.query, n);
+    const hits = await a.search(a.query, n, withMeta);
     const ranked = fb ? await feedbackRescored(hits, a.query, fb, cached, a.scoresOf ?? (async (ids, q) => dotsWith(q, await cached(ids)))) : hits;
     const r = await rerank(ranked, a.want, a.options, cached, fb ? a.query : null);
-    if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) return { hits: r.hits, dropped: r.dropped, searched: n, fetched };
+    if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) {
+      return { hits: a.metasOf ? await withMetas(r.hits, a.metasOf) : r.hits, dropped: r.dropped, searched: n, fetched };
+    }
     n = Math.min(a.maxK, n * 2);
   }
+}
+
+/**
+ * The hits with their metadata: fetched in one call for those that came without it; a hit deleted since the search
+ * is left out (as the collapse leaves out one whose vector is gone).
+ * @param {RankedHit[]} hits
+ * @param {(ids: string[]) => Promise<(string | null)[]>} metasOf
+ * @returns {Promise<RankedHit[]>}
+ */
+async function withMetas(hits, metasOf) {
+  const missing = hits.filter((h) => h.meta === undefined);
+  if (!missing.length) return hits;
+  const metas = await metasOf(missing.map((h) => h.id));
+  missing.forEach((h, j) => { h.meta = metas[j]; });
+  return hits.filter((h) => h.meta !== null);
 }
 
 /**
@@ -296,9 +318,11 @@ export async function storedVectors(coll, ids) {
 /**
  * searchReranked over a store collection (either backend: every store call is awaited).
  * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]>, get: (id: string) => any, vectors?: (ids: string[]) => any,
- *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
+ *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>,
+ *   searchAsyncIds?: (v: SparseVector, o: any) => Promise<{id: string, score: number}[]>, metas?: (ids: string[]) => any}} coll
  *   vectors: the stored vectors of many ids in one call when the backend has it (the native store), else get() per id;
- *   scores: stored vectors dotted with a query in place (the native store), else from the fetched vectors
+ *   scores: stored vectors dotted with a query in place (the native store), else from the fetched vectors;
+ *   searchAsyncIds + metas (the native store): the candidate pool searched without metadata, the kept hits' fetched
  * @param {SparseVector} vector the query
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
  * @param {number} want
@@ -308,8 +332,11 @@ export async function storedVectors(coll, ids) {
 export function searchCollection(coll, vector, storeOptions, want, options, server) {
   return searchReranked({
     query: vector,
-    search: (q, n) => coll.searchAsync(q, { ...storeOptions, k: n }),
+    search: (q, n, withMeta) => (withMeta || !coll.searchAsyncIds || !coll.metas
+      ? coll.searchAsync(q, { ...storeOptions, k: n })
+      : /** @type {Promise<Hit[]>} */ (/** @type {unknown} */ (coll.searchAsyncIds(q, { ...storeOptions, k: n })))),
     vectorsOf: (ids) => storedVectors(coll, ids),
+    ...(coll.searchAsyncIds && coll.metas ? { metasOf: async (/** @type {string[]} */ ids) => /** @type {(string | null)[]} */ (await coll.metas?.(ids)) } : {}),
     ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,
   });
