@@ -22,7 +22,9 @@ test('typed arrays: the same vectors accepted and the same first problem named a
   for (let round = 0; round < 2000; round++) {
     const width = 1 + Math.floor(rand() * 50);
     const n = Math.floor(rand() * 8);
+    /** @type {number[]} */
     const indices = [];
+    /** @type {number[]} */
     const values = [];
     let at = Math.floor(rand() * 3);
     for (let j = 0; j < n; j++) {
