@@ -184,3 +184,30 @@ test('a served arm hands searchCollection the native collection with the lean po
     await store.close();
   }
 });
+
+test('scores(ids, q) equals the dot products with the stored vectors, call after call (the view reuses one dense row)', async () => {
+  const { dotsWith } = await import('../../pipeline/embed/vectorizer.js');
+  const store = openStore(tempDir('vectors-scores'), NO_BG);
+  try {
+    const c = store.collection('articles', { width: WIDTH });
+    const r = rng(17);
+    const docs = Array.from({ length: 50 }, (_, i) => ({ id: `s${i}`, vector: randomVector(r, WIDTH, 6 + (i % 11)) }));
+    await c.upsert(docs.slice(0, 30));
+    await c.flush();
+    await c.upsert(docs.slice(30));
+    await c.delete(['s4', 's33']);
+    const ids = [...docs.map((d) => d.id), 'nope'];
+    for (let round = 0; round < 30; round++) {
+      // Queries of different supports one after the other: an entry left over from an earlier call would show.
+      const q = randomVector(r, WIDTH, 1 + Math.floor(r() * 120));
+      const got = c.scores(ids, q);
+      const want = dotsWith(q, c.vectors(ids));
+      ids.forEach((id, i) => {
+        if (Number.isNaN(want[i])) assert.ok(Number.isNaN(got[i]), `${id} is gone`);
+        else assert.ok(Math.abs(got[i] - want[i]) < 1e-5, `round ${round} ${id}: ${got[i]} vs ${want[i]}`);
+      });
+    }
+  } finally {
+    await store.close();
+  }
+});

@@ -330,11 +330,22 @@ class View : public Napi::ObjectWrap<View> {
     Napi::Uint32Array qi = info[1].As<Napi::Uint32Array>();
     Napi::Float32Array qv = info[2].As<Napi::Float32Array>();
     if (qi.ElementLength() != qv.ElementLength()) throw Napi::TypeError::New(env, "indices and values differ in length");
-    std::vector<float> qd(width_, 0.0f);
-    for (size_t j = 0; j < qi.ElementLength(); j++) if (qi[j] < width_) qd[qi[j]] = qv[j];
+    // The query spread over the view's dense row (zero between calls: cleared by its own indices on the way out, not
+    // a width-sized allocation and memset per call).
+    if (dense_.size() != width_) dense_.assign(width_, 0.0f);
+    float* qd = dense_.data();
+    std::vector<uint32_t>& touched = touched_;
+    touched.clear();
+    for (size_t j = 0; j < qi.ElementLength(); j++) {
+      if (qi[j] < width_) { qd[qi[j]] = qv[j]; touched.push_back(qi[j]); }
+    }
+    struct Clear {
+      float* qd; const std::vector<uint32_t>& ix;
+      ~Clear() { for (uint32_t x : ix) qd[x] = 0.0f; }
+    } clear{qd, touched};
     auto st = snapshot();
     Napi::Float64Array out = Napi::Float64Array::New(env, ids.size());
-    std::vector<float> buf;
+    std::vector<float>& buf = scoreBuf_;
     for (size_t i = 0; i < ids.size(); i++) {
       const LiveDoc at = findLive(*st, ids[i]);
       double score = std::nan("");
@@ -344,7 +355,7 @@ class View : public Napi::ObjectWrap<View> {
       } else if (at.seg) {
         const uint32_t n = at.seg->fwdCount(at.doc);
         if (buf.size() < n) buf.resize(n);
-        score = at.seg->dotForward(at.doc, qd.data(), buf.data());
+        score = at.seg->dotForward(at.doc, qd, buf.data());
       }
       out[i] = score;
     }
@@ -545,6 +556,11 @@ class View : public Napi::ObjectWrap<View> {
   }
 
   uint32_t width_ = 0;
+  // Scores' scratch (the event loop's: scores is synchronous): a dense query row, all zero between calls, and room
+  // for one document's decoded values.
+  std::vector<float> dense_;
+  std::vector<uint32_t> touched_;
+  std::vector<float> scoreBuf_;
   std::mutex mu_;
   std::shared_ptr<const State> state_;
   std::map<std::string, CachedSeg> cache_;
