@@ -19,7 +19,7 @@
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
 import { parseDate } from '../dates.js';
-import { DenseScratch, dotsWith, expandQuery, sparseDot } from '../embed/vectorizer.js';
+import { DenseScratch, dotsWith, expandQuery } from '../embed/vectorizer.js';
 
 /**
  * @typedef {object} RerankOptions
@@ -142,22 +142,29 @@ export async function rerank(hits, want, o, vectorsOf, original = null) {
     }
     const vectors = t !== null && batch.length ? await vectorsOf(batch.map((h) => h.id)) : [];
     fetched += vectors.length;
-    for (let j = 0; j < batch.length && kept.length < want; j++) {
-      const h = batch[j];
-      const site = parse && typeof h.meta.site === 'string' ? h.meta.site : null;
-      if (o.maxPerSite !== null && site !== null && (perSite.get(site) ?? 0) >= o.maxPerSite) continue;
-      if (t !== null) {
-        const v = vectors[j];
-        if (!v) continue; // deleted since the search
-        const toQuery = original ? sparseDot(v, original) : -Infinity;
-        if (toQuery > t) { dropped.push({ id: h.id, similarity: toQuery }); droppedAt.push(batchAt[j]); continue; }
-        const dup = duplicateOf(v, h.score, kept, keptVectors, t);
-        if (dup) { dropped.push({ id: h.id, duplicate_of: dup.id, similarity: dup.similarity }); droppedAt.push(batchAt[j]); continue; }
-        keptVectors.push(v);
+    // The query held once per batch (a gather per candidate instead of a merge: equal bit for bit), released before
+    // the next await (the scratch is the thread's).
+    if (t !== null && original) queryScratch.hold(original);
+    try {
+      for (let j = 0; j < batch.length && kept.length < want; j++) {
+        const h = batch[j];
+        const site = parse && typeof h.meta.site === 'string' ? h.meta.site : null;
+        if (o.maxPerSite !== null && site !== null && (perSite.get(site) ?? 0) >= o.maxPerSite) continue;
+        if (t !== null) {
+          const v = vectors[j];
+          if (!v) continue; // deleted since the search
+          const toQuery = original ? queryScratch.dot(v) : -Infinity;
+          if (toQuery > t) { dropped.push({ id: h.id, similarity: toQuery }); droppedAt.push(batchAt[j]); continue; }
+          const dup = duplicateOf(v, h.score, kept, keptVectors, t);
+          if (dup) { dropped.push({ id: h.id, duplicate_of: dup.id, similarity: dup.similarity }); droppedAt.push(batchAt[j]); continue; }
+          keptVectors.push(v);
+        }
+        kept.push(h);
+        lastKeptAt = batchAt[j];
+        if (site !== null) perSite.set(site, (perSite.get(site) ?? 0) + 1);
       }
-      kept.push(h);
-      lastKeptAt = batchAt[j];
-      if (site !== null) perSite.set(site, (perSite.get(site) ?? 0) + 1);
+    } finally {
+      queryScratch.release();
     }
   }
   // A full list reports what was dropped above its last result; a short one, everything it walked past.
@@ -192,8 +199,9 @@ function duplicateOf(v, score, kept, keptVectors, t) {
   }
 }
 
-/** The collapse's dense scratch (one per thread: re-ranking is synchronous between its awaits). */
+/** The collapse's dense scratches (one per thread: re-ranking is synchronous between its awaits). */
 const scratch = new DenseScratch();
+const queryScratch = new DenseScratch();
 
 /**
  * Search and re-rank until `want` results are kept: the store is asked for a pool of candidates (poolFactor ×
