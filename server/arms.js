@@ -19,11 +19,12 @@ export const armFields = {
  * @property {string} arm
  * @property {string} method
  * @property {boolean} asIndexed the arm searches with the vectors as indexed (precomputed matches serve it)
- * @property {(coll: import('./models.js').Collection, v: import('../pipeline/events/arms.js').SparseVector, opts: Record<string, any>, metaAsText?: boolean) => Promise<{id: string, score: number, meta: any}[]>} search
- *   the collection searched with the arm's query (no results when the method's block of the query is empty);
- *   metaAsText: each hit's metadata as its stored JSON text when the backend can (searchAsyncText)
+ * @property {(coll: import('./models.js').Collection, v: import('../pipeline/events/arms.js').SparseVector, opts: Record<string, any>) => Promise<{id: string, score: number, meta: any}[]>} search
+ *   the collection searched with the arm's query (no results when the method's block of the query is empty)
  * @property {(coll: import('./models.js').Collection) => {searchAsync: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<any[]>, get: (id: string) => any,
- *   scores: (ids: string[], v: import('../pipeline/events/arms.js').SparseVector) => Promise<Float64Array>}} on
+ *   scores: (ids: string[], v: import('../pipeline/events/arms.js').SparseVector) => Promise<Float64Array>,
+ *   searchAsyncIds?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<{id: string, score: number}[]>,
+ *   metas?: (ids: string[]) => any}} on
  *   the collection searched through this arm (for searchCollection's candidate loop)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
  */
@@ -45,18 +46,26 @@ export function serveArm(ctx, sm, unit) {
     arm: arm.name,
     method: arm.method,
     asIndexed: arm.method === 'hybrid' || layout.kind !== 'hybrid',
-    async search(coll, v, opts, metaAsText = false) {
+    async search(coll, v, opts) {
       const q = methodQuery(arm.method, v, layout);
       if (q.indices.length === 0) return [];
-      return metaAsText && coll.searchAsyncText ? coll.searchAsyncText(q, opts) : coll.searchAsync(q, opts);
+      return coll.searchAsync(q, opts);
     },
     on(coll) {
       // The collection as the re-ranking loop (pipeline/match/rerank.js) sees it: searched through this arm.
       // Feedback re-scores candidates with the arm's part of its expanded query too.
+      const searchIds = coll.searchAsyncIds && coll.metas ? coll.searchAsyncIds.bind(coll) : null;
       return {
-        // Metadata as JSON text: the loop drops or passes through most candidates; resultItem parses the kept ones.
-        searchAsync: (v, opts) => this.search(coll, v, opts, true), get: (id) => coll.get(id),
+        searchAsync: (v, opts) => this.search(coll, v, opts), get: (id) => coll.get(id),
         ...(coll.vectors ? { vectors: (/** @type {string[]} */ ids) => coll.vectors?.(ids) } : {}),
+        // The pool without metadata, the kept hits' fetched after: the loop drops most candidates.
+        ...(searchIds ? {
+          searchAsyncIds: async (/** @type {import('../pipeline/events/arms.js').SparseVector} */ v, /** @type {Record<string, any>} */ opts) => {
+            const q = methodQuery(arm.method, v, layout);
+            return q.indices.length === 0 ? [] : searchIds(q, opts);
+          },
+          metas: (/** @type {string[]} */ ids) => coll.metas?.(ids),
+        } : {}),
         scores: (ids, v) => storedScores(coll, ids, /** @type {import('../pipeline/embed/vectorizer.js').SparseVector} */ (methodQuery(arm.method, v, layout))),
       };
     },

@@ -206,15 +206,15 @@ export function sparseDot(a, b) {
   return s;
 }
 
-/** Scratch of expandQuery (grown on demand, all zero between calls): one dense row per process. */
-let scratch = new Float64Array(0);
-/** @param {number} width */
-function scratchOf(width) {
-  if (scratch.length < width) scratch = new Float64Array(Math.max(width, 2 * scratch.length));
-  return scratch;
-}
-/** @param {SparseVector[]} vs one more than the largest index among them */
-const spanOf = (vs) => vs.reduce((m, v) => (v.indices.length ? Math.max(m, v.indices[v.indices.length - 1] + 1) : m), 0);
+/**
+ * expandQuery's scratch (grown on demand; acc and bits all zero between calls): a dense row of sums, a bitmap of the
+ * touched indices, and the merged entries.
+ */
+let acc = new Float64Array(0);
+let bits = new Int32Array(0);
+let outIdx = new Uint32Array(0);
+let outVal = new Float64Array(0);
+let magnitudes = new Float64Array(0);
 
 /**
  * One sparse vector spread over a dense scratch array, to dot it with many others without a merge's branches (the
@@ -269,47 +269,69 @@ export class DenseScratch {
  * @returns {{indices: Uint32Array, values: Float32Array}}
  */
 export function expandQuery(q, others, weight, maxNnz) {
-  const acc = scratchOf(spanOf([q, ...others]));
-  /** @type {number[]} */
-  const touched = [];
-  const add = (/** @type {SparseVector} */ v, /** @type {number} */ w) => {
-    for (let i = 0; i < v.indices.length; i++) {
-      const d = v.indices[i];
-      if (acc[d] === 0) touched.push(d);
-      acc[d] += w * v.values[i];
-      if (acc[d] === 0) acc[d] = Number.MIN_VALUE; // summed to 0: still touched (dropped below), not pushed twice
+  // Summed in a dense row in the order q, others[0], others[1], … (each entry's terms in that order), the touched
+  // indices marked in a bitmap whose scan yields them increasing: no branches per term and no sort (a quarter of
+  // the cost of collecting and sorting the touched indices, which a sorted merge's mispredicted branches match).
+  let span = 0;
+  let total = 0;
+  for (const v of [q, ...others]) {
+    const k = v.indices.length;
+    if (k) span = Math.max(span, v.indices[k - 1] + 1);
+    total += k;
+  }
+  if (acc.length < span) { acc = new Float64Array(span); bits = new Int32Array((span + 31) >>> 5); }
+  if (outIdx.length < total) { outIdx = new Uint32Array(total); outVal = new Float64Array(total); magnitudes = new Float64Array(total); }
+  const w = weight / others.length;
+  for (let t = -1; t < others.length; t++) {
+    const v = t < 0 ? q : others[t];
+    const f = t < 0 ? 1 : w;
+    const vi = v.indices;
+    const vv = v.values;
+    for (let j = 0; j < vi.length; j++) {
+      const d = vi[j];
+      acc[d] += f * vv[j];
+      bits[d >>> 5] |= 1 << (d & 31);
     }
-  };
-  add(q, 1);
-  for (const v of others) add(v, weight / others.length);
-  // (explicit loops: TypedArray.from with a mapping function is several times slower here)
-  let dims = new Uint32Array(touched.length);
+  }
+  // The touched indices in increasing order, the row and the bitmap cleared behind; entries that summed to exactly
+  // 0 are not part of the vector.
+  const ai = outIdx;
+  const av = outVal;
+  const mags = magnitudes;
   let n = 0;
-  for (const d of touched) if (acc[d] !== Number.MIN_VALUE) dims[n++] = d;
+  for (let wd = 0; wd < (span + 31) >>> 5; wd++) {
+    let word = bits[wd];
+    if (word === 0) continue;
+    bits[wd] = 0;
+    while (word !== 0) {
+      const d = (wd << 5) | (31 - Math.clz32(word & -word));
+      word &= word - 1;
+      const x = acc[d];
+      acc[d] = 0;
+      if (x !== 0) { ai[n] = d; av[n] = x; mags[n++] = Math.abs(x); }
+    }
+  }
+  let norm = 0;
   if (n > maxNnz) {
-    const mags = new Float64Array(n);
-    for (let i = 0; i < n; i++) mags[i] = Math.abs(acc[dims[i]]);
-    const threshold = kthLargest(mags, maxNnz);
-    /** @type {number[]} */
-    const ties = [];
+    // The maxNnz largest magnitudes; of those equal to the cut-off, the first in index order (the lower indices).
+    // Quickselect leaves the maxNnz largest first: the ones above the cut-off are among them.
+    const threshold = kthLargest(mags.subarray(0, n), maxNnz);
+    let ties = maxNnz;
+    for (let i = 0; i < maxNnz; i++) if (mags[i] > threshold) ties--;
     let kept = 0;
     for (let i = 0; i < n; i++) {
-      const m = Math.abs(acc[dims[i]]);
-      if (m > threshold) dims[kept++] = dims[i]; else if (m === threshold) ties.push(dims[i]);
+      const x = av[i];
+      const m = Math.abs(x);
+      if (m > threshold || (m === threshold && ties-- > 0)) { ai[kept] = ai[i]; av[kept++] = x; norm += x * x; }
     }
-    ties.sort((a, b) => a - b);
-    for (let i = 0; kept < maxNnz && i < ties.length; i++) dims[kept++] = ties[i];
     n = kept;
+  } else {
+    for (let i = 0; i < n; i++) norm += av[i] * av[i];
   }
-  const indices = dims.subarray(0, n).sort();
-  let norm = 0;
-  for (let i = 0; i < n; i++) norm += acc[indices[i]] * acc[indices[i]];
   norm = Math.sqrt(norm);
   const values = new Float32Array(n);
-  for (let i = 0; i < n; i++) values[i] = acc[indices[i]] / norm;
-  const out = { indices: Uint32Array.from(indices), values };
-  for (const d of touched) acc[d] = 0;
-  return out;
+  for (let i = 0; i < n; i++) values[i] = av[i] / norm;
+  return { indices: ai.slice(0, n), values };
 }
 
 /**

@@ -77,7 +77,19 @@ export function methodQuery(method, v, layout) {
   return { indices: Uint32Array.from(indices), values: Float32Array.from(values) };
 }
 
+/** Random bytes for request ids, drawn 4 KiB at a time: one randomBytes(16) per request cost ~7 µs of the loop. */
+let idBytes = Buffer.alloc(0);
+let idAt = 0;
+
 /**
- * A request id: 128 random bits, URL-safe (what an impression event names the answer by).
+ * A request id: 128 random bits (from the system's CSPRNG), URL-safe (what an impression event names the answer by).
  */
-export const newRequestId = () => crypto.randomBytes(16).toString('base64url');
+export function newRequestId() {
+  if (idAt + 16 > idBytes.length) {
+    idBytes = crypto.randomBytes(4096);
+    idAt = 0;
+  }
+  const id = idBytes.toString('base64url', idAt, idAt + 16);
+  idAt += 16;
+  return id;
+}

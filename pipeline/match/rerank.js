@@ -19,7 +19,7 @@
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
 import { parseDate } from '../dates.js';
-import { DenseScratch, dotsWith, expandQuery, sparseDot } from '../embed/vectorizer.js';
+import { DenseScratch, dotsWith, expandQuery } from '../embed/vectorizer.js';
 
 /**
  * @typedef {object} RerankOptions
@@ -142,22 +142,29 @@ export async function rerank(hits, want, o, vectorsOf, original = null) {
     }
     const vectors = t !== null && batch.length ? await vectorsOf(batch.map((h) => h.id)) : [];
     fetched += vectors.length;
-    for (let j = 0; j < batch.length && kept.length < want; j++) {
-      const h = batch[j];
-      const site = parse && typeof h.meta.site === 'string' ? h.meta.site : null;
-      if (o.maxPerSite !== null && site !== null && (perSite.get(site) ?? 0) >= o.maxPerSite) continue;
-      if (t !== null) {
-        const v = vectors[j];
-        if (!v) continue; // deleted since the search
-        const toQuery = original ? sparseDot(v, original) : -Infinity;
-        if (toQuery > t) { dropped.push({ id: h.id, similarity: toQuery }); droppedAt.push(batchAt[j]); continue; }
-        const dup = duplicateOf(v, h.score, kept, keptVectors, t);
-        if (dup) { dropped.push({ id: h.id, duplicate_of: dup.id, similarity: dup.similarity }); droppedAt.push(batchAt[j]); continue; }
-        keptVectors.push(v);
+    // The query held once per batch (a gather per candidate instead of a merge: equal bit for bit), released before
+    // the next await (the scratch is the thread's).
+    if (t !== null && original) queryScratch.hold(original);
+    try {
+      for (let j = 0; j < batch.length && kept.length < want; j++) {
+        const h = batch[j];
+        const site = parse && typeof h.meta.site === 'string' ? h.meta.site : null;
+        if (o.maxPerSite !== null && site !== null && (perSite.get(site) ?? 0) >= o.maxPerSite) continue;
+        if (t !== null) {
+          const v = vectors[j];
+          if (!v) continue; // deleted since the search
+          const toQuery = original ? queryScratch.dot(v) : -Infinity;
+          if (toQuery > t) { dropped.push({ id: h.id, similarity: toQuery }); droppedAt.push(batchAt[j]); continue; }
+          const dup = duplicateOf(v, h.score, kept, keptVectors, t);
+          if (dup) { dropped.push({ id: h.id, duplicate_of: dup.id, similarity: dup.similarity }); droppedAt.push(batchAt[j]); continue; }
+          keptVectors.push(v);
+        }
+        kept.push(h);
+        lastKeptAt = batchAt[j];
+        if (site !== null) perSite.set(site, (perSite.get(site) ?? 0) + 1);
       }
-      kept.push(h);
-      lastKeptAt = batchAt[j];
-      if (site !== null) perSite.set(site, (perSite.get(site) ?? 0) + 1);
+    } finally {
+      queryScratch.release();
     }
   }
   // A full list reports what was dropped above its last result; a short one, everything it walked past.
@@ -192,8 +199,9 @@ function duplicateOf(v, score, kept, keptVectors, t) {
   }
 }
 
-/** The collapse's dense scratch (one per thread: re-ranking is synchronous between its awaits). */
+/** The collapse's dense scratches (one per thread: re-ranking is synchronous between its awaits). */
 const scratch = new DenseScratch();
+const queryScratch = new DenseScratch();
 
 /**
  * Search and re-rank until `want` results are kept: the store is asked for a pool of candidates (poolFactor ×
@@ -207,9 +215,12 @@ const scratch = new DenseScratch();
  * only its head costs the native store about half the exact rescoring (BENCHMARKS.md, session 10).
  * @param {object} a
  * @param {SparseVector} a.query
- * @param {(query: SparseVector, n: number, certified: number) => Promise<Hit[]>} a.search the store's top n for a
- *   query (filters applied), of which the first `certified` (<= n) must be certain and the rest may be best effort
+ * @param {(query: SparseVector, n: number, certified: number, withMeta: boolean) => Promise<Hit[]>} a.search the store's
+ *   top n for a query (filters applied), of which the first `certified` (<= n) must be certain and the rest may be
+ *   best effort; without withMeta the hits may come without meta (undefined) when metasOf is given
  * @param {(ids: string[]) => Promise<(SparseVector | null)[]>} a.vectorsOf stored vectors (e.g. collection.get)
+ * @param {(ids: string[]) => Promise<(string | null)[]>} [a.metasOf] stored metadata as JSON text (null: gone), for
+ *   the kept hits that came without it: a pool's dropped candidates never cost a metadata string
  * @param {ScoreLookup} [a.scoresOf] stored vectors dotted with a query (storedScores); absent: from vectorsOf
  * @param {number} a.want
  * @param {number} a.maxK
@@ -232,17 +243,36 @@ export async function searchReranked(a) {
     return ids.map((id) => /** @type {SparseVector | null} */ (cache.get(id)));
   };
   const fb = a.options.feedback && a.options.feedback.docs > 0 && a.options.feedback.weight > 0 ? a.options.feedback : null;
-  if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want, a.want), dropped: [], searched: a.want, fetched };
+  if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want, a.want, true), dropped: [], searched: a.want, fetched };
+  // The pool's metadata is read by recency and the per-site cap only; else the kept hits' is fetched at the end.
+  const withMeta = !a.metasOf || a.options.halfLifeMs !== null || a.options.maxPerSite !== null;
   let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor), fb ? fb.pool : 0));
   // The ranks the list is made of, and feedback's first hits (the expansion), are certified.
   const head = Math.max(a.want, fb ? fb.docs : 0);
   for (;;) {
-    const hits = await a.search(a.query, n, Math.min(n, head));
+    const hits = await a.search(a.query, n, Math.min(n, head), withMeta);
     const ranked = fb ? await feedbackRescored(hits, a.query, fb, cached, a.scoresOf ?? (async (ids, q) => dotsWith(q, await cached(ids)))) : hits;
     const r = await rerank(ranked, a.want, a.options, cached, fb ? a.query : null);
-    if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) return { hits: r.hits, dropped: r.dropped, searched: n, fetched };
+    if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) {
+      return { hits: a.metasOf ? await withMetas(r.hits, a.metasOf) : r.hits, dropped: r.dropped, searched: n, fetched };
+    }
     n = Math.min(a.maxK, n * 2);
   }
+}
+
+/**
+ * The hits with their metadata: fetched in one call for those that came without it; a hit deleted since the search
+ * is left out (as the collapse leaves out one whose vector is gone).
+ * @param {RankedHit[]} hits
+ * @param {(ids: string[]) => Promise<(string | null)[]>} metasOf
+ * @returns {Promise<RankedHit[]>}
+ */
+async function withMetas(hits, metasOf) {
+  const missing = hits.filter((h) => h.meta === undefined);
+  if (!missing.length) return hits;
+  const metas = await metasOf(missing.map((h) => h.id));
+  missing.forEach((h, j) => { h.meta = metas[j]; });
+  return hits.filter((h) => h.meta !== null);
 }
 
 /**
@@ -302,9 +332,11 @@ export async function storedVectors(coll, ids) {
 /**
  * searchReranked over a store collection (either backend: every store call is awaited).
  * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]>, get: (id: string) => any, vectors?: (ids: string[]) => any,
- *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
+ *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>,
+ *   searchAsyncIds?: (v: SparseVector, o: any) => Promise<{id: string, score: number}[]>, metas?: (ids: string[]) => any}} coll
  *   vectors: the stored vectors of many ids in one call when the backend has it (the native store), else get() per id;
- *   scores: stored vectors dotted with a query in place (the native store), else from the fetched vectors
+ *   scores: stored vectors dotted with a query in place (the native store), else from the fetched vectors;
+ *   searchAsyncIds + metas (the native store): the candidate pool searched without metadata, the kept hits' fetched
  * @param {SparseVector} vector the query
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
  * @param {number} want
@@ -314,8 +346,14 @@ export async function storedVectors(coll, ids) {
 export function searchCollection(coll, vector, storeOptions, want, options, server) {
   return searchReranked({
     query: vector,
-    search: (q, n, certified) => coll.searchAsync(q, { ...storeOptions, k: n, ...(certified < n ? { certified } : {}) }),
+    search: (q, n, certified, withMeta) => {
+      const o = { ...storeOptions, k: n, ...(certified < n ? { certified } : {}) };
+      return withMeta || !coll.searchAsyncIds || !coll.metas
+        ? coll.searchAsync(q, o)
+        : /** @type {Promise<Hit[]>} */ (/** @type {unknown} */ (coll.searchAsyncIds(q, o)));
+    },
     vectorsOf: (ids) => storedVectors(coll, ids),
+    ...(coll.searchAsyncIds && coll.metas ? { metasOf: async (/** @type {string[]} */ ids) => /** @type {(string | null)[]} */ (await coll.metas?.(ids)) } : {}),
     ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,
   });

@@ -31,12 +31,11 @@ const NO_ENGINE_DEFAULTS = { budget, candidates, minPostings };
 
 /**
  * @param {import('./native.js').NativeHits} r
- * @param {boolean} [parseMeta] false: each meta stays the stored JSON text (searchAsyncText)
  * @returns {SearchHit[]}
  */
-function toHits(r, parseMeta = true) {
+function toHits(r) {
   const out = new Array(r.ids.length);
-  for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i], meta: parseMeta ? JSON.parse(r.metas[i]) : r.metas[i] };
+  for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i], meta: JSON.parse(r.metas[i]) };
   return out;
 }
 
@@ -181,31 +180,44 @@ export class Collection {
    * @param {import('./validate.js').SearchOptions} [opts]
    * @returns {Promise<SearchHit[]>}
    */
-  searchAsync(vector, opts) {
-    return this.#searchAsync(vector, opts, true);
-  }
-
-  /**
-   * @param {import('./validate.js').SparseVectorInput} vector
-   * @param {import('./validate.js').SearchOptions | undefined} opts
-   * @param {boolean} parseMeta
-   */
-  async #searchAsync(vector, opts, parseMeta) {
+  async searchAsync(vector, opts) {
     const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
     const engine = this.#existing();
     const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
-    return engine ? toHits(await engine.searchAsync(indices, values, o), parseMeta) : [];
+    return engine ? toHits(await engine.searchAsync(indices, values, o)) : [];
   }
 
   /**
-   * searchAsync() with each hit's metadata as the stored JSON text, not parsed: for callers that pass most hits'
-   * metadata through or drop the hits (the re-ranking's candidate pool; resultItem parses the kept ones).
+   * searchAsync() without the metadata: ids and scores only, for callers that keep a few of many hits and fetch
+   * those hits' metadata with metas() (the re-ranking's candidate pool: making each hit's metadata string cost the
+   * event loop more than the rest of the hit).
    * @param {import('./validate.js').SparseVectorInput} vector
    * @param {import('./validate.js').SearchOptions} [opts]
-   * @returns {Promise<{id: string, score: number, meta: string}[]>}
+   * @returns {Promise<{id: string, score: number}[]>}
    */
-  async searchAsyncText(vector, opts) {
-    return /** @type {{id: string, score: number, meta: string}[]} */ (/** @type {unknown} */ (await this.#searchAsync(vector, opts, false)));
+  async searchAsyncIds(vector, opts) {
+    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
+    const engine = this.#existing();
+    const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
+    if (!engine) return [];
+    const r = await engine.searchIdsAsync(indices, values, o);
+    const out = new Array(r.ids.length);
+    for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i] };
+    return out;
+  }
+
+  /**
+   * The metadata of many documents as their stored JSON text (null where no live document has the id), from one
+   * snapshot in one native call: the hits a re-ranked list keeps, after a searchAsyncIds of its pool.
+   * @param {(string | number)[]} ids
+   * @returns {(string | null)[]}
+   */
+  metas(ids) {
+    if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', 'metas takes an array of ids');
+    const keys = ids.map(normalizeId);
+    const engine = this.#existing();
+    if (!engine || keys.length === 0) return keys.map(() => null);
+    return engine.metas(keys);
   }
 
   /**

@@ -23,8 +23,10 @@
  * @property {(id: string) => MaybePromise<boolean>} exists
  * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => MaybePromise<import('./collection.js').SearchHit[]>} search
  * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => Promise<import('./collection.js').SearchHit[]>} searchAsync without blocking the event loop
- * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => Promise<{id: string, score: number, meta: string}[]>} [searchAsyncText]
- *   optional: searchAsync with the metadata as JSON text (callers fall back to searchAsync without it)
+ * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => Promise<{id: string, score: number}[]>} [searchAsyncIds]
+ *   optional, with metas: searchAsync without the metadata (callers fall back to searchAsync without them)
+ * @property {(ids: string[]) => MaybePromise<(string | null)[]>} [metas] optional, with searchAsyncIds: the metadata of
+ *   many ids as JSON text (null: no live document)
  * @property {() => Promise<Iterable<string>>} ids
  * @property {() => MaybePromise<number>} version grows whenever the contents may have changed
  * @property {() => MaybePromise<number>} count live documents

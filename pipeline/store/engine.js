@@ -215,6 +215,29 @@ export class NativeEngine {
     }
   }
 
+  /**
+   * searchAsync without the metadata (ids and scores).
+   * @param {Uint32Array} indices
+   * @param {Float32Array} values
+   * @param {import('./native.js').NativeSearchOptions} opts
+   */
+  async searchIdsAsync(indices, values, opts) {
+    const s = this.#readable();
+    try {
+      return await inSearchLane(() => this.#readable().view.searchIdsAsync(indices, values, opts));
+    } catch (err) {
+      throw wrapNative(err, s.dir);
+    }
+  }
+
+  /**
+   * Metadata (stored JSON text, null: no live document) of many ids from one snapshot: see Collection.metas.
+   * @param {string[]} ids
+   */
+  metas(ids) {
+    return this.#readable().view.metas(ids);
+  }
+
   /** @param {string} id */
   get(id) {
     return this.#readable().view.get(id);

@@ -87,6 +87,10 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {(spec: {segments?: {path: string, delPath?: string | null}[], resetMem?: boolean, upserts?: PackedDocs, deletes?: string[]}) => void} update
  * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions) => NativeHits} search
  * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions) => Promise<NativeHits>} searchAsync
+ * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions) => Promise<{ids: string[], scores: Float64Array}>} searchIdsAsync
+ *   searchAsync without the metadata
+ * @property {(ids: string[]) => (string | null)[]} metas each live document's metadata (JSON text), null when no
+ *   live document has the id
  * @property {(id: string) => {meta: string, indices: Uint32Array, values: Float32Array} | null} get
  * @property {(ids: string[]) => {found: Uint8Array, offsets: Uint32Array, indices: Uint32Array, values: Float32Array}} vectors
  * @property {(ids: string[]) => Uint8Array} live

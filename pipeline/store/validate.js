@@ -69,6 +69,7 @@ export function normalizeVector(v, width, fail) {
   if (!isArrayLike(ri) || !isArrayLike(rv)) throw fail('vector.indices and vector.values must be arrays or typed arrays');
   if (ri.length !== rv.length) throw fail(`vector.indices has ${ri.length} entries but vector.values has ${rv.length}`);
   if (ri.length === 0) throw fail('the vector is empty (no non-zero value)');
+  if (ri instanceof Uint32Array && rv instanceof Float32Array && validTyped(ri, rv, width)) return { indices: ri, values: rv };
   const indices = ri instanceof Uint32Array ? ri : Uint32Array.from(/** @type {ArrayLike<number>} */ (ri));
   const values = rv instanceof Float32Array ? rv : Float32Array.from(/** @type {ArrayLike<number>} */ (rv));
   let prev = -1;
@@ -82,6 +83,25 @@ export function normalizeVector(v, width, fail) {
     prev = i;
   }
   return { indices, values };
+}
+
+/**
+ * Whether typed arrays (the store's own vectors and the server's: integers by type) are a valid vector, in one
+ * monomorphic pass: about half the cost of the general loop below on a 572-entry query. False sends them to that
+ * loop, which names the first problem.
+ * @param {Uint32Array} indices
+ * @param {Float32Array} values
+ * @param {number} width
+ */
+function validTyped(indices, values, width) {
+  let prev = -1;
+  for (let j = 0; j < indices.length; j++) {
+    const i = indices[j];
+    const x = values[j];
+    if (i <= prev || x - x !== 0) return false; // x - x is NaN for NaN and ±Infinity
+    prev = i;
+  }
+  return prev < width;
 }
 
 /**

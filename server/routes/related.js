@@ -2,7 +2,7 @@
 import { sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { errors } from '../../pipeline/errors.js';
 import { resultItem } from '../../pipeline/match/index.js';
-import { searchCollection } from '../../pipeline/match/rerank.js';
+import { searchCollection, storedVectors } from '../../pipeline/match/rerank.js';
 import { errorResponses } from '../errors.js';
 import { collectionName, dateSchema, documentId, fromSchema, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
 import {
@@ -65,10 +65,11 @@ export default function relatedRoutes(app, ctx) {
       // The serialised reply is what is cached (per arm, not per user): a hit costs a map lookup and a socket write.
       const key = `${cid}\0${id}\0${arm.method}\0${JSON.stringify(params)}${q.recency_half_life === undefined ? '' : `\0${now}`}`;
       const { value: payload, hit } = await cache.get(key, await cache.version(cid, coll), async () => {
-        const doc = await coll.get(id);
-        if (!doc) throw errors.DOCUMENT_NOT_FOUND(id, collection);
+        // The vector alone (the document's metadata is not part of the answer).
+        const [vector] = await storedVectors(coll, [id]);
+        if (!vector) throw errors.DOCUMENT_NOT_FOUND(id, collection);
         const end = metrics.searchDuration.startTimer({ kind: 'related' });
-        const r = await searchCollection(arm.on(coll), doc.vector, { mode, ...filters, excludeIds: [id] }, want, rr, s);
+        const r = await searchCollection(arm.on(coll), vector, { mode, ...filters, excludeIds: [id] }, want, rr, s);
         end();
         return JSON.stringify({ model: sm.name, collection, id, ...droppedFields(rr, r), results: r.hits.slice(q.from).map(resultItem) });
       });

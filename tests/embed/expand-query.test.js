@@ -26,3 +26,51 @@ test('cut to the maxNnz largest magnitudes (ties: lower index), then normalised;
   const all = expandQuery(q, [sv({ 0: 0.1, 1: 0.2, 3: 0.8, 4: 0.9, 9: 0.9 })], 1, 10);
   assert.deepEqual([...all.indices], [0, 1, 4, 9]);
 });
+
+/**
+ * The definition, written plainly: per index the terms summed in the order q, others[0], others[1], …; entries
+ * summing to exactly 0 dropped; the maxNnz largest magnitudes kept (ties: lower index); divided by the L2 norm
+ * summed in increasing index order.
+ * @param {{indices: Uint32Array, values: Float32Array}} q
+ * @param {{indices: Uint32Array, values: Float32Array}[]} others
+ * @param {number} weight
+ * @param {number} maxNnz
+ */
+function referenceExpand(q, others, weight, maxNnz) {
+  /** @type {Map<number, number>} */
+  const sum = new Map();
+  const add = (/** @type {{indices: Uint32Array, values: Float32Array}} */ v, /** @type {number} */ w) => {
+    v.indices.forEach((d, i) => sum.set(d, (sum.get(d) ?? 0) + w * v.values[i]));
+  };
+  add(q, 1);
+  for (const v of others) add(v, weight / others.length);
+  const entries = [...sum].filter(([, x]) => x !== 0).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || a[0] - b[0]);
+  const kept = entries.slice(0, maxNnz).sort((a, b) => a[0] - b[0]);
+  const norm = Math.sqrt(kept.reduce((s, [, x]) => s + x * x, 0));
+  return { indices: kept.map(([d]) => d), values: kept.map(([, x]) => Math.fround(x / norm)) };
+}
+
+test('equals the plain definition bit for bit on random vectors (ties, cancellations, disjoint and shared indices)', () => {
+  let seed = 12345;
+  const rand = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  // Values from a small set, so equal magnitudes (ties at the cut) and sums of exactly 0 are common.
+  const levels = [0.125, 0.25, 0.5, 0.75, 1];
+  const randomVector = (/** @type {number} */ width, /** @type {number} */ nnz) => {
+    /** @type {Record<number, number>} */
+    const o = {};
+    while (Object.keys(o).length < nnz) o[Math.floor(rand() * width)] = (rand() < 0.5 ? -1 : 1) * levels[Math.floor(rand() * levels.length)];
+    return sv(o);
+  };
+  for (let round = 0; round < 300; round++) {
+    const width = 5 + Math.floor(rand() * 400);
+    const q = randomVector(width, 1 + Math.floor(rand() * Math.min(width, 60)));
+    const others = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => randomVector(width, 1 + Math.floor(rand() * Math.min(width, 80))));
+    const weight = [0.5, 1, 2, 0.3][round % 4];
+    const maxNnz = [2 * q.indices.length, 1, 3, 1000][round % 4];
+    const got = expandQuery(q, others, weight, maxNnz);
+    const want = referenceExpand(q, others, weight, maxNnz);
+    assert.deepEqual([...got.indices], want.indices, `round ${round}: indices`);
+    assert.deepEqual([...got.values], want.values, `round ${round}: values`);
+    assert.ok(got.indices instanceof Uint32Array && got.values instanceof Float32Array);
+  }
+});

@@ -2,7 +2,7 @@
 // the methods' query blocks, and experiments/events config errors that name the key.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseArm, methodQuery, splitPoint } from '../../pipeline/events/arms.js';
+import { chooseArm, methodQuery, newRequestId, splitPoint } from '../../pipeline/events/arms.js';
 import { loadConfig } from '../../pipeline/config.js';
 import { vectorLayout } from '../../pipeline/embed/layout.js';
 
@@ -45,4 +45,21 @@ test('experiments and events settings are checked, naming the key', () => {
   bad({ events: { bandWidth: 0 } }, /events\.bandWidth must be in \(0, 1\]/);
   bad({ events: { maxBatch: 0 } }, /events\.maxBatch must be a positive integer/);
   bad({ events: { retention: 1 } }, /unknown key events\.retention/);
+});
+
+test('request ids: 128 bits as 22 URL-safe characters, all distinct across refills of the random pool', () => {
+  const seen = new Set();
+  // 4 KiB of random bytes make 256 ids: this crosses several refills.
+  for (let i = 0; i < 2000; i++) {
+    const id = newRequestId();
+    assert.match(id, /^[A-Za-z0-9_-]{22}$/);
+    seen.add(id);
+  }
+  assert.equal(seen.size, 2000);
+  // The bits look random: each of the 64 characters shows up, none far more often than the others.
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const id of seen) for (const ch of id.slice(0, 21)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  assert.equal(counts.size, 64);
+  assert.ok(Math.max(...counts.values()) < 3 * (2000 * 21) / 64, JSON.stringify([...counts]));
 });

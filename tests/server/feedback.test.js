@@ -112,6 +112,33 @@ test('with feedback, a copy of the query document is still judged by its similar
   await call({ method: 'DELETE', url: `/v1/collections/fbnews/documents/fb-copy`, headers: KEY });
 });
 
+test('related answers from the lean candidate pool (ids and scores, the kept hits\' metadata after) are byte for byte those from full hits', async () => {
+  const { searchCollection } = await import('../../pipeline/match/rerank.js');
+  const { resultItem } = await import('../../pipeline/match/index.js');
+  const store = openStore(storeDirFor(h.MODEL_A));
+  try {
+    const coll = store.collection('fbnews');
+    // The collection as a backend without the native calls sees it: metadata with every hit, get() per id.
+    const plain = { searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsync(v, o), get: (/** @type {string} */ id) => coll.get(id) };
+    const options = { duplicateThreshold: config.server.rerank.duplicateThreshold, halfLifeMs: null, recencyWeight: 0, maxPerSite: null, now: 0, feedback: FEEDBACK };
+    let compared = 0;
+    for (const d of docs.slice(0, 12)) {
+      const res = await srv.app.inject(`/v1/collections/fbnews/documents/${d.id}/related?k=10`);
+      assert.equal(res.statusCode, 200, res.body);
+      const doc = /** @type {NonNullable<ReturnType<typeof coll.get>>} */ (coll.get(d.id));
+      const want = await searchCollection(plain, doc.vector, { mode: config.server.searchMode, excludeIds: [d.id] }, 10, options, config.server);
+      const body = res.json();
+      assert.equal(JSON.stringify(body.results), JSON.stringify(want.hits.map(resultItem)), d.id);
+      assert.ok(body.results.length > 0 && body.results.every((/** @type {any} */ x) => typeof x.title === 'string'), 'metadata fetched for the kept hits');
+      assert.ok(res.body.includes(`"results":${JSON.stringify(want.hits.map(resultItem))}`), 'the same bytes in the answer');
+      compared++;
+    }
+    assert.equal(compared, 12);
+  } finally {
+    await store.close();
+  }
+});
+
 test('the option is in the related routes\' OpenAPI schema, not in match', async () => {
   const doc = await call('/docs/json');
   const related = doc.paths['/v1/collections/{collection}/documents/{id}/related'].get.parameters.find((/** @type {any} */ p) => p.name === 'feedback');

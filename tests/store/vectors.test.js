@@ -1,5 +1,6 @@
-// Collection.vectors(ids): many stored vectors from one snapshot in one native call (the re-ranking's collapse), and
-// the collapse through it answering exactly as through get() per id.
+// Collection.vectors(ids): many stored vectors from one snapshot in one native call (the re-ranking's collapse),
+// searchAsyncIds + metas(ids): the candidate pool without metadata, the kept hits' fetched after; the re-ranked lists
+// through them answering exactly as through searchAsync and get() per id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../pipeline/store/index.js';
@@ -57,7 +58,7 @@ test('vectors(ids): bad input is a clear error, not a crash', async () => {
   }
 });
 
-test('the collapse (metadata as text, vectors in one call a batch) answers byte for byte as with parsed metadata and get() per id', async () => {
+test('the lean pool (ids and scores, the kept hits\' metadata after; vectors in one call a batch) answers byte for byte as with metadata on every hit and get() per id', async () => {
   const store = openStore(tempDir('vectors-collapse'), NO_BG);
   try {
     const c = store.collection('articles', { width: WIDTH });
@@ -74,54 +75,93 @@ test('the collapse (metadata as text, vectors in one call a batch) answers byte 
     await c.flush();
     await c.upsert(docs.slice(120));
     const server = { maxK: 100, rerank: { poolFactor: 2, poolMin: 20 } };
-    const options = { duplicateThreshold: 0.8, halfLifeMs: null, recencyWeight: 0.3, maxPerSite: null, now: 0 };
+    /** @type {import('../../pipeline/match/rerank.js').RerankOptions} */
+    const collapse = { duplicateThreshold: 0.8, halfLifeMs: null, recencyWeight: 0.3, maxPerSite: null, now: 0, feedback: null };
     let batched = 0;
     let single = 0;
-    // As the server's arms hand the collection to searchCollection: metadata as text, vectors in one call.
-    const withVectors = {
-      searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => c.searchAsyncText(v, o),
+    let lean = 0;
+    let metaCalls = 0;
+    // As the server's arms hand the native collection to searchCollection: the pool without metadata, vectors in one call.
+    const native = {
+      searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => c.searchAsync(v, o),
+      searchAsyncIds: (/** @type {any} */ v, /** @type {any} */ o) => { lean++; return c.searchAsyncIds(v, o); },
+      metas: (/** @type {string[]} */ ids) => { metaCalls++; return c.metas(ids); },
       get: (/** @type {string} */ id) => { single++; return c.get(id); },
       vectors: (/** @type {string[]} */ ids) => { batched++; return c.vectors(ids); },
     };
-    const withGet = { searchAsync: withVectors.searchAsync, get: (/** @type {string} */ id) => c.get(id) };
+    const withGet = { searchAsync: native.searchAsync, get: (/** @type {string} */ id) => c.get(id) };
     let dropped = 0;
-    for (const d of docs.slice(0, 60)) {
-      const a = await searchCollection(withVectors, d.vector, { mode: 'exact', excludeIds: [d.id] }, 10, options, server);
-      const b = await searchCollection(withGet, d.vector, { mode: 'exact', excludeIds: [d.id] }, 10, options, server);
-      const answer = (/** @type {typeof a} */ x) => JSON.stringify({ dropped: x.dropped, results: x.hits.map(resultItem) });
-      assert.equal(answer(a), answer(b), d.id);
-      assert.equal(a.fetched, b.fetched);
-      assert.ok(a.hits.every((x) => typeof x.meta === 'string'), 'metadata passed through as stored, unparsed');
-      dropped += a.dropped.length;
+    for (const options of [collapse, { ...collapse, feedback: { docs: 3, weight: 1, pool: 20 } }, { ...collapse, duplicateThreshold: null, feedback: { docs: 3, weight: 1, pool: 20 } }]) {
+      for (const d of docs.slice(0, 40)) {
+        const a = await searchCollection(native, d.vector, { mode: 'exact', excludeIds: [d.id] }, 10, options, server);
+        const b = await searchCollection(withGet, d.vector, { mode: 'exact', excludeIds: [d.id] }, 10, options, server);
+        const answer = (/** @type {typeof a} */ x) => JSON.stringify({ dropped: x.dropped, results: x.hits.map(resultItem) });
+        assert.equal(answer(a), answer(b), d.id);
+        assert.equal(a.hits.length, 10);
+        if (!options.feedback) assert.equal(a.fetched, b.fetched);
+        assert.ok(a.hits.every((x) => typeof x.meta === 'string'), 'metadata passed through as stored, unparsed');
+        dropped += a.dropped.length;
+      }
     }
     assert.ok(dropped > 0, 'some near-duplicates were dropped');
     assert.equal(single, 0, 'no get() per id');
-    assert.ok(batched >= 60, `one vectors() call per batch (${batched})`);
+    assert.ok(batched >= 40, `one vectors() call per batch (${batched})`);
+    assert.equal(lean, 120, 'every pool searched without metadata');
+    assert.equal(metaCalls, 120, 'one metas() call per list');
+    // Recency reads every candidate's metadata: then the pool is searched with it (no metas call).
+    lean = 0;
+    metaCalls = 0;
+    const recency = { ...collapse, halfLifeMs: 86_400_000, now: Date.parse('2024-01-01') };
+    const a = await searchCollection(native, docs[0].vector, { mode: 'exact', excludeIds: [docs[0].id] }, 10, recency, server);
+    const b = await searchCollection(withGet, docs[0].vector, { mode: 'exact', excludeIds: [docs[0].id] }, 10, recency, server);
+    assert.deepEqual(a.hits.map(resultItem), b.hits.map(resultItem));
+    assert.deepEqual([lean, metaCalls], [0, 0]);
   } finally {
     await store.close();
   }
 });
 
-test('searchAsyncText: the hits of searchAsync, metadata as the stored JSON text', async () => {
-  const store = openStore(tempDir('vectors-text'), NO_BG);
+test('searchAsyncIds: the ids and scores of searchAsync; metas(ids): the stored JSON text from segments and the write buffer, null when gone', async () => {
+  const store = openStore(tempDir('vectors-ids'), NO_BG);
   try {
     const c = store.collection('articles', { width: WIDTH });
     const r = rng(9);
-    await c.upsert(Array.from({ length: 30 }, (_, i) => ({ id: `t${i}`, vector: randomVector(r, WIDTH, 9, { blocks: 1 }), meta: { title: `題 "${i}"`, site: 's', n: i } })));
+    const docs = Array.from({ length: 40 }, (_, i) => ({ id: `t${i}`, vector: randomVector(r, WIDTH, 9, { blocks: 1 }), meta: { title: `題 "${i}"`, site: 's', n: i } }));
+    await c.upsert(docs.slice(0, 25));
+    await c.flush(); // t0-t24 in a segment
+    await c.upsert(docs.slice(25)); // t25-t39 in the write buffer
+    await c.upsert([{ id: 't3', vector: docs[3].vector, meta: { title: 'replaced' } }]); // the buffer's copy wins
+    await c.delete(['t7', 't30']);
     const q = randomVector(r, WIDTH, 40, { blocks: 1 });
-    const parsed = await c.searchAsync(q, { k: 15, mode: 'exact' });
-    const text = await c.searchAsyncText(q, { k: 15, mode: 'exact' });
-    assert.ok(parsed.length > 0);
-    assert.deepEqual(text.map((h) => [h.id, h.score]), parsed.map((h) => [h.id, h.score]));
-    text.forEach((h, i) => { assert.equal(typeof h.meta, 'string'); assert.deepEqual(JSON.parse(h.meta), parsed[i].meta); });
-    await assert.rejects(c.searchAsyncText({ indices: [WIDTH + 5], values: [1] }), /SCDV_STORE_QUERY_INVALID|width/);
-    assert.deepEqual(await store.collection('none', { width: WIDTH }).searchAsyncText(q), []);
+    const full = await c.searchAsync(q, { k: 30, mode: 'exact' });
+    const ids = await c.searchAsyncIds(q, { k: 30, mode: 'exact' });
+    assert.ok(full.length > 10);
+    assert.deepEqual(ids, full.map((h) => ({ id: h.id, score: h.score })));
+    const asked = ['t30', 't3', 'nope', 't0', 't39', 't7', 't0', 't24', 't25'];
+    const metas = c.metas(asked);
+    asked.forEach((id, i) => assert.deepEqual(metas[i] === null ? null : JSON.parse(/** @type {string} */ (metas[i])), c.get(id)?.meta ?? null, id));
+    assert.equal(metas[0], null, 'deleted in the write buffer');
+    assert.equal(metas[5], null, 'deleted from a segment');
+    assert.equal(metas[2], null, 'never stored');
+    assert.deepEqual(JSON.parse(/** @type {string} */ (metas[1])), { title: 'replaced' });
+    assert.equal(typeof metas[3], 'string');
+    assert.deepEqual(c.metas([]), []);
+    const none = store.collection('none', { width: WIDTH });
+    assert.deepEqual(await none.searchAsyncIds(q), []);
+    assert.deepEqual(none.metas(['a']), [null], 'a collection without documents');
+    // Bad input: the store's clear errors, not a crash.
+    await assert.rejects(c.searchAsyncIds({ indices: [WIDTH + 5], values: [1] }), /SCDV_STORE_QUERY_INVALID|width/);
+    assert.throws(() => c.metas(/** @type {any} */ ('t1')), /SCDV_STORE_DOC_INVALID|array of ids/);
+    assert.throws(() => c.metas(/** @type {any} */ (['t1', ''])), /id must be a non-empty string/);
+    const view = /** @type {any} */ (new (loadAddon().View)(WIDTH));
+    assert.throws(() => view.metas('a'), /metas\(ids\): ids must be an array of strings/);
+    assert.throws(() => view.metas(['a', 7]), /metas\(ids\): ids\[1\] is not a string/);
   } finally {
     await store.close();
   }
 });
 
-test('a served arm hands searchCollection the native collection with metadata as text and vectors in one call', async () => {
+test('a served arm hands searchCollection the native collection with the lean pool search, metas and vectors in one call', async () => {
   const { serveArm } = await import('../../server/arms.js');
   const { loadConfig } = await import('../../pipeline/config.js');
   const store = openStore(tempDir('vectors-arm'), NO_BG);
@@ -132,12 +172,41 @@ test('a served arm hands searchCollection the native collection with metadata as
     const ctx = /** @type {any} */ ({ config: loadConfig(), metrics: { armAnswers: { inc() {} } } });
     const sm = /** @type {any} */ ({ embedder: { layout: { kind: 'scdv', scdvWidth: WIDTH, width: WIDTH } } });
     const on = serveArm(ctx, sm, 'reader').on(/** @type {any} */ (c));
-    const hits = await on.searchAsync(randomVector(r, WIDTH, 30, { blocks: 1 }), { k: 5, mode: 'exact' });
+    const q = randomVector(r, WIDTH, 30, { blocks: 1 });
+    const hits = await on.searchAsync(q, { k: 5, mode: 'exact' });
     assert.equal(hits.length, 5);
-    assert.ok(hits.every((h) => typeof h.meta === 'string'), 'metadata as text');
+    assert.deepEqual(await on.searchAsyncIds?.(q, { k: 5, mode: 'exact' }), hits.map((h) => ({ id: h.id, score: h.score })));
+    assert.deepEqual(await on.metas?.([hits[0].id, 'zz']), [JSON.stringify(hits[0].meta), null]);
     const got = await /** @type {any} */ (on).vectors(['a1', 'zz']);
     assert.deepEqual(plain(got[0]), plain(c.get('a1')?.vector));
     assert.equal(got[1], null);
+  } finally {
+    await store.close();
+  }
+});
+
+test('scores(ids, q) equals the dot products with the stored vectors, call after call (the view reuses one dense row)', async () => {
+  const { dotsWith } = await import('../../pipeline/embed/vectorizer.js');
+  const store = openStore(tempDir('vectors-scores'), NO_BG);
+  try {
+    const c = store.collection('articles', { width: WIDTH });
+    const r = rng(17);
+    const docs = Array.from({ length: 50 }, (_, i) => ({ id: `s${i}`, vector: randomVector(r, WIDTH, 6 + (i % 11)) }));
+    await c.upsert(docs.slice(0, 30));
+    await c.flush();
+    await c.upsert(docs.slice(30));
+    await c.delete(['s4', 's33']);
+    const ids = [...docs.map((d) => d.id), 'nope'];
+    for (let round = 0; round < 30; round++) {
+      // Queries of different supports one after the other: an entry left over from an earlier call would show.
+      const q = randomVector(r, WIDTH, 1 + Math.floor(r() * 120));
+      const got = c.scores(ids, q);
+      const want = dotsWith(q, c.vectors(ids));
+      ids.forEach((id, i) => {
+        if (Number.isNaN(want[i])) assert.ok(Number.isNaN(got[i]), `${id} is gone`);
+        else assert.ok(Math.abs(got[i] - want[i]) < 1e-5, `round ${round} ${id}: ${got[i]} vs ${want[i]}`);
+      });
+    }
   } finally {
     await store.close();
   }

@@ -29,6 +29,8 @@ class View : public Napi::ObjectWrap<View> {
       InstanceMethod("update", &View::Guard<&View::Update>),
       InstanceMethod("search", &View::Guard<&View::Search>),
       InstanceMethod("searchAsync", &View::Guard<&View::SearchAsync>),
+      InstanceMethod("searchIdsAsync", &View::Guard<&View::SearchIdsAsync>),
+      InstanceMethod("metas", &View::Guard<&View::Metas>),
       InstanceMethod("get", &View::Guard<&View::Get>),
       InstanceMethod("vectors", &View::Guard<&View::Vectors>),
       InstanceMethod("live", &View::Guard<&View::Live>),
@@ -215,8 +217,10 @@ class View : public Napi::ObjectWrap<View> {
 
   class SearchWorker : public Napi::AsyncWorker {
    public:
-    SearchWorker(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q)
-        : Napi::AsyncWorker(env), st_(std::move(st)), width_(width), q_(std::move(q)), deferred_(Napi::Promise::Deferred::New(env)) {}
+    // idsOnly: resolve with { ids, scores } (no metadata strings: the caller fetches the few it keeps with metas).
+    SearchWorker(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, bool idsOnly)
+        : Napi::AsyncWorker(env), st_(std::move(st)), width_(width), q_(std::move(q)), idsOnly_(idsOnly),
+          deferred_(Napi::Promise::Deferred::New(env)) {}
     Napi::Promise promise() { return deferred_.Promise(); }
     void Execute() override {
       try {
@@ -225,24 +229,69 @@ class View : public Napi::ObjectWrap<View> {
         SetError(e.what());
       }
     }
-    void OnOK() override { deferred_.Resolve(hitsToJs(Env(), hits_, q_.wantStats ? &stats_ : nullptr)); }
+    void OnOK() override {
+      if (!idsOnly_) return deferred_.Resolve(hitsToJs(Env(), hits_, q_.wantStats ? &stats_ : nullptr));
+      Napi::Env env = Env();
+      Napi::Array ids = Napi::Array::New(env, hits_.size());
+      Napi::Float64Array scores = Napi::Float64Array::New(env, hits_.size());
+      for (size_t i = 0; i < hits_.size(); i++) {
+        ids.Set(uint32_t(i), Napi::String::New(env, hits_[i].id.data(), hits_[i].id.size()));
+        scores[i] = hits_[i].score;
+      }
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("ids", ids);
+      o.Set("scores", scores);
+      deferred_.Resolve(o);
+    }
     void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
    private:
     std::shared_ptr<const State> st_;
     uint32_t width_;
     Query q_;
+    bool idsOnly_;
     Napi::Promise::Deferred deferred_;
     std::vector<Hit> hits_;
     SearchStats stats_;
   };
 
-  Napi::Value SearchAsync(const Napi::CallbackInfo& info) {
+  Napi::Value SearchAsync(const Napi::CallbackInfo& info) { return queueSearch(info, false); }
+
+  /** searchIdsAsync(indices, values, opts) -> Promise<{ ids: string[], scores: Float64Array }>: searchAsync without metadata */
+  Napi::Value SearchIdsAsync(const Napi::CallbackInfo& info) { return queueSearch(info, true); }
+
+  Napi::Value queueSearch(const Napi::CallbackInfo& info, bool idsOnly) {
     Napi::Env env = info.Env();
     Query q = Query::from(info, width_);
-    auto* w = new SearchWorker(env, snapshot(), width_, std::move(q));
+    auto* w = new SearchWorker(env, snapshot(), width_, std::move(q), idsOnly);
     Napi::Promise p = w->promise();
     w->Queue();
     return p;
+  }
+
+  /**
+   * metas(ids) -> (string | null)[]: each live document's metadata (its stored JSON text) from one snapshot, null
+   * for an id with no live document. The few hits a re-ranked list keeps, after a searchIdsAsync of its pool.
+   */
+  Napi::Value Metas(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsArray()) throw Napi::TypeError::New(env, "metas(ids): ids must be an array of strings");
+    Napi::Array a = info[0].As<Napi::Array>();
+    const uint32_t n = a.Length();
+    auto st = snapshot();
+    Napi::Array out = Napi::Array::New(env, n);
+    for (uint32_t i = 0; i < n; i++) {
+      Napi::Value x = a.Get(i);
+      if (!x.IsString()) throw Napi::TypeError::New(env, "metas(ids): ids[" + std::to_string(i) + "] is not a string");
+      const LiveDoc at = findLive(*st, x.As<Napi::String>().Utf8Value());
+      if (at.mem) out.Set(i, Napi::String::New(env, at.mem->meta.data(), at.mem->meta.size()));
+      else if (at.seg) {
+        const std::string_view m = at.seg->meta(at.doc);
+        out.Set(i, Napi::String::New(env, m.data(), m.size()));
+      } else {
+        out.Set(i, env.Null());
+      }
+    }
+    return out;
   }
 
   /** get(id) -> { meta, indices, values } | null */
@@ -281,11 +330,22 @@ class View : public Napi::ObjectWrap<View> {
     Napi::Uint32Array qi = info[1].As<Napi::Uint32Array>();
     Napi::Float32Array qv = info[2].As<Napi::Float32Array>();
     if (qi.ElementLength() != qv.ElementLength()) throw Napi::TypeError::New(env, "indices and values differ in length");
-    std::vector<float> qd(width_, 0.0f);
-    for (size_t j = 0; j < qi.ElementLength(); j++) if (qi[j] < width_) qd[qi[j]] = qv[j];
+    // The query spread over the view's dense row (zero between calls: cleared by its own indices on the way out, not
+    // a width-sized allocation and memset per call).
+    if (dense_.size() != width_) dense_.assign(width_, 0.0f);
+    float* qd = dense_.data();
+    std::vector<uint32_t>& touched = touched_;
+    touched.clear();
+    for (size_t j = 0; j < qi.ElementLength(); j++) {
+      if (qi[j] < width_) { qd[qi[j]] = qv[j]; touched.push_back(qi[j]); }
+    }
+    struct Clear {
+      float* qd; const std::vector<uint32_t>& ix;
+      ~Clear() { for (uint32_t x : ix) qd[x] = 0.0f; }
+    } clear{qd, touched};
     auto st = snapshot();
     Napi::Float64Array out = Napi::Float64Array::New(env, ids.size());
-    std::vector<float> buf;
+    std::vector<float>& buf = scoreBuf_;
     for (size_t i = 0; i < ids.size(); i++) {
       const LiveDoc at = findLive(*st, ids[i]);
       double score = std::nan("");
@@ -295,7 +355,7 @@ class View : public Napi::ObjectWrap<View> {
       } else if (at.seg) {
         const uint32_t n = at.seg->fwdCount(at.doc);
         if (buf.size() < n) buf.resize(n);
-        score = at.seg->dotForward(at.doc, qd.data(), buf.data());
+        score = at.seg->dotForward(at.doc, qd, buf.data());
       }
       out[i] = score;
     }
@@ -496,6 +556,11 @@ class View : public Napi::ObjectWrap<View> {
   }
 
   uint32_t width_ = 0;
+  // Scores' scratch (the event loop's: scores is synchronous): a dense query row, all zero between calls, and room
+  // for one document's decoded values.
+  std::vector<float> dense_;
+  std::vector<uint32_t> touched_;
+  std::vector<float> scoreBuf_;
   std::mutex mu_;
   std::shared_ptr<const State> state_;
   std::map<std::string, CachedSeg> cache_;
