@@ -11,6 +11,7 @@
         "src/addon_js.cc",
         "src/addon_view.cc",
         "src/fwd_codec.cc",
+        "src/fwd_dot.cc",
         "src/segment.cc",
         "src/search.cc",
         "src/search_decode.cc",

@@ -86,6 +86,14 @@ inline void putCode(uint8_t* base, uint64_t j, int32_t code) {
   if (u >> 16) p[2] |= static_cast<uint8_t>(u >> 16);
 }
 
+/** Entry e of a packed 11-bit array, sign-extended (reads 4 bytes: the section is padded, kFwdPad). */
+inline int32_t codeAt(const uint8_t* base, uint64_t e) {
+  const uint64_t bit = 11 * e;
+  uint32_t u;
+  std::memcpy(&u, base + (bit >> 3), 4);
+  return int32_t(u << (21 - (bit & 7))) >> 21;
+}
+
 /** Entries first..first+n of a packed 11-bit array (format 4) as floats (the codes, not yet times the unit). */
 void codesToFloats(const uint8_t* base, uint64_t first, float* out, size_t n);
 /** The scalar path of codesToFloats (tests compare the two; the same bits). */
@@ -136,6 +144,17 @@ inline uint64_t putNibbleGaps(uint8_t* out, const uint32_t* gaps, uint64_t n) {
  * indices. Loads stay within the document's bytes and the section's padding (kFwdPad).
  */
 uint64_t nibbleIndices(const uint8_t* p, uint64_t bytes, uint64_t n, uint32_t* idx);
+
+/**
+ * Format 4's rescoring in one pass (fwd_dot.cc, AVX2 + FMA when simdEnabled()): a document's n nibble gaps (at
+ * nibbles, bytes of them) and its 11-bit codes (entries first.. of the packed array codes) dotted with the dense
+ * query qd, the products summed in dotDense's lanes and order: *out gets the same bits as nibbleIndices, then
+ * codesToFloats, then the sum in those lanes (not yet times the unit). Returns false, with nothing read past the
+ * query's width, when the SIMD path is off or the bytes are not plainly well-formed (then the caller's reference
+ * path decodes the document again and reports the damage).
+ */
+bool dotNibblesFused(const uint8_t* nibbles, uint64_t bytes, const uint8_t* codes, uint64_t first, uint64_t n,
+                     const float* qd, uint64_t width, double* out);
 
 /** Runtime-dispatched float16 -> float32 of n values: F16C (AVX2 class CPUs) when present, else scalar; same bits. */
 void halvesToFloats(const uint16_t* h, float* out, size_t n);

@@ -135,9 +135,9 @@ inline double msSince(Clock::time_point t) { return std::chrono::duration<double
 inline void rescoreRange(const Segment& s, Scored* docs, size_t n, const float* qd) {
   std::sort(docs, docs + n, [](const Scored& a, const Scored& b) { return a.d < b.d; });
   constexpr size_t kOff = 8, kData = 4;
-  for (size_t i = 0; i < std::min(n, kOff); i++) __builtin_prefetch(&s.fwdOffsets()[docs[i].d]);
+  for (size_t i = 0; i < std::min(n, kOff); i++) s.prefetchForwardOffsets(docs[i].d);
   for (size_t i = 0; i < n; i++) {
-    if (i + kOff < n) __builtin_prefetch(&s.fwdOffsets()[docs[i + kOff].d]);
+    if (i + kOff < n) s.prefetchForwardOffsets(docs[i + kOff].d);
     if (i + kData < n) s.prefetchForward(docs[i + kData].d);
     docs[i].exact = exactScore(s, docs[i].d, qd);
   }

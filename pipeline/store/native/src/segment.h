@@ -162,6 +162,8 @@ class Segment {
   void valuesOf(uint32_t d, float* out) const;
   /** Starts loading document d's forward entries into the cache (for rescoring a few documents ahead). */
   void prefetchForward(uint32_t d) const;
+  /** Starts loading where document d's forward entries are (both offsets and its unit: for prefetchForward later). */
+  void prefetchForwardOffsets(uint32_t d) const;
 
   uint32_t listBegin(uint32_t dim) const { return dimlists_[dim]; }
   uint32_t listEnd(uint32_t dim) const { return dimlists_[dim + 1]; }
