@@ -2,6 +2,7 @@
 // `npm run bench:search`: the store benchmark on real SCDV vectors — synthetic documents recombined from the
 // livedoor dev split, embedded with the model trained on it (bench:train makes it when missing).
 //   npm run bench:search [-- --docs 1000000] [-- any option of tests/bench/search.bench.js]
+//   npm run bench:search -- --data X.csr [...]: vectors made before (tests/bench/scdv-vectors.js); nothing is embedded
 //   npm run bench:search -- --keep-fraction 0.01,0.02,0.04,0.1 [--docs 100000] [...]
 //     the speed side of the sparsity choice (embed.keepFraction): the same documents at each sparsity, one
 //     search.bench.js run per sparsity, one after the other, then a table and a JSON line of all of them.
@@ -25,9 +26,24 @@ const take = (name) => {
 };
 const docs = Number(take('--docs') ?? 100_000);
 const fractionsArg = take('--keep-fraction');
+const dataArg = take('--data');
 const model = 'bench-livedoor-dev';
 const log = (/** @type {string} */ m) => process.stderr.write(`${m}\n`);
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+
+if (dataArg !== undefined) {
+  // The vectors are given: no model and no embedding needed (the file's own width and documents are used).
+  if (fractionsArg) {
+    log('--data and --keep-fraction do not go together: --keep-fraction embeds the documents at each fraction');
+    process.exit(2);
+  }
+  if (!fs.existsSync(dataArg)) {
+    log(`--data ${dataArg}: no such file`);
+    process.exit(2);
+  }
+  bench(dataArg, args);
+  process.exit(0);
+}
 
 if (!fs.existsSync(path.join(modelsDir(), model, 'manifest.json'))) {
   const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'tests', 'bench', 'train.bench.js'), '--name', model], { stdio: 'inherit' });
