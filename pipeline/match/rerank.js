@@ -344,16 +344,17 @@ export async function storedVectors(coll, ids) {
  * @param {{maxK: number, rerank: {poolFactor: number, poolMin: number}}} server config.server
  */
 export function searchCollection(coll, vector, storeOptions, want, options, server) {
+  // The pool without metadata, the kept hits' fetched after: when the backend has both calls (the native store).
+  const lean = coll.searchAsyncIds && coll.metas ? { searchIds: coll.searchAsyncIds, metas: coll.metas } : null;
   return searchReranked({
     query: vector,
     search: (q, n, certified, withMeta) => {
       const o = { ...storeOptions, k: n, ...(certified < n ? { certified } : {}) };
-      return withMeta || !coll.searchAsyncIds || !coll.metas
-        ? coll.searchAsync(q, o)
-        : /** @type {Promise<Hit[]>} */ (/** @type {unknown} */ (coll.searchAsyncIds(q, o)));
+      // withMeta is false only when metasOf is given, i.e. with `lean`.
+      return withMeta || !lean ? coll.searchAsync(q, o) : /** @type {Promise<Hit[]>} */ (/** @type {unknown} */ (lean.searchIds.call(coll, q, o)));
     },
     vectorsOf: (ids) => storedVectors(coll, ids),
-    ...(coll.searchAsyncIds && coll.metas ? { metasOf: async (/** @type {string[]} */ ids) => /** @type {(string | null)[]} */ (await coll.metas?.(ids)) } : {}),
+    ...(lean ? { metasOf: async (/** @type {string[]} */ ids) => /** @type {(string | null)[]} */ (await lean.metas.call(coll, ids)) } : {}),
     ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,
   });

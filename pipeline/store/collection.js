@@ -168,10 +168,8 @@ export class Collection {
    * @returns {SearchHit[]}
    */
   search(vector, opts) {
-    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
-    const engine = this.#existing();
-    const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
-    return engine ? toHits(engine.search(indices, values, o)) : [];
+    const q = this.#searchArgs(vector, opts);
+    return q.engine ? toHits(q.engine.search(q.indices, q.values, q.options)) : [];
   }
 
   /**
@@ -181,10 +179,8 @@ export class Collection {
    * @returns {Promise<SearchHit[]>}
    */
   async searchAsync(vector, opts) {
-    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
-    const engine = this.#existing();
-    const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
-    return engine ? toHits(await engine.searchAsync(indices, values, o)) : [];
+    const q = this.#searchArgs(vector, opts);
+    return q.engine ? toHits(await q.engine.searchAsync(q.indices, q.values, q.options)) : [];
   }
 
   /**
@@ -196,14 +192,24 @@ export class Collection {
    * @returns {Promise<{id: string, score: number}[]>}
    */
   async searchAsyncIds(vector, opts) {
-    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
-    const engine = this.#existing();
-    const o = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
-    if (!engine) return [];
-    const r = await engine.searchIdsAsync(indices, values, o);
+    const q = this.#searchArgs(vector, opts);
+    if (!q.engine) return [];
+    const r = await q.engine.searchIdsAsync(q.indices, q.values, q.options);
     const out = new Array(r.ids.length);
     for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i] };
     return out;
+  }
+
+  /**
+   * A search's query and options checked (STORE_QUERY_INVALID names the problem) and its engine (null: the
+   * collection has no documents yet).
+   * @param {import('./validate.js').SparseVectorInput} vector
+   * @param {import('./validate.js').SearchOptions} [opts]
+   */
+  #searchArgs(vector, opts) {
+    const { indices, values } = normalizeVector(vector, this.width, (m) => errors.STORE_QUERY_INVALID(m));
+    const engine = this.#existing();
+    return { indices, values, engine, options: normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS) };
   }
 
   /**

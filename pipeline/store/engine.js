@@ -205,14 +205,8 @@ export class NativeEngine {
    * @param {Float32Array} values
    * @param {import('./native.js').NativeSearchOptions} opts
    */
-  async searchAsync(indices, values, opts) {
-    const s = this.#readable();
-    try {
-      // At most searchLanes() at once on the libuv pool: the store's writes keep threads there (search-lanes.js).
-      return await inSearchLane(() => this.#readable().view.searchAsync(indices, values, opts));
-    } catch (err) {
-      throw wrapNative(err, s.dir);
-    }
+  searchAsync(indices, values, opts) {
+    return this.#inSearchLane((view) => view.searchAsync(indices, values, opts));
   }
 
   /**
@@ -221,10 +215,21 @@ export class NativeEngine {
    * @param {Float32Array} values
    * @param {import('./native.js').NativeSearchOptions} opts
    */
-  async searchIdsAsync(indices, values, opts) {
+  searchIdsAsync(indices, values, opts) {
+    return this.#inSearchLane((view) => view.searchIdsAsync(indices, values, opts));
+  }
+
+  /**
+   * One search on the libuv pool, at most searchLanes() at once: the store's writes keep threads there
+   * (search-lanes.js). The view is the one readable when the search starts (it may have waited for a lane).
+   * @template T
+   * @param {(view: any) => Promise<T>} search
+   * @returns {Promise<T>}
+   */
+  async #inSearchLane(search) {
     const s = this.#readable();
     try {
-      return await inSearchLane(() => this.#readable().view.searchIdsAsync(indices, values, opts));
+      return await inSearchLane(() => search(this.#readable().view));
     } catch (err) {
       throw wrapNative(err, s.dir);
     }

@@ -166,5 +166,13 @@ test('Collection.scores: each stored vector dotted with the query in place, NaN 
   assert.ok(Math.abs(got[1] - dot(qd, /** @type {any} */ (dense.get('d011')))) < 1e-6);
   assert.ok(Number.isNaN(got[2]) && Number.isNaN(got[3]));
   assert.ok(Math.abs(got[4] - dot(qd, qd)) < 1e-6);
+  // The same bits as the search gives each document (one exact score, dotDense's lanes), in the WAL tail too: copies
+  // of 40 documents written now, and their originals in a segment.
+  const originals = Array.from({ length: 40 }, (_, i) => `d${String(100 + i).padStart(3, '0')}`);
+  await coll.upsert(originals.map((id) => ({ id: `w-${id}`, vector: /** @type {any} */ (coll.get(id)).vector, meta: {} })));
+  const searched = coll.search(q, { k: DOCS + 50, mode: 'exact' }).filter((h) => h.id.startsWith('w-') || originals.includes(h.id));
+  assert.ok(searched.filter((h) => h.id.startsWith('w-')).length >= 10, `${searched.length} of the copies and originals found`);
+  const again = coll.scores(searched.map((h) => h.id), q);
+  searched.forEach((h, j) => assert.ok(Object.is(again[j], h.score), `${h.id}: scores ${again[j]} vs search ${h.score}`));
   assert.throws(() => coll.scores(['d013'], { indices: [WIDTH], values: [1] }), /width|index/i);
 });

@@ -206,6 +206,20 @@ class View : public Napi::ObjectWrap<View> {
     return r;
   }
 
+  // The ids argument of vectors, metas and scores: an array of strings, else a TypeError naming the call and the entry.
+  static std::vector<std::string> idList(const Napi::Value& v, const char* call) {
+    const std::string name(call);
+    if (!v.IsArray()) throw Napi::TypeError::New(v.Env(), name + "(ids): ids must be an array of strings");
+    Napi::Array a = v.As<Napi::Array>();
+    std::vector<std::string> ids(a.Length());
+    for (uint32_t i = 0; i < a.Length(); i++) {
+      Napi::Value x = a.Get(i);
+      if (!x.IsString()) throw Napi::TypeError::New(v.Env(), name + "(ids): ids[" + std::to_string(i) + "] is not a string");
+      ids[i] = x.As<Napi::String>().Utf8Value();
+    }
+    return ids;
+  }
+
   Napi::Value Search(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Query q = Query::from(info, width_);
@@ -274,15 +288,12 @@ class View : public Napi::ObjectWrap<View> {
    */
   Napi::Value Metas(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsArray()) throw Napi::TypeError::New(env, "metas(ids): ids must be an array of strings");
-    Napi::Array a = info[0].As<Napi::Array>();
-    const uint32_t n = a.Length();
+    const auto ids = idList(info[0], "metas");
+    const uint32_t n = static_cast<uint32_t>(ids.size());
     auto st = snapshot();
     Napi::Array out = Napi::Array::New(env, n);
     for (uint32_t i = 0; i < n; i++) {
-      Napi::Value x = a.Get(i);
-      if (!x.IsString()) throw Napi::TypeError::New(env, "metas(ids): ids[" + std::to_string(i) + "] is not a string");
-      const LiveDoc at = findLive(*st, x.As<Napi::String>().Utf8Value());
+      const LiveDoc at = findLive(*st, ids[i]);
       if (at.mem) out.Set(i, Napi::String::New(env, at.mem->meta.data(), at.mem->meta.size()));
       else if (at.seg) {
         const std::string_view m = at.seg->meta(at.doc);
@@ -326,7 +337,7 @@ class View : public Napi::ObjectWrap<View> {
    */
   Napi::Value Scores(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    auto ids = strArray(info[0]);
+    const auto ids = idList(info[0], "scores");
     Napi::Uint32Array qi = info[1].As<Napi::Uint32Array>();
     Napi::Float32Array qv = info[2].As<Napi::Float32Array>();
     if (qi.ElementLength() != qv.ElementLength()) throw Napi::TypeError::New(env, "indices and values differ in length");
@@ -345,19 +356,9 @@ class View : public Napi::ObjectWrap<View> {
     } clear{qd, touched};
     auto st = snapshot();
     Napi::Float64Array out = Napi::Float64Array::New(env, ids.size());
-    std::vector<float>& buf = scoreBuf_;
     for (size_t i = 0; i < ids.size(); i++) {
       const LiveDoc at = findLive(*st, ids[i]);
-      double score = std::nan("");
-      if (at.mem) {
-        score = 0;
-        for (size_t j = 0; j < at.mem->idx.size(); j++) if (at.mem->idx[j] < width_) score += double(at.mem->val[j]) * qd[at.mem->idx[j]];
-      } else if (at.seg) {
-        const uint32_t n = at.seg->fwdCount(at.doc);
-        if (buf.size() < n) buf.resize(n);
-        score = at.seg->dotForward(at.doc, qd, buf.data());
-      }
-      out[i] = score;
+      out[i] = at.mem ? exactDocScore(*at.mem, qd) : at.seg ? exactDocScore(*at.seg, at.doc, qd) : std::nan("");
     }
     return out;
   }
@@ -370,15 +371,8 @@ class View : public Napi::ObjectWrap<View> {
    */
   Napi::Value Vectors(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsArray()) throw Napi::TypeError::New(env, "vectors(ids): ids must be an array of strings");
-    Napi::Array a = info[0].As<Napi::Array>();
-    const uint32_t n = a.Length();
-    std::vector<std::string> ids(n);
-    for (uint32_t i = 0; i < n; i++) {
-      Napi::Value x = a.Get(i);
-      if (!x.IsString()) throw Napi::TypeError::New(env, "vectors(ids): ids[" + std::to_string(i) + "] is not a string");
-      ids[i] = x.As<Napi::String>().Utf8Value();
-    }
+    const auto ids = idList(info[0], "vectors");
+    const uint32_t n = static_cast<uint32_t>(ids.size());
     auto st = snapshot();
     Napi::Uint8Array found = Napi::Uint8Array::New(env, n);
     Napi::Uint32Array offsets = Napi::Uint32Array::New(env, n + 1);
@@ -560,7 +554,6 @@ class View : public Napi::ObjectWrap<View> {
   // for one document's decoded values.
   std::vector<float> dense_;
   std::vector<uint32_t> touched_;
-  std::vector<float> scoreBuf_;
   std::mutex mu_;
   std::shared_ptr<const State> state_;
   std::map<std::string, CachedSeg> cache_;

@@ -35,6 +35,9 @@ namespace scdv {
 
 using namespace detail;
 
+double exactDocScore(const MemDoc& m, const float* qd) { return exactScore(m, qd); }
+double exactDocScore(const Segment& s, uint32_t d, const float* qd) { return exactScore(s, d, qd); }
+
 namespace {
 
 struct Scratch {

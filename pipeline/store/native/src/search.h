@@ -85,6 +85,13 @@ struct Hit {
   std::string_view meta;
 };
 
+/**
+ * A live document's exact score against the dense query qd (width floats): the bits a search gives it (dotDense's
+ * lanes; segments through dotForward). For re-scoring a few candidates by id (View.scores).
+ */
+double exactDocScore(const MemDoc& m, const float* qd);
+double exactDocScore(const Segment& s, uint32_t d, const float* qd);
+
 /** Top-k of the snapshot for the query (indices strictly increasing). Results sorted by score desc, id asc. */
 std::vector<Hit> search(const State& st, uint32_t width, const uint32_t* qidx, const float* qval, uint32_t qn,
                         const Filters& f, const SearchParams& p, SearchStats* stats);
