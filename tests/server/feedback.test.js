@@ -147,7 +147,7 @@ test('related answers from the store\'s fused re-ranking (one native call) are b
   const answer = async (/** @type {boolean} */ on, /** @type {import('light-my-request').InjectOptions | string} */ opts) => {
     srv.ctx.relatedCache.forgetCollection(`${h.MODEL_A}\0fbnews`);
     Object.defineProperty(Collection.prototype, 'searchRerankedAsync', {
-      value: on ? function (/** @type {any[]} */ ...a) { calls++; return fused.apply(this, /** @type {any} */ (a)); } : undefined, configurable: true, writable: true,
+      value: on ? /** @this {any} */ function (/** @type {any[]} */ ...a) { calls++; return fused.apply(this, /** @type {any} */ (a)); } : undefined, configurable: true, writable: true,
     });
     try {
       const res = await srv.app.inject(opts);
