@@ -8,10 +8,11 @@
 // - Sorts are by score desc, then id in JS string order (jsLess), a total order: any sort algorithm gives the
 //   same list.
 // - The feedback scores are the store's own exactDocScore, the function View.scores gives the JS path.
-// - duplicateOf's angle bound only skips a pair whose similarity cannot exceed the threshold by more than the
-//   bound's 1e-6 slack: an ulp of difference between this libm's acos/cos and V8's can change whether a pair is
-//   skipped only when bound + 1e-6 is within an ulp of the threshold, and a pair compared then has a similarity
-//   below the threshold (the bound holds), so it is not dropped either way.
+// - duplicateOf's angle bound (cos |θa − θb|) uses acos/cos, where this libm and V8's may differ by an ulp. That
+//   changes whether a pair is skipped only when bound + 1e-6 is within an ulp (~1e-16) of the threshold, and the
+//   answer only if that pair's similarity is then above the threshold, i.e. the bound is off by more than its
+//   1e-6 slack (it is exact for unit vectors; stored vectors are unit to within their 11-bit rounding). Not a
+//   proof, a ~1e-16 chance per compared pair: relied on (porting V8's fdlibm acos/cos would make it exact).
 #include "rerank.h"
 
 #include <algorithm>
