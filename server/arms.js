@@ -24,7 +24,8 @@ export const armFields = {
  * @property {(coll: import('./models.js').Collection) => {searchAsync: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<any[]>, get: (id: string) => any,
  *   scores: (ids: string[], v: import('../pipeline/events/arms.js').SparseVector) => Promise<Float64Array>,
  *   searchAsyncIds?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<{id: string, score: number}[]>,
- *   metas?: (ids: string[]) => any}} on
+ *   metas?: (ids: string[]) => any,
+ *   searchRerankedAsync?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits>}} on
  *   the collection searched through this arm (for searchCollection's candidate loop)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
  */
@@ -67,6 +68,13 @@ export function serveArm(ctx, sm, unit) {
           metas: (/** @type {string[]} */ ids) => coll.metas?.(ids),
         } : {}),
         scores: (ids, v) => storedScores(coll, ids, /** @type {import('../pipeline/embed/vectorizer.js').SparseVector} */ (methodQuery(arm.method, v, layout))),
+        // The whole re-ranking in the store only when the arm searches with the vector itself (methodQuery returns
+        // it unchanged): the fused call searches, expands and collapses with that one vector, where another arm's
+        // search and feedback scores use its part of the query and the collapse the whole of it.
+        ...(this.asIndexed && coll.searchRerankedAsync ? {
+          searchRerankedAsync: (/** @type {import('../pipeline/events/arms.js').SparseVector} */ v, /** @type {Record<string, any>} */ o,
+            /** @type {import('../pipeline/store/collection.js').RerankSpec} */ spec) => /** @type {NonNullable<typeof coll.searchRerankedAsync>} */ (coll.searchRerankedAsync).call(coll, v, /** @type {any} */ (o), spec),
+        } : {}),
       };
     },
     splice: (json) => (json === '{}' ? `{${head}}` : `{${head},${json.slice(1)}`),

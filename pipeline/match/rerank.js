@@ -18,6 +18,13 @@
 //
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
+//
+// searchReranked below is the definition. The native store also does it whole in one call on its thread pool
+// (Collection.searchRerankedAsync, pipeline/store/native/src/rerank.cc: the pool search, feedbackRescored with
+// expandQuery, rerank's collapse with duplicateOf, the doubling) when no option reads metadata during the walk
+// (no recency, no per-site cap); searchCollection picks it. It mirrors this file step for step, rounding for
+// rounding: tests/store/rerank-native.test.js proves its answers equal searchReranked's bit for bit, and
+// tests/server/feedback.test.js that the related route's bytes are the same either way.
 import { parseDate } from '../dates.js';
 import { DenseScratch, dotsWith, expandQuery } from '../embed/vectorizer.js';
 
@@ -242,13 +249,13 @@ export async function searchReranked(a) {
     }
     return ids.map((id) => /** @type {SparseVector | null} */ (cache.get(id)));
   };
-  const fb = a.options.feedback && a.options.feedback.docs > 0 && a.options.feedback.weight > 0 ? a.options.feedback : null;
+  const fb = activeFeedback(a.options);
   if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want, a.want, true), dropped: [], searched: a.want, fetched };
   // The pool's metadata is read by recency and the per-site cap only; else the kept hits' is fetched at the end.
   const withMeta = !a.metasOf || a.options.halfLifeMs !== null || a.options.maxPerSite !== null;
-  let n = Math.min(a.maxK, Math.max(a.pool.poolMin, Math.ceil(a.want * a.pool.poolFactor), fb ? fb.pool : 0));
-  // The ranks the list is made of, and feedback's first hits (the expansion), are certified.
-  const head = Math.max(a.want, fb ? fb.docs : 0);
+  const plan = poolPlan(a.want, a.maxK, a.options, a.pool);
+  let n = plan.n;
+  const head = plan.head;
   for (;;) {
     const hits = await a.search(a.query, n, Math.min(n, head), withMeta);
     const ranked = fb ? await feedbackRescored(hits, a.query, fb, cached, a.scoresOf ?? (async (ids, q) => dotsWith(q, await cached(ids)))) : hits;
@@ -258,6 +265,23 @@ export async function searchReranked(a) {
     }
     n = Math.min(a.maxK, n * 2);
   }
+}
+
+/** @param {RerankOptions} o the feedback to apply: null when absent or a no-op (docs or weight 0) */
+const activeFeedback = (o) => (o.feedback && o.feedback.docs > 0 && o.feedback.weight > 0 ? o.feedback : null);
+
+/**
+ * searchReranked's first pool: poolFactor × want, at least poolMin, at least feedback.pool with feedback, at most
+ * maxK (n); and its head, the ranks the list is made of and feedback's first hits (the expansion), which are
+ * certified. The native store's fused call starts from the same plan.
+ * @param {number} want
+ * @param {number} maxK
+ * @param {RerankOptions} o
+ * @param {{poolFactor: number, poolMin: number}} pool
+ */
+export function poolPlan(want, maxK, o, pool) {
+  const fb = activeFeedback(o);
+  return { n: Math.min(maxK, Math.max(pool.poolMin, Math.ceil(want * pool.poolFactor), fb ? fb.pool : 0)), head: Math.max(want, fb ? fb.docs : 0) };
 }
 
 /**
@@ -333,17 +357,29 @@ export async function storedVectors(coll, ids) {
  * searchReranked over a store collection (either backend: every store call is awaited).
  * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]>, get: (id: string) => any, vectors?: (ids: string[]) => any,
  *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>,
- *   searchAsyncIds?: (v: SparseVector, o: any) => Promise<{id: string, score: number}[]>, metas?: (ids: string[]) => any}} coll
+ *   searchAsyncIds?: (v: SparseVector, o: any) => Promise<{id: string, score: number}[]>, metas?: (ids: string[]) => any,
+ *   searchRerankedAsync?: (v: SparseVector, o: any, spec: import('../store/collection.js').RerankSpec) => Promise<import('../store/collection.js').RerankedHits>}} coll
  *   vectors: the stored vectors of many ids in one call when the backend has it (the native store), else get() per id;
  *   scores: stored vectors dotted with a query in place (the native store), else from the fetched vectors;
- *   searchAsyncIds + metas (the native store): the candidate pool searched without metadata, the kept hits' fetched
+ *   searchAsyncIds + metas (the native store): the candidate pool searched without metadata, the kept hits' fetched;
+ *   searchRerankedAsync (the native store): the whole of searchReranked in one call, used when the options allow
  * @param {SparseVector} vector the query
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
  * @param {number} want
  * @param {RerankOptions} options
  * @param {{maxK: number, rerank: {poolFactor: number, poolMin: number}}} server config.server
+ * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], searched: number, fetched: number}>}
  */
 export function searchCollection(coll, vector, storeOptions, want, options, server) {
+  // The whole re-ranking in the store, on its thread pool (the native store's fused call): when the options need
+  // no metadata during the walk (no recency, no per-site cap) and something is re-ranked at all.
+  const fb = activeFeedback(options);
+  if (coll.searchRerankedAsync && options.halfLifeMs === null && options.maxPerSite === null && (fb || options.duplicateThreshold !== null)) {
+    const { n, head } = poolPlan(want, server.maxK, options, server.rerank);
+    return coll.searchRerankedAsync(vector, { ...storeOptions, k: n }, {
+      want, maxK: server.maxK, head, threshold: options.duplicateThreshold, feedback: fb ? { docs: fb.docs, weight: fb.weight } : null,
+    });
+  }
   // The pool without metadata, the kept hits' fetched after: when the backend has both calls (the native store).
   const lean = coll.searchAsyncIds && coll.metas ? { searchIds: coll.searchAsyncIds, metas: coll.metas } : null;
   return searchReranked({

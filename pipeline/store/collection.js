@@ -40,6 +40,22 @@ function toHits(r) {
 }
 
 /**
+ * What searchRerankedAsync does besides the search (pipeline/match/rerank.js, searchReranked).
+ * @typedef {object} RerankSpec
+ * @property {number} want results wanted (from + k)
+ * @property {number} maxK the pool (opts.k first) doubles up to this while results are missing
+ * @property {number} head the pool's first ranks that must be certain (max(want, feedback docs))
+ * @property {number | null} threshold near-duplicate collapsing above this similarity (null: none)
+ * @property {{docs: number, weight: number} | null} feedback pseudo-relevance feedback (null or docs 0: none)
+ */
+
+/**
+ * @typedef {{id: string, duplicate_of?: string, similarity: number}} DroppedHit duplicate_of absent: of the query document
+ * @typedef {{hits: {id: string, score: number, meta: string}[], dropped: DroppedHit[], searched: number, fetched: number}} RerankedHits
+ *   meta: the stored JSON text
+ */
+
+/**
  * Opens the collection's engine: with `create`, creating the collection on disk when missing; without, null
  * when it does not exist (nothing is created).
  * @typedef {(create: boolean) => import('./engine.js').NativeEngine | null} EngineOpener
@@ -198,6 +214,40 @@ export class Collection {
     const out = new Array(r.ids.length);
     for (let i = 0; i < r.ids.length; i++) out[i] = { id: r.ids[i], score: r.scores[i] };
     return out;
+  }
+
+  /**
+   * The related list's re-ranking (pipeline/match/rerank.js, searchReranked: pool search, pseudo-relevance feedback,
+   * near-duplicate collapse, pool doubling) in one call on the libuv pool, from one snapshot: the event loop only
+   * converts the answer. The hits are searchReranked's bit for bit (tests/store/rerank-native.test.js); no recency
+   * and no per-site cap (those read the pool's metadata: the JS path does them).
+   * @param {import('./validate.js').SparseVectorInput} vector
+   * @param {import('./validate.js').SearchOptions & {k: number}} opts the search's options, k: the first pool
+   * @param {RerankSpec} spec
+   * @returns {Promise<RerankedHits>}
+   */
+  async searchRerankedAsync(vector, opts, spec) {
+    const q = this.#searchArgs(vector, opts);
+    const fail = (/** @type {string} */ m) => errors.STORE_QUERY_INVALID(`searchRerankedAsync: ${m}`);
+    const int = (/** @type {unknown} */ x, /** @type {number} */ min) => typeof x === 'number' && Number.isInteger(x) && x >= min && x < 2 ** 32;
+    if (!spec || typeof spec !== 'object') throw fail('spec must be an object');
+    if (!int(spec.want, 1) || !int(spec.maxK, q.options.k) || !int(spec.head, 1)) throw fail('want and head must be positive integers, maxK at least k');
+    if (spec.threshold !== null && !Number.isFinite(spec.threshold)) throw fail('threshold must be a number or null');
+    const fb = spec.feedback;
+    if (fb !== null && (typeof fb !== 'object' || !int(fb.docs, 0) || !Number.isFinite(fb.weight))) throw fail('feedback must be {docs, weight} or null');
+    if (!q.engine) return { hits: [], dropped: [], searched: q.options.k, fetched: 0 };
+    const r = await q.engine.searchRerankedAsync(q.indices, q.values, q.options, {
+      want: spec.want, maxK: spec.maxK, head: spec.head, threshold: spec.threshold, fbDocs: fb ? fb.docs : 0, fbWeight: fb ? fb.weight : 0,
+    });
+    const hits = new Array(r.ids.length);
+    for (let i = 0; i < hits.length; i++) hits[i] = { id: r.ids[i], score: r.scores[i], meta: r.metas[i] };
+    const dropped = new Array(r.droppedIds.length);
+    for (let i = 0; i < dropped.length; i++) {
+      const of = r.droppedOf[i];
+      // The JS path's record shapes, key order included (the answer's bytes).
+      dropped[i] = of === null ? { id: r.droppedIds[i], similarity: r.droppedSimilarity[i] } : { id: r.droppedIds[i], duplicate_of: of, similarity: r.droppedSimilarity[i] };
+    }
+    return { hits, dropped, searched: r.searched, fetched: r.fetched };
   }
 
   /**

@@ -27,6 +27,9 @@
  *   optional, with metas: searchAsync without the metadata (callers fall back to searchAsync without them)
  * @property {(ids: string[]) => MaybePromise<(string | null)[]>} [metas] optional, with searchAsyncIds: the metadata of
  *   many ids as JSON text (null: no live document)
+ * @property {(vector: import('./validate.js').SparseVectorInput, opts: import('./validate.js').SearchOptions & {k: number}, spec: import('./collection.js').RerankSpec) => Promise<import('./collection.js').RerankedHits>} [searchRerankedAsync]
+ *   optional: the related list's whole re-ranking (pipeline/match/rerank.js searchReranked, no recency or per-site cap)
+ *   in one call (the native store, on its thread pool); callers run searchReranked without it
  * @property {() => Promise<Iterable<string>>} ids
  * @property {() => MaybePromise<number>} version grows whenever the contents may have changed
  * @property {() => MaybePromise<number>} count live documents

@@ -220,6 +220,17 @@ export class NativeEngine {
   }
 
   /**
+   * The re-ranked related list (pool search, feedback, collapse, doubling) on the pool: see Collection.searchRerankedAsync.
+   * @param {Uint32Array} indices
+   * @param {Float32Array} values
+   * @param {import('./native.js').NativeSearchOptions} opts
+   * @param {import('./native.js').NativeRerankSpec} spec
+   */
+  searchRerankedAsync(indices, values, opts, spec) {
+    return this.#inSearchLane((view) => view.searchRerankedAsync(indices, values, opts, spec));
+  }
+
+  /**
    * One search on the libuv pool, at most searchLanes() at once: the store's writes keep threads there
    * (search-lanes.js). The view is the one readable when the search starts (it may have waited for a lane).
    * @template T

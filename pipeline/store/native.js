@@ -66,6 +66,20 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
 /** @typedef {{ids: string[], metas: string[], scores: Float64Array, stats?: NativeSearchStats}} NativeHits */
 
 /**
+ * What searchRerankedAsync does besides searching (pipeline/match/rerank.js, searchReranked): opts.k is the first
+ * pool, doubled up to maxK while results are missing; head: the pool's ranks certified; threshold null: no collapse;
+ * fbDocs 0: no feedback.
+ * @typedef {{want: number, maxK: number, head: number, threshold: number | null, fbDocs: number, fbWeight: number}} NativeRerankSpec
+ */
+
+/**
+ * The re-ranked list: kept hits (ids, scores, metadata JSON text), the dropped duplicates (droppedOf null: of the
+ * query document), the pool size finally searched and the stored vectors decoded.
+ * @typedef {{ids: string[], scores: Float64Array, metas: string[], droppedIds: string[], droppedOf: (string | null)[],
+ *   droppedSimilarity: Float64Array, searched: number, fetched: number}} NativeReranked
+ */
+
+/**
  * @typedef {object} NativeSegmentStats
  * @property {string} path
  * @property {number} docs
@@ -89,6 +103,8 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions) => Promise<NativeHits>} searchAsync
  * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions) => Promise<{ids: string[], scores: Float64Array}>} searchIdsAsync
  *   searchAsync without the metadata
+ * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions, spec: NativeRerankSpec) => Promise<NativeReranked>} searchRerankedAsync
+ *   the related list's whole re-ranking on the libuv pool, from one snapshot (src/rerank.cc)
  * @property {(ids: string[]) => (string | null)[]} metas each live document's metadata (JSON text), null when no
  *   live document has the id
  * @property {(id: string) => {meta: string, indices: Uint32Array, values: Float32Array} | null} get

@@ -139,6 +139,44 @@ test('related answers from the lean candidate pool (ids and scores, the kept hit
   }
 });
 
+test('related answers from the store\'s fused re-ranking (one native call) are byte for byte those of the JS path', async () => {
+  const { Collection } = await import('../../pipeline/store/collection.js');
+  const fused = Collection.prototype.searchRerankedAsync;
+  let calls = 0;
+  /** The route's answer with the fused call on or off (the reply cache emptied first; request_id set aside). */
+  const answer = async (/** @type {boolean} */ on, /** @type {import('light-my-request').InjectOptions | string} */ opts) => {
+    srv.ctx.relatedCache.forgetCollection(`${h.MODEL_A}\0fbnews`);
+    Object.defineProperty(Collection.prototype, 'searchRerankedAsync', {
+      value: on ? /** @this {any} */ function (/** @type {any[]} */ ...a) { calls++; return fused.apply(this, /** @type {any} */ (a)); } : undefined, configurable: true, writable: true,
+    });
+    try {
+      const res = await srv.app.inject(opts);
+      assert.equal(res.statusCode, 200, res.body);
+      return res.body.replace(/"request_id":"[^"]*"/, '');
+    } finally {
+      Object.defineProperty(Collection.prototype, 'searchRerankedAsync', { value: fused, configurable: true, writable: true });
+    }
+  };
+  let compared = 0;
+  let withDropped = 0;
+  for (const d of docs) {
+    for (const q of ['k=10', 'k=10&collapse=false', 'k=10&feedback=false', 'k=4&from=3&duplicate_threshold=0.3', `k=10&exclude_site=${encodeURIComponent(String(d.site ?? 'x'))}`]) {
+      const url = `/v1/collections/fbnews/documents/${encodeURIComponent(d.id)}/related?${q}`;
+      const before = calls;
+      const js = await answer(false, url);
+      assert.equal(calls, before, 'the JS path ran');
+      const nat = await answer(true, url);
+      assert.equal(calls, before + 1, 'the fused call ran');
+      assert.equal(nat, js, url);
+      if (js.includes('"duplicate_of"')) withDropped++;
+      compared++;
+    }
+  }
+  const text = { method: 'POST', url: '/v1/collections/fbnews/related', payload: { text: 'サッカー日本代表の試合', k: 5, duplicate_threshold: 0.3 } };
+  assert.equal(await answer(true, text), await answer(false, text));
+  assert.ok(compared >= 50 && withDropped > 0, `${compared} answers, ${withDropped} with a duplicate of a kept result`);
+});
+
 test('the option is in the related routes\' OpenAPI schema, not in match', async () => {
   const doc = await call('/docs/json');
   const related = doc.paths['/v1/collections/{collection}/documents/{id}/related'].get.parameters.find((/** @type {any} */ p) => p.name === 'feedback');

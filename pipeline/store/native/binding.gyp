@@ -2,6 +2,8 @@
 #   npx node-gyp rebuild --directory pipeline/store/native
 # node-addon-api with C++ exceptions, C++17, -O3 for a portable x86-64-v2 baseline (SSE4.2, POPCNT):
 # the .node file must run on any CPU of the CI/production class, so no -march=native.
+# -ffp-contract=off: no a*b+c fused into one FMA (x86-64-v2 has none, but other targets do): the re-ranking
+# (src/rerank.cc) must round every product and sum as the JS code it mirrors does.
 {
   "targets": [
     {
@@ -9,9 +11,11 @@
       "sources": [
         "src/addon.cc",
         "src/addon_js.cc",
+        "src/addon_rerank.cc",
         "src/addon_view.cc",
         "src/fwd_codec.cc",
         "src/fwd_dot.cc",
+        "src/rerank.cc",
         "src/segment.cc",
         "src/search.cc",
         "src/search_decode.cc",
@@ -28,7 +32,7 @@
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17"],
-      "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra", "-Wno-unused-parameter", "-ffp-contract=off"],
       "conditions": [
         ["target_arch=='x64'", {
           "cflags": ["-march=x86-64-v2", "-mtune=generic"],
@@ -44,7 +48,8 @@
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
         "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
-        "GCC_OPTIMIZATION_LEVEL": "3"
+        "GCC_OPTIMIZATION_LEVEL": "3",
+        "OTHER_CPLUSPLUSFLAGS": ["-ffp-contract=off"]
       }
     }
   ]

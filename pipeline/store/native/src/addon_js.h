@@ -69,6 +69,12 @@ struct Query {
 
 Napi::Object hitsToJs(Napi::Env env, const std::vector<Hit>& hits, const SearchStats* st);
 
+/**
+ * searchRerankedAsync(indices, values, opts, spec) of a view's snapshot (addon_rerank.cc): opts as a search's (k: the
+ * first pool), spec {want, maxK, head, threshold: number | null, fbDocs, fbWeight}.
+ */
+Napi::Value queueSearchReranked(const Napi::CallbackInfo& info, std::shared_ptr<const State> st, uint32_t width);
+
 /** The View class (addon_view.cc). */
 Napi::Function defineView(Napi::Env env);
 

@@ -30,6 +30,7 @@ class View : public Napi::ObjectWrap<View> {
       InstanceMethod("search", &View::Guard<&View::Search>),
       InstanceMethod("searchAsync", &View::Guard<&View::SearchAsync>),
       InstanceMethod("searchIdsAsync", &View::Guard<&View::SearchIdsAsync>),
+      InstanceMethod("searchRerankedAsync", &View::Guard<&View::SearchRerankedAsync>),
       InstanceMethod("metas", &View::Guard<&View::Metas>),
       InstanceMethod("get", &View::Guard<&View::Get>),
       InstanceMethod("vectors", &View::Guard<&View::Vectors>),
@@ -272,6 +273,9 @@ class View : public Napi::ObjectWrap<View> {
 
   /** searchIdsAsync(indices, values, opts) -> Promise<{ ids: string[], scores: Float64Array }>: searchAsync without metadata */
   Napi::Value SearchIdsAsync(const Napi::CallbackInfo& info) { return queueSearch(info, true); }
+
+  /** searchRerankedAsync(indices, values, opts, spec) -> Promise: the related list's re-ranking on the pool (addon_rerank.cc) */
+  Napi::Value SearchRerankedAsync(const Napi::CallbackInfo& info) { return queueSearchReranked(info, snapshot(), width_); }
 
   Napi::Value queueSearch(const Napi::CallbackInfo& info, bool idsOnly) {
     Napi::Env env = info.Env();

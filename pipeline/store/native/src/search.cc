@@ -278,7 +278,7 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
     stats->threads = std::max<uint32_t>(stats->threads, ways);
   }
   for (auto& x : scored) {
-    if (out.wouldTake(x.exact)) out.push({x.exact, s.id(x.d), s.meta(x.d)});
+    if (out.wouldTake(x.exact)) out.push({x.exact, s.id(x.d), s.meta(x.d), &s, x.d});
   }
 }
 
@@ -341,7 +341,7 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
       if (!sf.passes(d)) continue;
       double sc = exactScore(s, d, qd);
       if (stats) stats->rescored++;
-      if (out.wouldTake(sc)) out.push({sc, s.id(d), s.meta(d)});
+      if (out.wouldTake(sc)) out.push({sc, s.id(d), s.meta(d), &s, d});
     }
     return;
   }
@@ -411,7 +411,7 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
             if (stats) { stats->postings += read; stats->rescored += surv.size(); stats->earlyExits++; }
             for (uint32_t d : surv) {
               const double sc = exactScore(s, d, qd);
-              if (out.wouldTake(sc)) out.push({sc, s.id(d), s.meta(d)});
+              if (out.wouldTake(sc)) out.push({sc, s.id(d), s.meta(d), &s, d});
             }
             return;
           }
@@ -465,7 +465,7 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
     }
   }
   for (auto& x : scored) {
-    if (out.wouldTake(x.exact)) out.push({x.exact, s.id(x.d), s.meta(x.d)});
+    if (out.wouldTake(x.exact)) out.push({x.exact, s.id(x.d), s.meta(x.d), &s, x.d});
   }
 }
 
@@ -509,7 +509,7 @@ std::vector<Hit> search(const State& st, uint32_t width, const uint32_t* qidx, c
       if (!memPasses(m, f)) continue;
       double sc = exactScore(m, qd);
       if (stats) stats->rescored++;
-      if (out.wouldTake(sc)) out.push({sc, m.id, m.meta});
+      if (out.wouldTake(sc)) out.push({sc, m.id, m.meta, nullptr, 0, &m});
     }
   }
   return out.sorted();

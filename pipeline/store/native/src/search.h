@@ -83,6 +83,11 @@ struct Hit {
   double score;
   std::string_view id;   // valid while the snapshot lives
   std::string_view meta;
+  // Where the document lives in the snapshot (a segment's local document, or the write buffer's): the fused
+  // re-ranking (rerank.cc) reads the pool's vectors from there instead of looking the ids up again.
+  const Segment* seg = nullptr;
+  uint32_t doc = 0;
+  const MemDoc* mem = nullptr;
 };
 
 /**

@@ -1,0 +1,95 @@
+// View.searchRerankedAsync: the related list's whole re-ranking (rerank.h) on the libuv pool, from one snapshot;
+// the event loop only converts the answer (the kept hits with their metadata text, the dropped records).
+#include "addon_js.h"
+#include "rerank.h"
+
+namespace scdv::js {
+
+namespace {
+
+class RerankWorker : public Napi::AsyncWorker {
+ public:
+  RerankWorker(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, RerankSpec spec)
+      : Napi::AsyncWorker(env), st_(std::move(st)), width_(width), q_(std::move(q)), spec_(spec),
+        deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+  void Execute() override {
+    try {
+      r_ = searchReranked(*st_, width_, q_.idx.data(), q_.val.data(), static_cast<uint32_t>(q_.idx.size()), q_.f, q_.p, spec_);
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    const auto s = [&](std::string_view v) { return Napi::String::New(env, v.data(), v.size()); };
+    const uint32_t n = static_cast<uint32_t>(r_.hits.size());
+    Napi::Array ids = Napi::Array::New(env, n);
+    Napi::Array metas = Napi::Array::New(env, n);
+    Napi::Float64Array scores = Napi::Float64Array::New(env, n);
+    for (uint32_t i = 0; i < n; i++) {
+      ids.Set(i, s(r_.hits[i].id));
+      metas.Set(i, s(r_.hits[i].meta));
+      scores[i] = r_.hits[i].score;
+    }
+    const uint32_t m = static_cast<uint32_t>(r_.dropped.size());
+    Napi::Array dIds = Napi::Array::New(env, m);
+    Napi::Array dOf = Napi::Array::New(env, m);
+    Napi::Float64Array dSim = Napi::Float64Array::New(env, m);
+    for (uint32_t i = 0; i < m; i++) {
+      const DroppedHit& d = r_.dropped[i];
+      dIds.Set(i, s(d.id));
+      dOf.Set(i, d.hasOf ? Napi::Value(s(d.of)) : env.Null());
+      dSim[i] = d.similarity;
+    }
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("ids", ids);
+    o.Set("scores", scores);
+    o.Set("metas", metas);
+    o.Set("droppedIds", dIds);
+    o.Set("droppedOf", dOf);
+    o.Set("droppedSimilarity", dSim);
+    o.Set("searched", r_.searched);
+    o.Set("fetched", r_.fetched);
+    deferred_.Resolve(o);
+  }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  std::shared_ptr<const State> st_;  // holds the segments the result's strings point into
+  uint32_t width_;
+  Query q_;
+  RerankSpec spec_;
+  Napi::Promise::Deferred deferred_;
+  RerankResult r_;
+};
+
+uint32_t u32(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string("searchRerankedAsync: spec.") + key + " must be a number");
+  return v.As<Napi::Number>().Uint32Value();
+}
+
+}  // namespace
+
+Napi::Value queueSearchReranked(const Napi::CallbackInfo& info, std::shared_ptr<const State> st, uint32_t width) {
+  Napi::Env env = info.Env();
+  Query q = Query::from(info, width);
+  if (!info[3].IsObject()) throw Napi::TypeError::New(env, "searchRerankedAsync: spec must be an object");
+  Napi::Object o = info[3].As<Napi::Object>();
+  RerankSpec spec;
+  spec.want = u32(o, "want");
+  spec.maxK = u32(o, "maxK");
+  spec.head = u32(o, "head");
+  spec.fbDocs = u32(o, "fbDocs");
+  spec.fbWeight = o.Get("fbWeight").IsNumber() ? o.Get("fbWeight").As<Napi::Number>().DoubleValue() : 0.0;
+  spec.collapse = o.Get("threshold").IsNumber();
+  if (spec.collapse) spec.threshold = o.Get("threshold").As<Napi::Number>().DoubleValue();
+  if (spec.want == 0 || spec.maxK < q.p.k) throw StoreError("searchRerankedAsync: want must be positive and maxK at least k");
+  auto* w = new RerankWorker(env, std::move(st), width, std::move(q), spec);
+  Napi::Promise p = w->promise();
+  w->Queue();
+  return p;
+}
+
+}  // namespace scdv::js

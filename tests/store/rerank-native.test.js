@@ -1,0 +1,163 @@
+// The native store's fused re-ranking (Collection.searchRerankedAsync, pipeline/store/native/src/rerank.cc) against
+// its definition, pipeline/match/rerank.js searchReranked run on the same store through its separate calls: the
+// same kept ids, scores bit for bit, metadata text, dropped records (key order included) and pool size, over
+// real-shaped and random queries, near-duplicates that make the collapse and the pool doubling fire, exact copies
+// whose tied scores are ordered by id (ids whose UTF-16 order differs from their UTF-8 byte order), filters and
+// excluded ids, documents in segments and in the write buffer, feedback off and on, collapsing off.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { openStore } from '../../pipeline/store/index.js';
+import { searchCollection } from '../../pipeline/match/rerank.js';
+import { hybridDocs, HYBRID_WIDTH } from './shapes.js';
+import { rng, tempDir } from './helpers.js';
+
+const tmp = tempDir('rerank-native-');
+const store = openStore(tmp);
+const coll = store.collection('fused', { width: HYBRID_WIDTH });
+const SITES = ['a.example', 'b.example', 'c.example'];
+/** @type {string[]} */
+const queryIds = [];
+
+/** The same collection without the fused call: searchCollection takes the JS path (searchReranked) on it. */
+const separate = {
+  searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsync(v, o),
+  searchAsyncIds: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsyncIds(v, o),
+  metas: (/** @type {string[]} */ ids) => coll.metas(ids),
+  vectors: (/** @type {string[]} */ ids) => coll.vectors(ids),
+  scores: (/** @type {string[]} */ ids, /** @type {any} */ v) => coll.scores(ids, v),
+  get: (/** @type {string} */ id) => coll.get(id),
+};
+
+before(async () => {
+  const r = rng(11);
+  const docs = [...hybridDocs(1500, 7).values()].map((d, i) => ({ ...d, meta: { title: `t${i}`, site: SITES[i % 3], published_at: 1_700_000_000_000 + i * 60_000 } }));
+  // Near-copies of a few documents (values nudged by up to 3 %): groups that the collapse drops, larger than a pool.
+  for (const [g, src] of [docs[0], docs[1], docs[2], docs[3]].entries()) {
+    for (let c = 0; c < 45; c++) {
+      docs.push({ id: `near${g}-${c}`, vector: { indices: src.vector.indices, values: src.vector.values.map((x) => x * (1 + 0.03 * r())) }, meta: { title: `near${g}`, site: SITES[c % 3], published_at: 1_700_000_000_000 } });
+    }
+  }
+  // Exact copies of one document: equal scores, ordered by id; U+FF10 sorts above U+1F600 in JS (UTF-16), below it
+  // in UTF-8 bytes.
+  const twin = docs[4];
+  for (const id of ['twin-\u{FF10}', 'twin-\u{1F600}', 'twin-a', 'twin-\u00E9', 'twin-\u{E000}', 'twin-\u{10000}']) {
+    docs.push({ id, vector: twin.vector, meta: { title: id, site: 'a.example', published_at: 1_700_000_000_000 } });
+  }
+  // Segments: most documents; the write buffer (WAL tail): the rest, and updates of some segment documents.
+  const cut = Math.floor(docs.length * 0.8);
+  await coll.upsert(docs.slice(0, cut));
+  await coll.flush();
+  await coll.upsert(docs.slice(cut));
+  await coll.upsert(docs.slice(100, 130).map((d) => ({ ...d, meta: { ...d.meta, title: `${d.meta.title}+` } })));
+  await coll.delete(docs.slice(130, 140).map((d) => d.id));
+  for (let i = 0; i < 60; i++) queryIds.push(docs[Math.floor(r() * docs.length)].id);
+  queryIds.push(docs[0].id, docs[1].id, docs[4].id, 'twin-a', 'near2-7', docs[cut + 3].id, docs[105].id);
+});
+after(async () => {
+  await store.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/**
+ * @param {number | null} threshold
+ * @param {{docs: number, weight: number, pool: number} | null} feedback
+ */
+const optionsOf = (threshold, feedback) => ({ duplicateThreshold: threshold, halfLifeMs: null, recencyWeight: 0.5, maxPerSite: null, now: 0, feedback });
+
+/**
+ * Both paths' answers for one query, and whether the fused one ran.
+ * @param {any} vector
+ * @param {Record<string, any>} storeOptions
+ * @param {number} want
+ * @param {ReturnType<typeof optionsOf>} options
+ * @param {{maxK: number, rerank: {poolFactor: number, poolMin: number}}} server
+ */
+async function both(vector, storeOptions, want, options, server) {
+  let fused = 0;
+  const counting = { ...separate, searchRerankedAsync: (/** @type {any[]} */ ...a) => { fused++; return coll.searchRerankedAsync(a[0], a[1], a[2]); } };
+  const js = await searchCollection(separate, vector, storeOptions, want, options, server);
+  const nat = await searchCollection(counting, vector, storeOptions, want, options, server);
+  assert.equal(fused, 1, 'the fused call ran');
+  return { js, nat };
+}
+
+/** The two answers equal: ids, score bits, metadata text, dropped records with their key order, pool size. */
+function assertSame(/** @type {any} */ js, /** @type {any} */ nat, /** @type {string} */ what) {
+  assert.deepEqual(nat.hits.map((/** @type {any} */ h) => h.id), js.hits.map((/** @type {any} */ h) => h.id), `${what}: ids`);
+  const bits = (/** @type {any[]} */ hs) => Buffer.from(Float64Array.from(hs, (h) => h.score).buffer).toString('hex');
+  assert.equal(bits(nat.hits), bits(js.hits), `${what}: score bits`);
+  assert.deepEqual(nat.hits.map((/** @type {any} */ h) => h.meta), js.hits.map((/** @type {any} */ h) => h.meta), `${what}: metadata`);
+  assert.equal(JSON.stringify(nat.dropped), JSON.stringify(js.dropped), `${what}: dropped`);
+  const simBits = (/** @type {any[]} */ ds) => Buffer.from(Float64Array.from(ds, (d) => d.similarity).buffer).toString('hex');
+  assert.equal(simBits(nat.dropped), simBits(js.dropped), `${what}: dropped similarity bits`);
+  assert.equal(nat.searched, js.searched, `${what}: searched`);
+  assert.equal(nat.fetched, js.fetched, `${what}: vectors fetched`);
+}
+
+const SERVER = { maxK: 1000, rerank: { poolFactor: 2, poolMin: 20 } };
+const FEEDBACK = { docs: 3, weight: 1, pool: 20 };
+
+test('related lists of stored documents: the fused call equals searchReranked (feedback on/off, collapse 0.8/0.5/off)', async () => {
+  const stats = { doubled: 0, droppedOfKept: 0, droppedOfQuery: 0, ties: 0 };
+  for (const id of queryIds) {
+    const doc = /** @type {NonNullable<ReturnType<typeof coll.get>>} */ (coll.get(id));
+    if (!doc) continue;
+    for (const [threshold, feedback] of /** @type {const} */ ([[0.8, FEEDBACK], [0.8, null], [null, FEEDBACK], [0.5, FEEDBACK], [0.5, null]])) {
+      const { js, nat } = await both(doc.vector, { mode: 'fast', excludeIds: [id] }, 10, optionsOf(threshold, feedback), SERVER);
+      assertSame(js, nat, `${id} t=${threshold} fb=${!!feedback}`);
+      if (js.searched > 20) stats.doubled++;
+      for (const d of js.dropped) stats[d.duplicate_of === undefined ? 'droppedOfQuery' : 'droppedOfKept']++;
+      for (let i = 1; i < js.hits.length; i++) if (js.hits[i].score === js.hits[i - 1].score) stats.ties++;
+    }
+  }
+  // The cases the comparison must have covered.
+  assert.ok(stats.doubled > 0 && stats.droppedOfKept > 0 && stats.droppedOfQuery > 0 && stats.ties > 0, JSON.stringify(stats));
+});
+
+test('filters, excluded ids, other list lengths and pool limits: still equal', async () => {
+  let compared = 0;
+  for (const [j, id] of queryIds.slice(0, 25).entries()) {
+    const doc = coll.get(id);
+    if (!doc) continue;
+    const storeOptions = j % 3 === 0 ? { mode: 'fast', excludeIds: [id, 'twin-a', 'near0-3'], sites: ['a.example', 'b.example'] }
+      : j % 3 === 1 ? { mode: 'exact', excludeIds: [id], excludeSites: ['c.example'] }
+        : { mode: 'fast', excludeIds: [id], since: 1_700_000_000_000, until: 1_700_000_000_000 + 900 * 60_000 };
+    for (const want of [1, 5, 30]) {
+      const server = j % 2 ? SERVER : { maxK: 60, rerank: { poolFactor: 1.5, poolMin: 7 } };
+      const { js, nat } = await both(doc.vector, storeOptions, want, optionsOf(0.6, j % 4 ? FEEDBACK : { docs: 5, weight: 0.5, pool: 40 }), server);
+      assertSame(js, nat, `${id} want=${want} ${JSON.stringify(storeOptions)}`);
+      compared++;
+    }
+  }
+  assert.ok(compared >= 60);
+});
+
+test('random queries (not stored documents, signed values): still equal', async () => {
+  const r = rng(5);
+  for (let i = 0; i < 40; i++) {
+    // A stored document's dims with fresh values, half of them negated, and a few random dims. The magnitudes span
+    // 2^-40..1: stored values are 11-bit codes times a power of two, so sums of products of two stored vectors are
+    // exact in any order; a query with full float values over a wide range makes the summation order matter.
+    const src = /** @type {NonNullable<ReturnType<typeof coll.get>>} */ (coll.get(queryIds[i]) ?? coll.get('twin-a'));
+    /** @type {Map<number, number>} */
+    const v = new Map();
+    src.vector.indices.forEach((d) => v.set(d, (r() < 0.5 ? -1 : 1) * (i % 2 ? r() : 2 ** (-40 * r() ** 2))));
+    for (let j = 0; j < 8; j++) v.set(Math.floor(r() * HYBRID_WIDTH), r() - 0.5);
+    const indices = Uint32Array.from([...v.keys()].sort((a, b) => a - b));
+    const vector = { indices, values: Float32Array.from(indices, (d) => /** @type {number} */ (v.get(d))) };
+    const { js, nat } = await both(vector, { mode: 'fast' }, 10, optionsOf(i % 2 ? 0.3 : 0.8, i % 3 ? FEEDBACK : null), SERVER);
+    assertSame(js, nat, `random ${i}`);
+  }
+});
+
+test('the fused call checks its arguments and answers an empty collection', async () => {
+  const doc = /** @type {NonNullable<ReturnType<typeof coll.get>>} */ (coll.get('twin-a'));
+  const spec = { want: 10, maxK: 100, head: 10, threshold: 0.8, feedback: FEEDBACK };
+  await assert.rejects(coll.searchRerankedAsync(doc.vector, { k: 20 }, { ...spec, want: 0 }), /STORE_QUERY_INVALID|want/);
+  await assert.rejects(coll.searchRerankedAsync(doc.vector, { k: 200 }, spec), /maxK/);
+  await assert.rejects(coll.searchRerankedAsync(doc.vector, { k: 20 }, { ...spec, threshold: /** @type {any} */ ('x') }), /threshold/);
+  await assert.rejects(coll.searchRerankedAsync({ indices: [5, 3], values: [1, 1] }, { k: 20 }, spec), /increasing/);
+  const empty = store.collection('fused-empty', { width: HYBRID_WIDTH });
+  assert.deepEqual(await empty.searchRerankedAsync(doc.vector, { k: 20 }, spec), { hits: [], dropped: [], searched: 20, fetched: 0 });
+});
