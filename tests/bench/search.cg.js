@@ -3,6 +3,7 @@
 //   node tests/bench/search.cg.js build  --data X.csr --dir D [--pipeline <checkout>/pipeline] [--docs N]
 //   valgrind --tool=callgrind --toggle-collect='*searchSegment*' \
 //     node tests/bench/search.cg.js search --data X.csr --dir D [--pipeline ...] [--queries 50] [--mode fast]
+//     [--k 10] [--certified C]   (k 20 --certified 10: the live related route's pool search)
 // `build` makes one merged segment of the first N vectors with the store of --pipeline (default: this
 // checkout's) and prints its bytes per non-zero (and, from format 4 on, per section); `search` runs the queries (stored documents, themselves excluded, threads: 1) against it, so
 // that callgrind counts only the native search of each build.
@@ -14,6 +15,7 @@ import { readCsr, row } from './search.data.js';
 const { positionals, values: opt } = parseArgs({ allowPositionals: true, options: {
   data: { type: 'string' }, dir: { type: 'string' }, pipeline: { type: 'string' }, docs: { type: 'string' },
   queries: { type: 'string', default: '50' }, mode: { type: 'string', default: 'fast' },
+  k: { type: 'string', default: '10' }, certified: { type: 'string' },
 } });
 const pipeline = opt.pipeline ? path.resolve(opt.pipeline) : fileURLToPath(new URL('../../pipeline', import.meta.url));
 const { openStore } = /** @type {typeof import('../../pipeline/store/index.js')} */ (await import(path.join(pipeline, 'store/index.js')));
@@ -44,8 +46,10 @@ if (positionals[0] === 'build') {
   let sum = 0;
   for (let i = 0; i < nq; i++) {
     const q = Math.floor((i * 2654435761) % n);
-    const hits = c.search(row(m, q), { k: 10, threads: 1, excludeIds: [String(q)], ...(opt.mode === 'exact' ? { mode: 'exact' } : {}) });
-    sum += hits.length ? hits[0].score : 0;
+    const hits = c.search(row(m, q), { k: Number(opt.k), threads: 1, excludeIds: [String(q)], ...(opt.certified ? { certified: Number(opt.certified) } : {}),
+      ...(opt.mode === 'exact' ? { mode: 'exact' } : {}) });
+    // Every hit's id and score count, in order: two builds that print the same checksum gave the same results.
+    for (const [j, h] of hits.entries()) sum += h.score * (j + 1) + Number(h.id) * 1e-9;
   }
   process.stdout.write(`${nq} queries, checksum ${sum}\n`);
 }

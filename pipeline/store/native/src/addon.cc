@@ -296,6 +296,21 @@ Napi::Value MapFile(const Napi::CallbackInfo& info) {
   }, new size_t(size));
 }
 
+/** Tests: candidateOrder(Float32Array acc, Uint32Array docs, step, reads[]) -> Uint32Array (search.h). */
+Napi::Value CandidateOrder(const Napi::CallbackInfo& info) {
+  Napi::Float32Array a = info[0].As<Napi::Float32Array>();
+  Napi::Uint32Array d = info[1].As<Napi::Uint32Array>();
+  if (a.ElementLength() != d.ElementLength()) throw StoreError("candidateOrder: lengths differ", "QUERY_INVALID");
+  const size_t step = static_cast<size_t>(std::max<int64_t>(1, info[2].As<Napi::Number>().Int64Value()));
+  Napi::Array r = info[3].As<Napi::Array>();
+  std::vector<size_t> reads;
+  for (uint32_t i = 0; i < r.Length(); i++) reads.push_back(static_cast<size_t>(std::max<int64_t>(0, r.Get(i).As<Napi::Number>().Int64Value())));
+  const std::vector<uint32_t> o = candidateOrder(a.Data(), d.Data(), a.ElementLength(), step, reads);
+  Napi::Uint32Array out = Napi::Uint32Array::New(info.Env(), o.size());
+  std::copy(o.begin(), o.end(), out.Data());
+  return out;
+}
+
 /** Tests: setSimd(on) -> whether SIMD paths are now used (never on a CPU without them). */
 Napi::Value SetSimd(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), setSimd(info[0].ToBoolean())); }
 /** Tests: setIdleCores(c) fixes the automatic thread choice's idle-core estimate at c (negative: measure again); idleCores() reads it. */
@@ -321,6 +336,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("segmentPostingSums", Napi::Function::New(env, Guarded<SegmentPostingSums>));
   exports.Set("mapFile", Napi::Function::New(env, Guarded<MapFile>));
   exports.Set("setSimd", Napi::Function::New(env, Guarded<SetSimd>));
+  exports.Set("candidateOrder", Napi::Function::New(env, Guarded<CandidateOrder>));
   exports.Set("setIdleCores", Napi::Function::New(env, Guarded<SetIdleCores>));
   exports.Set("idleCores", Napi::Function::New(env, Guarded<IdleCores>));
   exports.Set("hardwareThreads", Napi::Number::New(env, std::max(1u, std::thread::hardware_concurrency())));

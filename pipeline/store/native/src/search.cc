@@ -38,6 +38,20 @@ using namespace detail;
 double exactDocScore(const MemDoc& m, const float* qd) { return exactScore(m, qd); }
 double exactDocScore(const Segment& s, uint32_t d, const float* qd) { return exactScore(s, d, qd); }
 
+std::vector<uint32_t> candidateOrder(const float* acc, const uint32_t* doc, size_t n, size_t step, const std::vector<size_t>& reads) {
+  std::vector<Cand> c(n);
+  for (size_t i = 0; i < n; i++) c[i] = Cand{acc[i], doc[i]};
+  PrefixOrder order(c.data(), c.data() + n, step, ByAccThenDoc());
+  size_t most = 0;
+  for (size_t m : reads) {
+    order.to(std::min(m, n));
+    most = std::max(most, std::min(m, n));
+  }
+  std::vector<uint32_t> out(most);
+  for (size_t i = 0; i < most; i++) out[i] = c[i].second;
+  return out;
+}
+
 namespace {
 
 struct Scratch {
@@ -114,22 +128,6 @@ struct ExactBounds {
 double listMass(const ListInfo& L, float qv) { return std::fabs(double(qv)) * std::sqrt(double(L.energy) * double(L.count)); }
 
 /**
- * 'fast': the first nsel lists (items sorted by largest possible contribution; toRead postings) are read one
- * window of kWindowDocs documents at a time into a window-sized accumulator (it stays in the L2 cache), which
- * is scanned for candidates and cleared before the next window; the best `candidates` documents are then
- * rescored exactly.
- *
- * Windows are independent, so a large segment's windows are split into runs (parallelFor: the caller's
- * thread and helpers), each with its own accumulator and candidates, when cores are idle: with
- * p.threads == 0, autoThreads (search_pool.cc) decides; p.threads > 0 sets the number of threads.
- */
-/** The accumulator value of document d among the chunk cand[i, i + n). */
-static float accOf(const std::vector<std::pair<float, uint32_t>>& cand, size_t i, size_t n, uint32_t d) {
-  for (size_t j = i; j < i + n; j++) if (cand[j].second == d) return cand[j].first;
-  return 0.0f;
-}
-
-/**
  * Rescoring that stops when the rest cannot matter: candidates are taken by accumulator value (their approximate
  * score over the lists read), in chunks; once at least kMinRescored are exact and k are known, the next
  * candidate's accumulator plus the largest gap (exact - accumulator) seen so far, times kGapSafety, must still
@@ -145,30 +143,37 @@ static float accOf(const std::vector<std::pair<float, uint32_t>>& cand, size_t i
  * least k are rescored, so that the tail (results certified + 1 .. k) is filled from the best of them.
  * `scored` receives the candidates rescored; `cand` is reordered.
  */
-static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<float, uint32_t>>& cand, const Segment& s,
-                            const float* qd, uint32_t k, uint32_t certified, uint32_t ways) {
+static void rescoreAdaptive(std::vector<Scored>& scored, CandSpan cand, const Segment& s, const float* qd, uint32_t k,
+                            uint32_t certified, uint32_t ways) {
   // Safety factor on the largest gap seen: 1.5 kept recall@10 of the real hybrid vectors at 100k and 1M (1.000)
   // and of two synthetic pure-SCDV sets (within 0.0016 of factor 2) and rescores a third of what 2 does on the
   // hybrid vectors; 1 lost 2 points of recall on one set (BENCHMARKS.md, sessions 7 and 8).
   constexpr double kGapSafety = 1.5;
   constexpr size_t kChunk = 32;
   constexpr size_t kMinRescored = 64;
-  std::sort(cand.begin(), cand.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
   scored.clear();
   std::vector<double> best;  // min-heap of the `certified` best exact scores
   best.reserve(certified + 1);
   double gap = 0;
   const size_t minRescored = std::max<size_t>({kMinRescored, 3 * size_t(certified), size_t(k)});
+  // The candidates by accumulator value, then local number: a total order (a document is a candidate once), so
+  // the order is unique. The rule usually stops after a few chunks of the 1,000 (~100 rescored on the hybrid
+  // vectors), so the order is made only as far as it is read (PrefixOrder: in steps of the minimum rescored plus a
+  // chunk): the same order as sorting them all, for a fraction of the comparisons.
+  PrefixOrder order(cand.begin(), cand.end(), minRescored + kChunk, ByAccThenDoc());
   // Whether the candidates from the i-th on are dropped (i: candidates rescored so far).
   auto stopsAt = [&](size_t i) {
-    return i >= minRescored && best.size() >= certified && double(cand[i].first) + kGapSafety * gap < best.front();
+    if (!(i >= minRescored && best.size() >= certified)) return false;
+    order.to(i + 1);
+    return double(cand[i].first) + kGapSafety * gap < best.front();
   };
   size_t i = 0;
   while (i < cand.size() && !stopsAt(i)) {
     const size_t from = scored.size();
     const size_t end = std::min(cand.size(), i + size_t(std::max<uint32_t>(1, ways)) * kChunk);
+    order.to(end);
     const uint32_t nchunks = static_cast<uint32_t>((end - i + kChunk - 1) / kChunk);
-    for (size_t j = i; j < end; j++) scored.push_back({double(cand[j].first), cand[j].second});
+    for (size_t j = i; j < end; j++) scored.push_back({double(cand[j].first), cand[j].second, cand[j].first});
     // Each chunk is sorted by local number (for the prefetches) by rescoreRange.
     parallelFor(nchunks, ways, [&](uint32_t c) {
       const size_t a = from + size_t(c) * kChunk;
@@ -181,7 +186,7 @@ static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<f
       }
       const size_t a = from + size_t(c) * kChunk, n = std::min(kChunk, cand.size() - i);
       for (size_t j = a; j < a + n; j++) {
-        gap = std::max(gap, scored[j].exact - double(accOf(cand, i, n, scored[j].d)));
+        gap = std::max(gap, scored[j].exact - double(scored[j].acc));
         if (best.size() < certified) { best.push_back(scored[j].exact); std::push_heap(best.begin(), best.end(), std::greater<double>()); }
         else if (scored[j].exact > best.front()) {
           std::pop_heap(best.begin(), best.end(), std::greater<double>());
@@ -194,6 +199,16 @@ static void rescoreAdaptive(std::vector<Scored>& scored, std::vector<std::pair<f
   }
 }
 
+/**
+ * 'fast': the first nsel lists (items sorted by largest possible contribution; toRead postings) are read one
+ * window of kWindowDocs documents at a time into a window-sized accumulator (it stays in the L2 cache), which
+ * is scanned for candidates and cleared before the next window; the best `candidates` documents are then
+ * rescored exactly.
+ *
+ * Windows are independent, so a large segment's windows are split into runs (parallelFor: the caller's
+ * thread and helpers), each with its own accumulator and candidates, when cores are idle: with
+ * p.threads == 0, autoThreads (search_pool.cc) decides; p.threads > 0 sets the number of threads.
+ */
 void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& items, size_t nsel, uint64_t toRead,
                 const float* qd, const SearchParams& p, HitHeap& out, SearchStats* stats) {
   const uint32_t lo = sf.lo, hi = sf.hi, n = s.ndocs();
@@ -294,7 +309,13 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
   items.reserve(size_t(qn) * 4);
   uint64_t total = 0;
   double errBound = 0, slack = 0;
+  // The list table's entries of a query's dims are scattered over megabytes, and their cache misses held up this loop
+  // (the largest part of its time on related queries): the entries of the dim kAhead on are prefetched (its two
+  // cache lines: a dim's up to four lists of 48 bytes), and the list offsets of the dim 2 * kAhead on.
+  constexpr uint32_t kAhead = 4;
   for (uint32_t j = 0; j < qn; j++) {
+    if (j + 2 * kAhead < qn) s.prefetchListOffsets(qidx[j + 2 * kAhead]);
+    if (j + kAhead < qn) s.prefetchLists(qidx[j + kAhead]);
     const uint32_t dim = qidx[j];
     const float qv = qval[j];
     if (qv == 0.0f) continue;
@@ -314,21 +335,28 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
   errBound = errBound * (1 + 1e-5) + slack * 1.2e-7 * (qn + 4) + 1e-12;
   if (stats) stats->postingsTotal += total;
 
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.prio > b.prio; });
+  // Lists by largest possible contribution, then by list number: a total order (a list is an item once), so the
+  // order the lists are read in, hence the accumulator's sums, is unique.
+  auto byPrio = [](const Item& a, const Item& b) { return a.prio > b.prio || (a.prio == b.prio && a.list < b.list); };
   // 'fast' reads the first lists until they hold the share `budget` of the query's contribution mass, and at
-  // least minPostings postings (a small segment is read whole).
+  // least minPostings postings (a small segment is read whole). Only those need their order (a related query
+  // reads ~6 % of its postings, in ~a fifth of its ~1,000 lists): PrefixOrder orders them as far as read.
   size_t fastLists = items.size();
   uint64_t fastPostings = total;
   if (!p.exact && p.budget < 1) {
-    double massTotal = 0;
+    double massTotal = 0;  // summed in the order built (query dims, then tiers)
     for (const Item& it : items) massTotal += listMass(s.list(it.list), it.qv);
     const double massWanted = p.budget * massTotal * (1 - 1e-12);
+    PrefixOrder order(items.data(), items.data() + items.size(), 256, byPrio);
     double mass = 0;
     fastPostings = 0;
     for (fastLists = 0; fastLists < items.size() && (mass < massWanted || fastPostings < p.minPostings); fastLists++) {
+      order.to(fastLists + 1);
       mass += listMass(s.list(items[fastLists].list), items[fastLists].qv);
       fastPostings += s.list(items[fastLists].list).count;
     }
+  } else {
+    std::sort(items.begin(), items.end(), byPrio);
   }
 
   const double avgNnz = n ? double(s.nnz()) / n : 0;
@@ -430,7 +458,7 @@ void searchSegment(const SegView& sv, const SegFilter& sf, const uint32_t* qidx,
   top.finish();
   if (stats) stats->scanMs += msSince(t0);
   if (!p.exact) { zero.doneLo = lo; zero.doneHi = hi; }
-  auto& cands = top.items();
+  const CandSpan cands = top.items();
   std::vector<Scored> scored;
   scored.reserve(cands.size());
   for (auto& c : cands) scored.push_back({0.0, c.second});

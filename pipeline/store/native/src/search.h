@@ -108,6 +108,13 @@ std::vector<Hit> search(const State& st, uint32_t width, const uint32_t* qidx, c
 std::vector<float> postingSums(const Segment& s, const uint32_t* qidx, const float* qval, uint32_t qn);
 
 /**
+ * Tests: the order 'fast' rescores candidates in (accumulator value desc, then local number), made as the search makes
+ * it (PrefixOrder, as far as read): candidates (acc[i], doc[i]) read up to each of reads[] in turn with the given
+ * step; returns the first max(reads) documents. Equal to the first of a full sort by that order.
+ */
+std::vector<uint32_t> candidateOrder(const float* acc, const uint32_t* doc, size_t n, size_t step, const std::vector<size_t>& reads);
+
+/**
  * Tests and diagnostics: the idle-core estimate behind the automatic thread choice (threads 0); setIdleCores(c)
  * with c >= 0 fixes it at c (every search of the process), a negative c restores the measurement.
  */

@@ -189,7 +189,9 @@ std::vector<Cursor> cursors(const Segment& s, const Item* items, size_t n, uint3
   for (size_t i = 0; i < n; i++) {
     const ListInfo& L = s.list(items[i].list);
     const BlockInfo* B = s.blocks() + L.block0;
-    uint32_t a = 0, z = L.nblocks;
+    // The first block with last >= lo; without a search when it is the list's first (a search from the start of
+    // the segment: every list of a one-window or first-run search), sparing the reads of a binary search.
+    uint32_t a = 0, z = L.nblocks && B[0].last >= lo ? 0 : L.nblocks;
     while (a < z) {
       uint32_t m = (a + z) / 2;
       if (B[m].last < lo) a = m + 1; else z = m;
@@ -211,7 +213,13 @@ uint64_t windowT(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32
   alignas(32) uint16_t wide[kBlockSize + 16] = {};  // a patched block's gaps (read up to 8 past them: zeros or old gaps)
   const uint8_t* const wideBytes = reinterpret_cast<const uint8_t*>(wide);
   uint64_t read = 0;
-  for (Cursor& c : cur) {
+  // Each list's next blocks are elsewhere in the postings (cache misses between one list and the next): the data of
+  // the next list's block is prefetched while this one is decoded, and the block entry of the one after.
+  const size_t ncur = cur.size();
+  for (size_t ci = 0; ci < ncur; ci++) {
+    Cursor& c = cur[ci];
+    if (ci + 2 < ncur && cur[ci + 2].b < cur[ci + 2].nb) __builtin_prefetch(cur[ci + 2].B + cur[ci + 2].b);
+    if (ci + 1 < ncur && cur[ci + 1].b < cur[ci + 1].nb) __builtin_prefetch(cur[ci + 1].base + cur[ci + 1].B[cur[ci + 1].b].dataRel);
     for (; c.b < c.nb; c.b++) {
       const BlockInfo& bk = c.B[c.b];
       if (bk.first >= w1) break;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -15,47 +16,89 @@
 
 namespace scdv::detail {
 
+/** A candidate: its accumulator value and local document number (an aggregate: a buffer of them is left unset). */
+struct Cand {
+  float first;
+  uint32_t second;
+};
+
+/** A run of candidates in place (what TopN::items() gives). */
+struct CandSpan {
+  Cand* ptr;
+  size_t n;
+  Cand* begin() const { return ptr; }
+  Cand* end() const { return ptr + n; }
+  size_t size() const { return n; }
+  Cand& operator[](size_t i) const { return ptr[i]; }
+};
+
 /**
  * Top-N by accumulator value. Values go into a buffer while they beat the threshold; when the buffer holds
  * 2N, it is cut to the best N (nth_element) and the threshold rises to the N-th value: O(1) per push
- * amortised. finish() leaves exactly the best N (ties: any of them).
+ * amortised. finish() leaves exactly the best N (ties: any of them). The buffer is allocated whole (2N) up front
+ * so that a push is a store and a count (vector::emplace_back's growth check kept it out of line in the scan).
  */
 class TopN {
  public:
-  explicit TopN(size_t cap) : cap_(cap) { v_.reserve(2 * cap + 1); }
+  explicit TopN(size_t cap) : cap_(cap), v_(new Cand[2 * cap + 1]) {}
   /** Values at or below this cannot enter. */
   float threshold() const { return th_; }
   void push(float s, uint32_t d) {
     if (s <= th_) return;
-    v_.emplace_back(s, d);
-    if (v_.size() >= 2 * cap_) cut();
+    v_[n_++] = Cand{s, d};
+    if (n_ >= 2 * cap_) cut();
   }
   void finish() {
-    if (v_.size() > cap_) cut();
+    if (n_ > cap_) cut();
   }
   /** N: the values kept. */
   size_t cap() const { return cap_; }
   /** After finish(): N values were found. */
-  bool full() const { return v_.size() >= cap_; }
+  bool full() const { return n_ >= cap_; }
   /** After finish(): the smallest kept value. */
   float min() const {
     float m = INFINITY;
-    for (auto& x : v_) m = std::min(m, x.first);
+    for (size_t i = 0; i < n_; i++) m = std::min(m, v_[i].first);
     return m;
   }
-  std::vector<std::pair<float, uint32_t>>& items() { return v_; }
-  size_t size() const { return v_.size(); }
+  /** The values held (after finish(): the best N), in no particular order; the caller may reorder them. */
+  CandSpan items() { return {v_.get(), n_}; }
+  size_t size() const { return n_; }
  private:
   void cut() {
-    std::nth_element(v_.begin(), v_.begin() + (cap_ - 1), v_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    v_.resize(cap_);
+    std::nth_element(v_.get(), v_.get() + (cap_ - 1), v_.get() + n_, [](const Cand& a, const Cand& b) { return a.first > b.first; });
+    n_ = cap_;
     float m = INFINITY;
-    for (auto& x : v_) m = std::min(m, x.first);
+    for (size_t i = 0; i < n_; i++) m = std::min(m, v_[i].first);
     th_ = m;
   }
   size_t cap_;
   float th_ = -INFINITY;
-  std::vector<std::pair<float, uint32_t>> v_;
+  std::unique_ptr<Cand[]> v_;
+  size_t n_ = 0;
+};
+
+/**
+ * The elements of [first, last) in the order of cmp, made only as far as they are read: to(m) selects the next
+ * best (nth_element) up to m (at least `step` more at a time) and sorts them. cmp must be a strict total order (no
+ * two elements equivalent): then the order is unique, and the first m are those of sorting them all, ties between
+ * keys included (tests/store/search-order.test.js). For a search that reads a short prefix of a long list.
+ */
+template <typename T, typename Cmp>
+class PrefixOrder {
+ public:
+  PrefixOrder(T* first, T* last, size_t step, Cmp cmp) : first_(first), n_(size_t(last - first)), step_(step), cmp_(cmp) {}
+  void to(size_t m) {
+    if (m <= done_) return;
+    m = std::min(n_, std::max(m, done_ + step_));
+    if (m < n_) std::nth_element(first_ + done_, first_ + m, first_ + n_, cmp_);
+    std::sort(first_ + done_, first_ + m, cmp_);
+    done_ = m;
+  }
+ private:
+  T* first_;
+  size_t n_, step_, done_ = 0;
+  Cmp cmp_;
 };
 
 inline bool better(const Hit& a, const Hit& b) {
@@ -122,10 +165,16 @@ inline double exactScore(const Segment& s, uint32_t d, const float* qd) {
 
 inline double exactScore(const MemDoc& m, const float* qd) { return dotDense(m.idx.data(), m.val.data(), m.idx.size(), qd); }
 
-struct Scored { double exact; uint32_t d; };
+/** A document rescored: its exact score, local number and (for 'fast''s stop rule) its accumulator value. */
+struct Scored { double exact; uint32_t d; float acc = 0.0f; };
 
 using Clock = std::chrono::steady_clock;
 inline double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+/** The order 'fast' rescores its candidates in: accumulator value desc, then local number (a strict total order). */
+struct ByAccThenDoc {
+  bool operator()(const Cand& a, const Cand& b) const { return a.first > b.first || (a.first == b.first && a.second < b.second); }
+};
 
 /**
  * Exact scores of many documents of a segment. Their forward-index entries are scattered over a large

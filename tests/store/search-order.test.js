@@ -1,0 +1,79 @@
+// The orders a 'fast' search makes only as far as it reads them (session 11): the candidates' rescoring order
+// (PrefixOrder: the next best selected and sorted a step at a time) must be the order of sorting them all, ties
+// between values included; and the candidate scan with AVX2 must push what the baseline scan pushes (the same hits
+// and scores, bit for bit, for the search shapes the server uses).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { openStore } from '../../pipeline/store/index.js';
+import { loadAddon } from '../../pipeline/store/native.js';
+import { rng, tempDir } from './helpers.js';
+import { HYBRID_WIDTH, hybridDocs, randomDocs } from './shapes.js';
+
+const addon = loadAddon();
+
+/** The reference: every candidate sorted by value desc, then document asc. @param {Float32Array} acc @param {Uint32Array} docs */
+function fullOrder(acc, docs) {
+  return Array.from(acc.keys()).sort((a, b) => (acc[b] - acc[a]) || (docs[a] - docs[b])).map((i) => docs[i]);
+}
+
+test('the candidates rescoring order, made as far as read, is the full sort\'s (ties included)', () => {
+  const r = rng(7);
+  for (let trial = 0; trial < 300; trial++) {
+    const n = 1 + Math.floor(r() * 1500);
+    // Few distinct values in some trials (many ties), continuous values in others.
+    const levels = trial % 3 === 0 ? 1 + Math.floor(r() * 5) : trial % 3 === 1 ? 50 : 0;
+    const acc = Float32Array.from({ length: n }, () => (levels ? Math.floor(r() * levels) / levels : r() * 2 - 1));
+    // Distinct documents in a shuffled order (the search's buffer holds them in no particular order).
+    const docs = Uint32Array.from({ length: n }, (_, i) => i * 3 + 1);
+    for (let i = n - 1; i > 0; i--) { const j = Math.floor(r() * (i + 1)); [docs[i], docs[j]] = [docs[j], docs[i]]; }
+    const step = 1 + Math.floor(r() * 200);
+    // Reads as the search makes them: growing, sometimes by one, sometimes by a chunk, sometimes past the end.
+    /** @type {number[]} */
+    const reads = [];
+    for (let m = 0; m < n + 40 && reads.length < 30;) { m += r() < 0.5 ? 1 : Math.floor(r() * 96); reads.push(m); }
+    const got = Array.from(addon.candidateOrder(acc, docs, step, reads));
+    const want = fullOrder(acc, docs).slice(0, Math.min(n, Math.max(0, ...reads)));
+    assert.deepEqual(got, want, `trial ${trial}: n ${n}, step ${step}, levels ${levels}`);
+  }
+});
+
+/** Searches of the shapes bench:search and the server use, on one collection: each result as [id, score bits]. */
+/** @type {import('../../pipeline/store/validate.js').SearchOptions[]} */
+const SHAPES = [
+  { k: 10 }, { k: 20, certified: 10 }, { k: 20 }, { k: 10, candidates: 40 }, { k: 30, candidates: 300, certified: 5 },
+  { k: 10, budget: 0.3 }, { k: 10, budget: 1 }, { k: 10, mode: 'exact' }, { k: 20, certified: 10, threads: 2 },
+];
+
+for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybridDocs, HYBRID_WIDTH], ['random', randomDocs, 3000]])) {
+  test(`${name} vectors: the AVX2 candidate scan gives the baseline scan's hits and scores, bit for bit`, async (t) => {
+    if (!addon.setSimd(true)) t.diagnostic('this CPU has no AVX2: both runs use the baseline path');
+    const dir = tempDir('search-order');
+    const store = openStore(dir, { autoFlush: false, autoMerge: false, maintenanceMs: 0 });
+    try {
+      const docs = [...make(6000, 31).values()];
+      const c = store.collection('docs', { width });
+      for (let i = 0; i < docs.length; i += 2000) await c.upsert(docs.slice(i, i + 2000));
+      await c.flush();
+      const f64 = new Float64Array(1), u32 = new Uint32Array(f64.buffer);
+      const bits = (/** @type {number} */ x) => { f64[0] = x; return `${u32[1].toString(16)}:${u32[0].toString(16)}`; };
+      for (let qi = 0; qi < 60; qi++) {
+        const q = docs[(qi * 97) % docs.length];
+        for (const shape of SHAPES) {
+          const o = { threads: 1, excludeIds: [q.id], ...shape };
+          addon.setSimd(true);
+          const a = c.search(q.vector, o).map((h) => [h.id, bits(h.score)]);
+          addon.setSimd(false);
+          const b = c.search(q.vector, o).map((h) => [h.id, bits(h.score)]);
+          addon.setSimd(true);
+          assert.equal(a.length, shape.k ?? 10);
+          assert.deepEqual(a, b, `query ${q.id}, ${JSON.stringify(shape)}`);
+        }
+      }
+    } finally {
+      addon.setSimd(true);
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
