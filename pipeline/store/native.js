@@ -139,6 +139,8 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  *   float32 by the run-time-chosen path (F16C when the CPU has it) or the scalar one
  * @property {(path: string) => ArrayBuffer} mapFile a file's bytes, memory-mapped copy-on-write (for files replaced
  *   by renaming, never rewritten in place: model files)
+ * @property {(acc: Float32Array, docs: Uint32Array, k: number) => Uint32Array} candidateSelect tests: the k
+ *   candidates a search's top-N keeps (value desc, then document), the k-th last
  * @property {(acc: Float32Array, docs: Uint32Array, step: number, reads: number[]) => Uint32Array} candidateOrder tests:
  *   the order 'fast' rescores candidates in (value desc, then document), made as far as read in steps
  * @property {(on: boolean) => boolean} setSimd tests: use the SIMD paths (when the CPU has them: F16C conversion,

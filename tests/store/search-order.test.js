@@ -38,11 +38,31 @@ test('the candidates rescoring order, made as far as read, is the full sort\'s (
   }
 });
 
+test('the candidates top-N keeps are the best k by value, then document, ties included (and the k-th is last)', () => {
+  const r = rng(11);
+  for (let trial = 0; trial < 400; trial++) {
+    const n = 1 + Math.floor(r() * 2500);
+    const k = 1 + Math.floor(r() * n);
+    // One value, a few, many ties at a few levels with outliers, or continuous values (every path of the cut).
+    const kind = trial % 4;
+    const acc = Float32Array.from({ length: n }, () => kind === 0 ? 0.25 : kind === 1 ? Math.floor(r() * 3) / 3
+      : kind === 2 ? (r() < 0.02 ? r() * 100 : Math.floor(r() * 40) / 40) : r() * 2 - 1);
+    const docs = Uint32Array.from({ length: n }, (_, i) => i * 7 + 2);
+    for (let i = n - 1; i > 0; i--) { const j = Math.floor(r() * (i + 1)); [docs[i], docs[j]] = [docs[j], docs[i]]; }
+    const got = Array.from(addon.candidateSelect(acc, docs, k));
+    const want = fullOrder(acc, docs).slice(0, k);
+    assert.equal(got.length, k);
+    assert.equal(got[k - 1], want[k - 1], `trial ${trial}: the k-th (n ${n}, k ${k}, kind ${kind})`);
+    assert.deepEqual([...got].sort((a, b) => a - b), [...want].sort((a, b) => a - b), `trial ${trial}: n ${n}, k ${k}, kind ${kind}`);
+  }
+});
+
 /** Searches of the shapes bench:search and the server use, on one collection: each result as [id, score bits]. */
 /** @type {import('../../pipeline/store/validate.js').SearchOptions[]} */
 const SHAPES = [
   { k: 10 }, { k: 20, certified: 10 }, { k: 20 }, { k: 10, candidates: 40 }, { k: 30, candidates: 300, certified: 5 },
   { k: 10, budget: 0.3 }, { k: 10, budget: 1 }, { k: 10, mode: 'exact' }, { k: 20, certified: 10, threads: 2 },
+  { k: 10, candidates: 25, threads: 3 },
 ];
 
 for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybridDocs, HYBRID_WIDTH], ['random', randomDocs, 3000]])) {

@@ -296,6 +296,17 @@ Napi::Value MapFile(const Napi::CallbackInfo& info) {
   }, new size_t(size));
 }
 
+/** Tests: candidateSelect(Float32Array acc, Uint32Array docs, k) -> Uint32Array (search.h). */
+Napi::Value CandidateSelect(const Napi::CallbackInfo& info) {
+  Napi::Float32Array a = info[0].As<Napi::Float32Array>();
+  Napi::Uint32Array d = info[1].As<Napi::Uint32Array>();
+  if (a.ElementLength() != d.ElementLength()) throw StoreError("candidateSelect: lengths differ", "QUERY_INVALID");
+  const std::vector<uint32_t> o = candidateSelect(a.Data(), d.Data(), a.ElementLength(), static_cast<size_t>(std::max<int64_t>(0, info[2].As<Napi::Number>().Int64Value())));
+  Napi::Uint32Array out = Napi::Uint32Array::New(info.Env(), o.size());
+  std::copy(o.begin(), o.end(), out.Data());
+  return out;
+}
+
 /** Tests: candidateOrder(Float32Array acc, Uint32Array docs, step, reads[]) -> Uint32Array (search.h). */
 Napi::Value CandidateOrder(const Napi::CallbackInfo& info) {
   Napi::Float32Array a = info[0].As<Napi::Float32Array>();
@@ -337,6 +348,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("mapFile", Napi::Function::New(env, Guarded<MapFile>));
   exports.Set("setSimd", Napi::Function::New(env, Guarded<SetSimd>));
   exports.Set("candidateOrder", Napi::Function::New(env, Guarded<CandidateOrder>));
+  exports.Set("candidateSelect", Napi::Function::New(env, Guarded<CandidateSelect>));
   exports.Set("setIdleCores", Napi::Function::New(env, Guarded<SetIdleCores>));
   exports.Set("idleCores", Napi::Function::New(env, Guarded<IdleCores>));
   exports.Set("hardwareThreads", Napi::Number::New(env, std::max(1u, std::thread::hardware_concurrency())));

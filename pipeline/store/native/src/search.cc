@@ -38,6 +38,16 @@ using namespace detail;
 double exactDocScore(const MemDoc& m, const float* qd) { return exactScore(m, qd); }
 double exactDocScore(const Segment& s, uint32_t d, const float* qd) { return exactScore(s, d, qd); }
 
+std::vector<uint32_t> candidateSelect(const float* acc, const uint32_t* doc, size_t n, size_t k) {
+  if (k == 0 || k > n) throw StoreError("candidateSelect: k must be in 1..n", "QUERY_INVALID");
+  std::vector<Cand> c(n);
+  for (size_t i = 0; i < n; i++) c[i] = Cand{acc[i], doc[i]};
+  selectBest(c.data(), n, k);
+  std::vector<uint32_t> out(k);
+  for (size_t i = 0; i < k; i++) out[i] = c[i].second;
+  return out;
+}
+
 std::vector<uint32_t> candidateOrder(const float* acc, const uint32_t* doc, size_t n, size_t step, const std::vector<size_t>& reads) {
   std::vector<Cand> c(n);
   for (size_t i = 0; i < n; i++) c[i] = Cand{acc[i], doc[i]};

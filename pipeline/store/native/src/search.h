@@ -112,6 +112,9 @@ std::vector<float> postingSums(const Segment& s, const uint32_t* qidx, const flo
  * it (PrefixOrder, as far as read): candidates (acc[i], doc[i]) read up to each of reads[] in turn with the given
  * step; returns the first max(reads) documents. Equal to the first of a full sort by that order.
  */
+/** Tests: TopN's cut (detail::selectBest) on candidates (acc[i], doc[i]): the k documents kept, the k-th last. */
+std::vector<uint32_t> candidateSelect(const float* acc, const uint32_t* doc, size_t n, size_t k);
+
 std::vector<uint32_t> candidateOrder(const float* acc, const uint32_t* doc, size_t n, size_t step, const std::vector<size_t>& reads);
 
 /**

@@ -4,6 +4,7 @@
 #include "fwd_codec.h"
 
 #include <cstring>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -80,13 +81,21 @@ bool memPasses(const MemDoc& m, const Filters& f) {
 
 namespace {
 
+/**
+ * Whether a block of documents from doc0 on must let values equal to the threshold through: TopN admits a tie with
+ * its N-th kept only with a smaller local number, and the floor is strict. A scan pushes in increasing local order, so
+ * after its first cut this is false (the N-th kept came earlier) and the compare is `>` as before; a merge of a split
+ * search's runs pushes in any order.
+ */
+inline bool tiesAdmitted(const TopN& top, uint32_t doc0, float floor) { return top.threshold() > floor && doc0 < top.thresholdDoc(); }
+
 /** Pushes the documents of the bits of m (document docBase + d + i for bit i, its value vals[i]) that pass. */
 inline void pushMasked(unsigned m, const float* vals, uint32_t doc0, const SegFilter& sf, TopN& top) {
   while (m) {
     const int i = __builtin_ctz(m);
     m &= m - 1;
     const float a = vals[i];
-    if (a <= top.threshold()) continue;
+    if (!top.admits(a, doc0 + i)) continue;
     if (!sf.passes(doc0 + i)) continue;
     top.push(a, doc0 + i);
   }
@@ -106,8 +115,12 @@ __attribute__((target("avx2"))) uint32_t scanAboveAvx2(float* acc, uint32_t lo, 
   for (; d + 16 <= hi; d += 16) {
     const __m256 th = _mm256_set1_ps(std::max(top.threshold(), floor));
     const __m256 a0 = _mm256_loadu_ps(acc + d), a1 = _mm256_loadu_ps(acc + d + 8);
-    const unsigned m = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a0, th, _CMP_GT_OS))) |
-                       (unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a1, th, _CMP_GT_OS))) << 8);
+    unsigned m;
+    if (tiesAdmitted(top, docBase + d, floor)) {
+      m = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a0, th, _CMP_GE_OS))) | (unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a1, th, _CMP_GE_OS))) << 8);
+    } else {
+      m = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a0, th, _CMP_GT_OS))) | (unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a1, th, _CMP_GT_OS))) << 8);
+    }
     if (zeroAfter) {
       _mm256_storeu_ps(acc + d, z);
       _mm256_storeu_ps(acc + d + 8, z);
@@ -132,12 +145,17 @@ void scanAbove(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const Seg
   alignas(16) float tmp[16];
   const __m128 z = _mm_setzero_ps();
   for (; d + 16 <= hi; d += 16) {
-    const float t = std::max(top.threshold(), floor);
-    const __m128 th = _mm_set1_ps(t);
+    const __m128 th = _mm_set1_ps(std::max(top.threshold(), floor));
     const __m128 a0 = _mm_loadu_ps(acc + d), a1 = _mm_loadu_ps(acc + d + 4);
     const __m128 a2 = _mm_loadu_ps(acc + d + 8), a3 = _mm_loadu_ps(acc + d + 12);
-    unsigned m = unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a0, th))) | (unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a1, th))) << 4) |
-                 (unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a2, th))) << 8) | (unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a3, th))) << 12);
+    unsigned m;
+    if (tiesAdmitted(top, docBase + d, floor)) {
+      m = unsigned(_mm_movemask_ps(_mm_cmpge_ps(a0, th))) | (unsigned(_mm_movemask_ps(_mm_cmpge_ps(a1, th))) << 4) |
+          (unsigned(_mm_movemask_ps(_mm_cmpge_ps(a2, th))) << 8) | (unsigned(_mm_movemask_ps(_mm_cmpge_ps(a3, th))) << 12);
+    } else {
+      m = unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a0, th))) | (unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a1, th))) << 4) |
+          (unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a2, th))) << 8) | (unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a3, th))) << 12);
+    }
     if (zeroAfter) {
       _mm_storeu_ps(acc + d, z); _mm_storeu_ps(acc + d + 4, z);
       _mm_storeu_ps(acc + d + 8, z); _mm_storeu_ps(acc + d + 12, z);
@@ -150,13 +168,57 @@ void scanAbove(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const Seg
   for (; d < hi; d++) {
     const float a = acc[d];
     if (zeroAfter) acc[d] = 0.0f;
-    if (a <= top.threshold() || a <= floor) continue;
+    if (a <= floor || !top.admits(a, docBase + d)) continue;
     if (!sf.passes(docBase + d)) continue;
     top.push(a, docBase + d);
   }
 }
 
 }  // namespace
+
+void selectBest(Cand* a, size_t n, size_t k) {
+  const ByAccThenDoc better;
+  float lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    lo = std::min(lo, a[i].first);
+    hi = std::max(hi, a[i].first);
+  }
+  if (!(hi > lo) || n < 64) {  // one value (or few candidates): the order is the local numbers'
+    std::nth_element(a, a + (k - 1), a + n, better);
+    return;
+  }
+  // Bucket of a value: monotone in the value (a higher bucket holds only higher values; equal values share one).
+  constexpr int kB = 256;
+  const float scale = float(kB - 1) / (hi - lo);
+  auto bucket = [&](float v) { return std::min(kB - 1, static_cast<int>((v - lo) * scale)); };
+  // Four histograms in turn: consecutive values in one bucket do not wait for each other's increment.
+  uint32_t cnt[4][kB] = {};
+  for (size_t i = 0; i < n; i++) cnt[i & 3][bucket(a[i].first)]++;
+  int kb = kB - 1;
+  size_t above = 0;  // values in the buckets above kb
+  for (;; kb--) {
+    const size_t c = size_t(cnt[0][kb]) + cnt[1][kb] + cnt[2][kb] + cnt[3][kb];
+    if (above + c >= k || kb == 0) break;
+    above += c;
+  }
+  // Out of place, without branches: the buckets above kb to the front, kb's from the back; the rest is dropped.
+  thread_local std::vector<Cand> tmp;
+  if (tmp.size() < n) tmp.resize(n);
+  Cand* t = tmp.data();
+  size_t front = 0, back = n;
+  for (size_t i = 0; i < n; i++) {
+    const Cand e = a[i];
+    const int b = bucket(e.first);
+    t[front] = e;
+    front += size_t(b > kb);
+    t[back - 1] = e;
+    back -= size_t(b == kb);
+  }
+  // front == above; kb's values are t[back, n), and the best k - above of them complete the k.
+  std::nth_element(t + back, t + back + (k - above - 1), t + n, better);
+  std::copy(t, t + above, a);
+  std::copy(t + back, t + back + (k - above), a + above);
+}
 
 void scanTopAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, const SegFilter& sf, TopN& top, bool zeroAfter) {
   scanAbove(acc, lo, hi, docBase, sf, top, zeroAfter, -INFINITY);
@@ -190,7 +252,7 @@ void scanTopFirstAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, cons
   if (top.size() < top.cap()) {
     for (uint32_t d = lo; d < hi; d++) {
       const float a = acc[d];
-      if (a > floor || a <= top.threshold() || !sf.passes(docBase + d)) continue;
+      if (a > floor || !top.admits(a, docBase + d) || !sf.passes(docBase + d)) continue;
       top.push(a, docBase + d);
     }
   }
