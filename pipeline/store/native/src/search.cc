@@ -63,6 +63,15 @@ std::vector<uint32_t> candidateOrder(const float* acc, const uint32_t* doc, size
 }
 
 namespace {
+std::atomic<bool> gSpeculate{true};
+}  // namespace
+
+bool setSpeculativeCandidates(bool on) {
+  gSpeculate.store(on, std::memory_order_relaxed);
+  return on;
+}
+
+namespace {
 
 struct Scratch {
   std::vector<float> acc;   // 'exact': one float per document of the largest segment searched
@@ -328,7 +337,7 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
   };
   static_assert(kSpecCands % kChunk == 0, "the first list's chunks must be those of the full one");
   // (Only when the rule has room to stop before the end: a few chunks past its minimum.)
-  const bool speculate = nunits == 1 && kSpecCands < R && minRescoredFor(p.k, certified) + 2 * kChunk <= kSpecCands;
+  const bool speculate = gSpeculate.load(std::memory_order_relaxed) && nunits == 1 && kSpecCands < R && minRescoredFor(p.k, certified) + 2 * kChunk <= kSpecCands;
   const size_t R0 = speculate ? kSpecCands : R;
   if (!attempt(R0)) {
     known.swap(scored);
