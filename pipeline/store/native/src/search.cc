@@ -38,30 +38,6 @@ using namespace detail;
 double exactDocScore(const MemDoc& m, const float* qd) { return exactScore(m, qd); }
 double exactDocScore(const Segment& s, uint32_t d, const float* qd) { return exactScore(s, d, qd); }
 
-std::vector<uint32_t> candidateSelect(const float* acc, const uint32_t* doc, size_t n, size_t k) {
-  if (k == 0 || k > n) throw StoreError("candidateSelect: k must be in 1..n", "QUERY_INVALID");
-  std::vector<Cand> c(n);
-  for (size_t i = 0; i < n; i++) c[i] = Cand{acc[i], doc[i]};
-  selectBest(c.data(), n, k);
-  std::vector<uint32_t> out(k);
-  for (size_t i = 0; i < k; i++) out[i] = c[i].second;
-  return out;
-}
-
-std::vector<uint32_t> candidateOrder(const float* acc, const uint32_t* doc, size_t n, size_t step, const std::vector<size_t>& reads) {
-  std::vector<Cand> c(n);
-  for (size_t i = 0; i < n; i++) c[i] = Cand{acc[i], doc[i]};
-  PrefixOrder order(c.data(), c.data() + n, step, ByAccThenDoc());
-  size_t most = 0;
-  for (size_t m : reads) {
-    order.to(std::min(m, n));
-    most = std::max(most, std::min(m, n));
-  }
-  std::vector<uint32_t> out(most);
-  for (size_t i = 0; i < most; i++) out[i] = c[i].second;
-  return out;
-}
-
 namespace {
 std::atomic<bool> gSpeculate{true};
 }  // namespace
@@ -316,7 +292,7 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
     }
     parallelFor(nunits, ways, [&](uint32_t i) { runPart(parts[i]); });
     TopN& top = *parts[0].top;
-    read += parts[0].read;
+    read = parts[0].read;  // the postings of the run whose candidates are rescored (as one run reads)
     taatMs += parts[0].taatMs;
     scanMs += parts[0].scanMs;
     for (uint32_t i = 1; i < nunits; i++) {

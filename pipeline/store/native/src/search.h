@@ -68,7 +68,7 @@ struct SearchParams {
 };
 
 struct SearchStats {
-  uint64_t postings = 0;       // postings decoded
+  uint64_t postings = 0;       // postings decoded (a 'fast' search run again with all its candidates: its last run's)
   uint64_t postingsTotal = 0;  // postings of every list the query touches
   uint64_t candidates = 0;     // 'fast': documents selected by accumulator value for rescoring
   uint64_t rescored = 0;       // documents scored exactly
