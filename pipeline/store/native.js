@@ -145,6 +145,8 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  *   the order 'fast' rescores candidates in (value desc, then document), made as far as read in steps
  * @property {(on: boolean) => boolean} setSimd tests: use the SIMD paths (when the CPU has them: F16C conversion,
  *   AVX2 posting decoding) or the baseline ones; returns the state
+ * @property {(on: boolean) => boolean} setSpeculativeCandidates tests: a one-thread 'fast' search keeps the best 256
+ *   candidates first, running again with all of them when its rescoring might need more (on), or all from the start
  * @property {(cores: number) => void} setIdleCores tests: fix the idle-core estimate behind the automatic thread
  *   choice (threads 0) at `cores`, for every search of the process; negative: measure again
  * @property {() => number} idleCores the idle-core estimate the automatic thread choice uses now (diagnostics)

@@ -97,3 +97,45 @@ for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybri
     }
   });
 }
+
+// A one-thread 'fast' search first keeps only the best 256 of its candidates and runs again with all of them when
+// its stop rule reads the 256 and might go on (session 11, s11-search2). Small budgets make the rule read far (the
+// second run), the default ones stop early: both must give the hits and score bits of a search that keeps every
+// candidate from the start.
+for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybridDocs, HYBRID_WIDTH], ['random', randomDocs, 3000]])) {
+  test(`${name} vectors: keeping the best 256 candidates first gives the hits and scores of keeping them all`, async () => {
+    const dir = tempDir('search-spec');
+    const store = openStore(dir, { autoFlush: false, autoMerge: false, maintenanceMs: 0 });
+    try {
+      const docs = [...make(6000, 37).values()];
+      const c = store.collection('docs', { width });
+      for (let i = 0; i < docs.length; i += 2000) await c.upsert(docs.slice(i, i + 2000));
+      await c.flush();
+      const f64 = new Float64Array(1), u32 = new Uint32Array(f64.buffer);
+      const bits = (/** @type {number} */ x) => { f64[0] = x; return `${u32[1].toString(16)}:${u32[0].toString(16)}`; };
+      let far = 0, near = 0;
+      for (let qi = 0; qi < 60; qi++) {
+        const q = docs[(qi * 89) % docs.length];
+        // Small budgets read few lists (wide gaps): the rule reads past 256 candidates, or stops near it.
+        for (const shape of [{ k: 10 }, { k: 20, certified: 10 }, { k: 40, certified: 30 }, ...[0.1, 0.15, 0.2, 0.25].map((budget) => ({ k: 20, certified: 10, budget, minPostings: 0 }))]) {
+          const o = { threads: 1, excludeIds: [q.id], mode: /** @type {'fast'} */ ('fast'), ...shape };
+          assert.equal(addon.setSpeculativeCandidates(true), true);
+          const a = c.search(q.vector, o).map((h) => [h.id, bits(h.score)]);
+          const rescored = c.profile(q.vector, o).stats.rescored;
+          if (rescored > 256) far++; else near++;
+          addon.setSpeculativeCandidates(false);
+          const b = c.search(q.vector, o).map((h) => [h.id, bits(h.score)]);
+          addon.setSpeculativeCandidates(true);
+          assert.deepEqual(a, b, `query ${q.id}, ${JSON.stringify(shape)}`);
+        }
+      }
+      // Both paths ran: searches whose rule stopped within the 256, and (random vectors) searches run again.
+      assert.ok(near > 0, 'some searches stop within the first 256 candidates');
+      assert.ok(far > 0, 'some searches need more than 256 candidates');
+    } finally {
+      addon.setSpeculativeCandidates(true);
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}

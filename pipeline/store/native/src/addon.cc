@@ -324,6 +324,10 @@ Napi::Value CandidateOrder(const Napi::CallbackInfo& info) {
 
 /** Tests: setSimd(on) -> whether SIMD paths are now used (never on a CPU without them). */
 Napi::Value SetSimd(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), setSimd(info[0].ToBoolean())); }
+/** Tests: setSpeculativeCandidates(on) -> the state (search.h). */
+Napi::Value SetSpeculativeCandidates(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), setSpeculativeCandidates(info[0].ToBoolean()));
+}
 /** Tests: setIdleCores(c) fixes the automatic thread choice's idle-core estimate at c (negative: measure again); idleCores() reads it. */
 Napi::Value SetIdleCores(const Napi::CallbackInfo& info) {
   setIdleCores(info[0].As<Napi::Number>().DoubleValue());
@@ -347,6 +351,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("segmentPostingSums", Napi::Function::New(env, Guarded<SegmentPostingSums>));
   exports.Set("mapFile", Napi::Function::New(env, Guarded<MapFile>));
   exports.Set("setSimd", Napi::Function::New(env, Guarded<SetSimd>));
+  exports.Set("setSpeculativeCandidates", Napi::Function::New(env, Guarded<SetSpeculativeCandidates>));
   exports.Set("candidateOrder", Napi::Function::New(env, Guarded<CandidateOrder>));
   exports.Set("candidateSelect", Napi::Function::New(env, Guarded<CandidateSelect>));
   exports.Set("setIdleCores", Napi::Function::New(env, Guarded<SetIdleCores>));

@@ -38,28 +38,13 @@ using namespace detail;
 double exactDocScore(const MemDoc& m, const float* qd) { return exactScore(m, qd); }
 double exactDocScore(const Segment& s, uint32_t d, const float* qd) { return exactScore(s, d, qd); }
 
-std::vector<uint32_t> candidateSelect(const float* acc, const uint32_t* doc, size_t n, size_t k) {
-  if (k == 0 || k > n) throw StoreError("candidateSelect: k must be in 1..n", "QUERY_INVALID");
-  std::vector<Cand> c(n);
-  for (size_t i = 0; i < n; i++) c[i] = Cand{acc[i], doc[i]};
-  selectBest(c.data(), n, k);
-  std::vector<uint32_t> out(k);
-  for (size_t i = 0; i < k; i++) out[i] = c[i].second;
-  return out;
-}
+namespace {
+std::atomic<bool> gSpeculate{true};
+}  // namespace
 
-std::vector<uint32_t> candidateOrder(const float* acc, const uint32_t* doc, size_t n, size_t step, const std::vector<size_t>& reads) {
-  std::vector<Cand> c(n);
-  for (size_t i = 0; i < n; i++) c[i] = Cand{acc[i], doc[i]};
-  PrefixOrder order(c.data(), c.data() + n, step, ByAccThenDoc());
-  size_t most = 0;
-  for (size_t m : reads) {
-    order.to(std::min(m, n));
-    most = std::max(most, std::min(m, n));
-  }
-  std::vector<uint32_t> out(most);
-  for (size_t i = 0; i < most; i++) out[i] = c[i].second;
-  return out;
+bool setSpeculativeCandidates(bool on) {
+  gSpeculate.store(on, std::memory_order_relaxed);
+  return on;
 }
 
 namespace {
@@ -137,6 +122,14 @@ struct ExactBounds {
  */
 double listMass(const ListInfo& L, float qv) { return std::fabs(double(qv)) * std::sqrt(double(L.energy) * double(L.count)); }
 
+/** rescoreAdaptive's chunk of candidates rescored at a time. */
+constexpr size_t kChunk = 32;
+/** The candidates rescoreAdaptive rescores before its stop rule applies. */
+inline size_t minRescoredFor(uint32_t k, uint32_t certified) {
+  constexpr size_t kMinRescored = 64;
+  return std::max<size_t>({kMinRescored, 3 * size_t(certified), size_t(k)});
+}
+
 /**
  * Rescoring that stops when the rest cannot matter: candidates are taken by accumulator value (their approximate
  * score over the lists read), in chunks; once at least kMinRescored are exact and k are known, the next
@@ -152,20 +145,26 @@ double listMass(const ListInfo& L, float qv) { return std::fabs(double(qv)) * st
  * search with k = certified rescores the same documents (as long as k <= max(kMinRescored, 3 * certified)); at
  * least k are rescored, so that the tail (results certified + 1 .. k) is filled from the best of them.
  * `scored` receives the candidates rescored; `cand` is reordered.
+ *
+ * truncated: `cand` is the best of a larger candidate list (by the same total order), cut short. Returns false when
+ * the rule read all of them and might have gone on in the larger list: the next candidate's value is at most the
+ * last one's, so the rule would have stopped there if the last one's value passes its test, and true is returned
+ * then; the documents rescored are those the larger list gives whenever true is returned.
+ * known: what a truncated run rescored (`scored` of the run that returned false), reused in place of rescoring its
+ * chunks again: the first chunks of the larger list hold the same documents (the order is total), and each chunk is
+ * left sorted by local number by rescoreRange, so position by position they are the same.
  */
-static void rescoreAdaptive(std::vector<Scored>& scored, CandSpan cand, const Segment& s, const float* qd, uint32_t k,
-                            uint32_t certified, uint32_t ways) {
+static bool rescoreAdaptive(std::vector<Scored>& scored, CandSpan cand, const Segment& s, const float* qd, uint32_t k,
+                            uint32_t certified, uint32_t ways, bool truncated, const std::vector<Scored>& known) {
   // Safety factor on the largest gap seen: 1.5 kept recall@10 of the real hybrid vectors at 100k and 1M (1.000)
   // and of two synthetic pure-SCDV sets (within 0.0016 of factor 2) and rescores a third of what 2 does on the
   // hybrid vectors; 1 lost 2 points of recall on one set (BENCHMARKS.md, sessions 7 and 8).
   constexpr double kGapSafety = 1.5;
-  constexpr size_t kChunk = 32;
-  constexpr size_t kMinRescored = 64;
   scored.clear();
   std::vector<double> best;  // min-heap of the `certified` best exact scores
   best.reserve(certified + 1);
   double gap = 0;
-  const size_t minRescored = std::max<size_t>({kMinRescored, 3 * size_t(certified), size_t(k)});
+  const size_t minRescored = minRescoredFor(k, certified);
   // The candidates by accumulator value, then local number: a total order (a document is a candidate once), so
   // the order is unique. The rule usually stops after a few chunks of the 1,000 (~100 rescored on the hybrid
   // vectors), so the order is made only as far as it is read (PrefixOrder: in steps of the minimum rescored plus a
@@ -186,13 +185,14 @@ static void rescoreAdaptive(std::vector<Scored>& scored, CandSpan cand, const Se
     for (size_t j = i; j < end; j++) scored.push_back({double(cand[j].first), cand[j].second, cand[j].first});
     // Each chunk is sorted by local number (for the prefetches) by rescoreRange.
     parallelFor(nchunks, ways, [&](uint32_t c) {
-      const size_t a = from + size_t(c) * kChunk;
-      rescoreRange(s, scored.data() + a, std::min(kChunk, from + (end - i) - a), qd);
+      const size_t a = from + size_t(c) * kChunk, m = std::min(kChunk, from + (end - i) - a);
+      if (a + m <= known.size()) std::copy(known.begin() + a, known.begin() + a + m, scored.begin() + a);
+      else rescoreRange(s, scored.data() + a, m, qd);
     });
     for (uint32_t c = 0; c < nchunks; c++) {
       if (c > 0 && stopsAt(i)) {
         scored.resize(from + size_t(c) * kChunk);
-        return;
+        return true;
       }
       const size_t a = from + size_t(c) * kChunk, n = std::min(kChunk, cand.size() - i);
       for (size_t j = a; j < a + n; j++) {
@@ -207,6 +207,9 @@ static void rescoreAdaptive(std::vector<Scored>& scored, CandSpan cand, const Se
       i += n;
     }
   }
+  if (!truncated || i < cand.size()) return true;  // stopped by the rule, or every candidate there is was read
+  // stopsAt(i) of the larger list, with cand[i]'s value bounded by cand[i - 1]'s (addition is monotone).
+  return i > 0 && i >= minRescored && best.size() >= certified && double(cand[i - 1].first) + kGapSafety * gap < best.front();
 }
 
 /**
@@ -234,19 +237,19 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
   // Work units: runs of windows, several per thread, claimed one at a time, so that a helper that starts late
   // (or is descheduled) holds back at most one unit while the other threads take the rest.
   const uint32_t nunits = ways == 1 ? 1 : std::min<uint32_t>(nwin, 4 * ways);
-
+  // A one-thread search first keeps only the best kSpecCands candidates (a multiple of the rescoring's chunk, so that
+  // its chunks are those of the full list): the stop rule reads a few chunks of the R (~100 of 1,000 on related
+  // queries, 256 or fewer on 95 % of them), and the top-N's pushes and cuts cost in proportion to R. When the rule
+  // reads them all and might have gone on (rescoreAdaptive returns false), the search runs again with R: the
+  // candidates, hence the documents rescored and the results, are the same as with R from the start (the order is
+  // total, so the best kSpecCands are the first kSpecCands of the R).
+  constexpr size_t kSpecCands = 256;
   struct Part {
     uint64_t w0 = 0, w1 = 0;  // windows [w0, w1)
     std::unique_ptr<TopN> top;
     uint64_t read = 0;
     double taatMs = 0, scanMs = 0;
   };
-  std::vector<Part> parts(nunits);
-  for (uint32_t i = 0; i < nunits; i++) {
-    parts[i].w0 = wStart + uint64_t(nwin) * i / nunits * kWindowDocs;
-    parts[i].w1 = std::min<uint64_t>(hi, wStart + uint64_t(nwin) * (i + 1) / nunits * kWindowDocs);
-    parts[i].top = std::make_unique<TopN>(R);
-  }
   auto runPart = [&](Part& pt) {
     auto& wv = tls.wacc;
     if (wv.size() < kWindowDocs) wv.assign(kWindowDocs, 0.0f);  // invariant: all zero between searches
@@ -277,29 +280,54 @@ void searchFast(const Segment& s, const SegFilter& sf, const std::vector<Item>& 
       throw;
     }
   };
-  parallelFor(nunits, ways, [&](uint32_t i) { runPart(parts[i]); });
-  TopN& top = *parts[0].top;
-  uint64_t read = parts[0].read;
-  double taatMs = parts[0].taatMs, scanMs = parts[0].scanMs;
-  for (uint32_t i = 1; i < nunits; i++) {
-    for (auto& c : parts[i].top->items()) top.push(c.first, c.second);
-    read += parts[i].read;
-    taatMs += parts[i].taatMs;
-    scanMs += parts[i].scanMs;
+  std::vector<Scored> scored, known;
+  uint64_t read = 0, ncand = 0;
+  double taatMs = 0, scanMs = 0, rescoreMs = 0;
+  auto attempt = [&](size_t Rx) {
+    std::vector<Part> parts(nunits);
+    for (uint32_t i = 0; i < nunits; i++) {
+      parts[i].w0 = wStart + uint64_t(nwin) * i / nunits * kWindowDocs;
+      parts[i].w1 = std::min<uint64_t>(hi, wStart + uint64_t(nwin) * (i + 1) / nunits * kWindowDocs);
+      parts[i].top = std::make_unique<TopN>(Rx);
+    }
+    parallelFor(nunits, ways, [&](uint32_t i) { runPart(parts[i]); });
+    TopN& top = *parts[0].top;
+    read = parts[0].read;  // the postings of the run whose candidates are rescored (as one run reads)
+    taatMs += parts[0].taatMs;
+    scanMs += parts[0].scanMs;
+    for (uint32_t i = 1; i < nunits; i++) {
+      for (auto& c : parts[i].top->items()) top.push(c.first, c.second);
+      read += parts[i].read;
+      taatMs += parts[i].taatMs;
+      scanMs += parts[i].scanMs;
+    }
+    top.finish();
+    scored.clear();
+    scored.reserve(top.size());
+    ncand = top.size();
+    auto t0 = Clock::now();
+    // A split search rescores on the same threads, by the one-thread rule (the same documents rescored).
+    const bool complete = rescoreAdaptive(scored, top.items(), s, qd, p.k, certified, ways, Rx < R && top.full(), known);
+    if (stats) rescoreMs += msSince(t0);
+    return complete;
+  };
+  static_assert(kSpecCands % kChunk == 0, "the first list's chunks must be those of the full one");
+  // Only when R is at least twice as many (k 50 of 300 candidates, say, saves little and runs again often: 13 % more CPU
+  // measured) and the rule has room to stop before the end (a few chunks past its minimum).
+  const bool speculate = gSpeculate.load(std::memory_order_relaxed) && nunits == 1 && 2 * kSpecCands <= R &&
+                         minRescoredFor(p.k, certified) + 2 * kChunk <= kSpecCands;
+  const size_t R0 = speculate ? kSpecCands : R;
+  if (!attempt(R0)) {
+    known.swap(scored);
+    attempt(R);
   }
-  top.finish();
-  std::vector<Scored> scored;
-  scored.reserve(top.size());
-  auto t0 = Clock::now();
-  // A split search rescores on the same threads, by the one-thread rule (the same documents rescored).
-  rescoreAdaptive(scored, top.items(), s, qd, p.k, certified, ways);
   if (stats) {
     stats->postings += read;
-    stats->candidates += top.size();
+    stats->candidates += ncand;
     stats->rescored += scored.size();
     stats->taatMs += taatMs;
     stats->scanMs += scanMs;
-    stats->rescoreMs += msSince(t0);
+    stats->rescoreMs += rescoreMs;
     stats->threads = std::max<uint32_t>(stats->threads, ways);
   }
   for (auto& x : scored) {

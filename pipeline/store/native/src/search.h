@@ -68,7 +68,7 @@ struct SearchParams {
 };
 
 struct SearchStats {
-  uint64_t postings = 0;       // postings decoded
+  uint64_t postings = 0;       // postings decoded (a 'fast' search run again with all its candidates: its last run's)
   uint64_t postingsTotal = 0;  // postings of every list the query touches
   uint64_t candidates = 0;     // 'fast': documents selected by accumulator value for rescoring
   uint64_t rescored = 0;       // documents scored exactly
@@ -112,6 +112,12 @@ std::vector<float> postingSums(const Segment& s, const uint32_t* qidx, const flo
  * it (PrefixOrder, as far as read): candidates (acc[i], doc[i]) read up to each of reads[] in turn with the given
  * step; returns the first max(reads) documents. Equal to the first of a full sort by that order.
  */
+/**
+ * Tests: whether a one-thread 'fast' search first keeps only the best 256 candidates (and runs again with all of them
+ * when its rescoring might need more); on by default. Results are the same either way. Returns the state.
+ */
+bool setSpeculativeCandidates(bool on);
+
 /** Tests: TopN's cut (detail::selectBest) on candidates (acc[i], doc[i]): the k documents kept, the k-th last. */
 std::vector<uint32_t> candidateSelect(const float* acc, const uint32_t* doc, size_t n, size_t k);
 

@@ -219,10 +219,19 @@ uint64_t windowT(const Segment& s, std::vector<Cursor>& cur, uint32_t w0, uint32
   for (size_t ci = 0; ci < ncur; ci++) {
     Cursor& c = cur[ci];
     if (ci + 2 < ncur && cur[ci + 2].b < cur[ci + 2].nb) __builtin_prefetch(cur[ci + 2].B + cur[ci + 2].b);
-    if (ci + 1 < ncur && cur[ci + 1].b < cur[ci + 1].nb) __builtin_prefetch(cur[ci + 1].base + cur[ci + 1].B[cur[ci + 1].b].dataRel);
+    if (ci + 1 < ncur && cur[ci + 1].b < cur[ci + 1].nb) {
+      // The whole block (weights, then gaps: up to ~400 bytes), not only its first line: the gaps' load missed.
+      const uint8_t* nd = cur[ci + 1].base + cur[ci + 1].B[cur[ci + 1].b].dataRel;
+      for (int l = 0; l < 6; l++) __builtin_prefetch(nd + 64 * l);
+    }
     for (; c.b < c.nb; c.b++) {
       const BlockInfo& bk = c.B[c.b];
       if (bk.first >= w1) break;
+      // The list's next block, while this one is decoded.
+      if (c.b + 1 < c.nb) {
+        const uint8_t* nd = c.base + c.B[c.b + 1].dataRel;
+        for (int l = 0; l < 6; l++) __builtin_prefetch(nd + 64 * l);
+      }
       const uint32_t cnt = uint32_t(bk.cntm1) + 1;
       const uint8_t* data = c.base + bk.dataRel;
       const int8_t* w = reinterpret_cast<const int8_t*>(data);

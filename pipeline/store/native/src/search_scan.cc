@@ -1,4 +1,5 @@
-// Filters resolved against one segment (and the WAL tail's documents), and the candidate scan over an accumulator.
+// Filters resolved against one segment (and the WAL tail's documents), the candidate scan over an accumulator and
+// the top-N's cut, and the test hooks on candidates (candidateSelect, candidateOrder).
 #include "search_internal.h"
 
 #include "fwd_codec.h"
@@ -260,3 +261,33 @@ void scanTopFirstAt(float* acc, uint32_t lo, uint32_t hi, uint32_t docBase, cons
 }
 
 }  // namespace scdv::detail
+
+namespace scdv {
+
+using namespace detail;
+
+std::vector<uint32_t> candidateSelect(const float* acc, const uint32_t* doc, size_t n, size_t k) {
+  if (k == 0 || k > n) throw StoreError("candidateSelect: k must be in 1..n", "QUERY_INVALID");
+  std::vector<Cand> c(n);
+  for (size_t i = 0; i < n; i++) c[i] = Cand{acc[i], doc[i]};
+  selectBest(c.data(), n, k);
+  std::vector<uint32_t> out(k);
+  for (size_t i = 0; i < k; i++) out[i] = c[i].second;
+  return out;
+}
+
+std::vector<uint32_t> candidateOrder(const float* acc, const uint32_t* doc, size_t n, size_t step, const std::vector<size_t>& reads) {
+  std::vector<Cand> c(n);
+  for (size_t i = 0; i < n; i++) c[i] = Cand{acc[i], doc[i]};
+  PrefixOrder order(c.data(), c.data() + n, step, ByAccThenDoc());
+  size_t most = 0;
+  for (size_t m : reads) {
+    order.to(std::min(m, n));
+    most = std::max(most, std::min(m, n));
+  }
+  std::vector<uint32_t> out(most);
+  for (size_t i = 0; i < most; i++) out[i] = c[i].second;
+  return out;
+}
+
+}  // namespace scdv
