@@ -25,7 +25,8 @@ export const armFields = {
  *   scores: (ids: string[], v: import('../pipeline/events/arms.js').SparseVector) => Promise<Float64Array>,
  *   searchAsyncIds?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<{id: string, score: number}[]>,
  *   metas?: (ids: string[]) => any,
- *   searchRerankedAsync?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits>}} on
+ *   searchRerankedAsync?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits>,
+ *   searchRerankedByIdAsync?: (id: string, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits | null>}} on
  *   the collection searched through this arm (for searchCollection's candidate loop)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
  */
@@ -74,6 +75,10 @@ export function serveArm(ctx, sm, unit) {
         ...(this.asIndexed && coll.searchRerankedAsync ? {
           searchRerankedAsync: (/** @type {import('../pipeline/events/arms.js').SparseVector} */ v, /** @type {Record<string, any>} */ o,
             /** @type {import('../pipeline/store/collection.js').RerankSpec} */ spec) => /** @type {NonNullable<typeof coll.searchRerankedAsync>} */ (coll.searchRerankedAsync).call(coll, v, /** @type {any} */ (o), spec),
+        } : {}),
+        ...(this.asIndexed && coll.searchRerankedAsync && coll.searchRerankedByIdAsync ? {
+          searchRerankedByIdAsync: (/** @type {string} */ id, /** @type {Record<string, any>} */ o, /** @type {import('../pipeline/store/collection.js').RerankSpec} */ spec) =>
+            /** @type {NonNullable<typeof coll.searchRerankedByIdAsync>} */ (coll.searchRerankedByIdAsync).call(coll, id, /** @type {any} */ (o), spec),
         } : {}),
       };
     },

@@ -105,6 +105,8 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  *   searchAsync without the metadata
  * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions, spec: NativeRerankSpec) => Promise<NativeReranked>} searchRerankedAsync
  *   the related list's whole re-ranking on the libuv pool, from one snapshot (src/rerank.cc)
+ * @property {(id: string, opts: NativeSearchOptions, spec: NativeRerankSpec) => Promise<NativeReranked | null>} searchRerankedByIdAsync
+ *   the same with the stored vector of the live document `id` as the query, looked up on the pool (null: none)
  * @property {(ids: string[]) => (string | null)[]} metas each live document's metadata (JSON text), null when no
  *   live document has the id
  * @property {(id: string) => {meta: string, indices: Uint32Array, values: Float32Array} | null} get

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { openStore } from '../../pipeline/store/index.js';
-import { searchCollection } from '../../pipeline/match/rerank.js';
+import { searchCollection, searchCollectionById } from '../../pipeline/match/rerank.js';
 import { hybridDocs, HYBRID_WIDTH } from './shapes.js';
 import { rng, tempDir } from './helpers.js';
 
@@ -52,7 +52,8 @@ before(async () => {
   await coll.upsert(docs.slice(100, 130).map((d) => ({ ...d, meta: { ...d.meta, title: `${d.meta.title}+` } })));
   await coll.delete(docs.slice(130, 140).map((d) => d.id));
   for (let i = 0; i < 60; i++) queryIds.push(docs[Math.floor(r() * docs.length)].id);
-  queryIds.push(docs[0].id, docs[1].id, docs[4].id, 'twin-a', 'near2-7', docs[cut + 3].id, docs[105].id);
+  // docs[cut + 3] and the updated docs[105]: in the write buffer; docs[133]: deleted.
+  queryIds.push(docs[0].id, docs[1].id, docs[4].id, 'twin-a', 'near2-7', docs[cut + 3].id, docs[105].id, docs[133].id);
 });
 after(async () => {
   await store.close();
@@ -151,6 +152,38 @@ test('random queries (not stored documents, signed values): still equal', async 
   }
 });
 
+test('by id: the store looks the document\'s vector up itself (segments, write buffer, updated) and answers as by its vector', async () => {
+  let byId = 0;
+  const counting = { ...separate, searchRerankedByIdAsync: (/** @type {any[]} */ ...a) => { byId++; return coll.searchRerankedByIdAsync(a[0], a[1], a[2]); } };
+  let compared = 0;
+  for (const [j, id] of queryIds.entries()) {
+    const doc = coll.get(id);
+    const storeOptions = j % 2 ? { mode: 'fast', excludeIds: [id] } : { mode: 'exact', excludeIds: [id], excludeSites: ['c.example'] };
+    const options = optionsOf(j % 3 ? 0.8 : 0.5, j % 4 ? FEEDBACK : null);
+    const before = byId;
+    const nat = await searchCollectionById(counting, id, storeOptions, 10, options, SERVER);
+    assert.equal(byId, before + 1, 'the by-id call ran');
+    // Without the fused calls: the vector fetched, then searchReranked (the definition).
+    const js = await searchCollectionById(separate, id, storeOptions, 10, options, SERVER);
+    if (!doc) {
+      assert.equal(nat, null, `${id}: deleted`);
+      assert.equal(js, null, `${id}: deleted (JS path)`);
+      continue;
+    }
+    assertSame(js, nat, `by id ${id}`);
+    compared++;
+  }
+  assert.ok(compared >= 50, `${compared}`);
+  assert.ok(queryIds.some((id) => !coll.get(id)), 'a deleted document was asked for');
+  assert.equal(await coll.searchRerankedByIdAsync('no-such-doc', { k: 20 }, { want: 10, maxK: 100, head: 10, threshold: 0.8, feedback: FEEDBACK }), null);
+  // Options that the fused call does not do (a per-site cap): the JS path, from the fetched vector.
+  const capped = { ...optionsOf(0.8, FEEDBACK), maxPerSite: 2 };
+  const viaId = await searchCollectionById(counting, queryIds[0], { mode: 'fast', excludeIds: [queryIds[0]] }, 10, capped, SERVER);
+  const doc0 = /** @type {NonNullable<ReturnType<typeof coll.get>>} */ (coll.get(queryIds[0]));
+  const viaVector = await searchCollection(separate, doc0.vector, { mode: 'fast', excludeIds: [queryIds[0]] }, 10, capped, SERVER);
+  assert.equal(JSON.stringify(viaId), JSON.stringify(viaVector));
+});
+
 test('the fused call checks its arguments and answers an empty collection', async () => {
   const doc = /** @type {NonNullable<ReturnType<typeof coll.get>>} */ (coll.get('twin-a'));
   const spec = { want: 10, maxK: 100, head: 10, threshold: 0.8, feedback: FEEDBACK };
@@ -158,6 +191,10 @@ test('the fused call checks its arguments and answers an empty collection', asyn
   await assert.rejects(coll.searchRerankedAsync(doc.vector, { k: 200 }, spec), /maxK/);
   await assert.rejects(coll.searchRerankedAsync(doc.vector, { k: 20 }, { ...spec, threshold: /** @type {any} */ ('x') }), /threshold/);
   await assert.rejects(coll.searchRerankedAsync({ indices: [5, 3], values: [1, 1] }, { k: 20 }, spec), /increasing/);
+  await assert.rejects(coll.searchRerankedByIdAsync('twin-a', { k: 20 }, { ...spec, want: 0 }), /STORE_QUERY_INVALID|want/);
+  await assert.rejects(coll.searchRerankedByIdAsync('twin-a', { k: 200 }, spec), /maxK/);
+  await assert.rejects(coll.searchRerankedByIdAsync('', { k: 20 }, spec), /id/);
   const empty = store.collection('fused-empty', { width: HYBRID_WIDTH });
   assert.deepEqual(await empty.searchRerankedAsync(doc.vector, { k: 20 }, spec), { hits: [], dropped: [], searched: 20, fetched: 0 });
+  assert.equal(await empty.searchRerankedByIdAsync('twin-a', { k: 20 }, spec), null);
 });
