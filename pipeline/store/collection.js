@@ -47,12 +47,14 @@ function toHits(r) {
  * @property {number} head the pool's first ranks that must be certain (max(want, feedback docs))
  * @property {number | null} threshold near-duplicate collapsing above this similarity (null: none)
  * @property {{docs: number, weight: number} | null} feedback pseudo-relevance feedback (null or docs 0: none)
+ * @property {boolean} [fields] hits may carry `fields` instead of `meta`: the text JSON.stringify(resultItem(hit)) has
+ *   after its id and score (pipeline/match/index.js resultItemJson), given by the store where it can prove it equal
  */
 
 /**
  * @typedef {{id: string, duplicate_of?: string, similarity: number}} DroppedHit duplicate_of absent: of the query document
- * @typedef {{hits: {id: string, score: number, meta: string}[], dropped: DroppedHit[], searched: number, fetched: number}} RerankedHits
- *   meta: the stored JSON text
+ * @typedef {{hits: {id: string, score: number, meta: string | undefined, fields?: string}[], dropped: DroppedHit[], searched: number, fetched: number}} RerankedHits
+ *   meta: the stored JSON text; undefined when fields (spec.fields) take its place
  */
 
 /**
@@ -69,7 +71,9 @@ function nativeSpec(spec, k) {
   if (spec.threshold !== null && !Number.isFinite(spec.threshold)) throw fail('threshold must be a number or null');
   const fb = spec.feedback;
   if (fb !== null && (typeof fb !== 'object' || !int(fb.docs, 0) || !Number.isFinite(fb.weight))) throw fail('feedback must be {docs, weight} or null');
-  return { want: spec.want, maxK: spec.maxK, head: spec.head, threshold: spec.threshold, fbDocs: fb ? fb.docs : 0, fbWeight: fb ? fb.weight : 0 };
+  return {
+    want: spec.want, maxK: spec.maxK, head: spec.head, threshold: spec.threshold, fbDocs: fb ? fb.docs : 0, fbWeight: fb ? fb.weight : 0, fields: spec.fields === true,
+  };
 }
 
 /**
@@ -79,7 +83,11 @@ function nativeSpec(spec, k) {
  */
 function toReranked(r) {
   const hits = new Array(r.ids.length);
-  for (let i = 0; i < hits.length; i++) hits[i] = { id: r.ids[i], score: r.scores[i], meta: r.metas[i] };
+  const fields = r.fields;
+  for (let i = 0; i < hits.length; i++) {
+    const f = fields?.[i];
+    hits[i] = f === undefined ? { id: r.ids[i], score: r.scores[i], meta: r.metas[i] } : { id: r.ids[i], score: r.scores[i], meta: undefined, fields: f };
+  }
   const dropped = new Array(r.droppedIds.length);
   for (let i = 0; i < dropped.length; i++) {
     const of = r.droppedOf[i];

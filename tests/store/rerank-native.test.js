@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { openStore } from '../../pipeline/store/index.js';
 import { searchCollection, searchCollectionById } from '../../pipeline/match/rerank.js';
+import { resultItem, resultItemJson } from '../../pipeline/match/index.js';
 import { hybridDocs, HYBRID_WIDTH } from './shapes.js';
 import { rng, tempDir } from './helpers.js';
 
@@ -182,6 +183,41 @@ test('by id: the store looks the document\'s vector up itself (segments, write b
   const doc0 = /** @type {NonNullable<ReturnType<typeof coll.get>>} */ (coll.get(queryIds[0]));
   const viaVector = await searchCollection(separate, doc0.vector, { mode: 'fast', excludeIds: [queryIds[0]] }, 10, capped, SERVER);
   assert.equal(JSON.stringify(viaId), JSON.stringify(viaVector));
+});
+
+test('result item fields from the stored metadata text: resultItemJson gives JSON.stringify(resultItem) byte for byte', async () => {
+  const r = rng(3);
+  const pick = (/** @type {any[]} */ xs) => xs[Math.floor(r() * xs.length)];
+  // Characters JSON.stringify escapes (quotes, backslash, every control character), non-ASCII of 2, 3 and 4 UTF-8
+  // bytes, U+2028, DEL, lone surrogates (escaped as \udxxx: left to JSON.parse), and text that looks like escapes.
+  const chars = ['a', 'Z', ' ', '"', '\\', '/', '\u007f', '\u2028', 'é', 'サ', '😀', '\ud800', '\udfff', '\\u0041', ...Array.from({ length: 32 }, (_, i) => String.fromCharCode(i))];
+  const text = () => Array.from({ length: Math.floor(r() * 12) }, () => pick(chars)).join('');
+  const value = () => pick([text, text, text, () => null, () => Math.floor(r() * 1e6), () => [text()], () => ({ [text()]: text() }), () => true]);
+  const fields = ['title', 'url', 'published_at', 'category', 'site', 'body', 'x'];
+  const width = 16;
+  const local = store.collection('fields', { width });
+  const docs = Array.from({ length: 400 }, (_, i) => {
+    /** @type {Record<string, unknown>} */
+    const meta = {};
+    for (const f of [...fields].sort(() => r() - 0.5)) if (r() < 0.6) meta[f] = value()();
+    // published_at, site and category must be strings for the store (filters read them): the others vary freely.
+    for (const f of ['published_at', 'site', 'category']) if (meta[f] !== undefined && typeof meta[f] !== 'string') delete meta[f];
+    if (meta.published_at !== undefined) meta.published_at = pick(['2024-05-01', '2024-05-01T09:00:00+09:00']);
+    return { id: `f${i}`, vector: { indices: [i % (width - 1), width - 1], values: [1, 0.01 * (i % 7)] }, meta };
+  });
+  await local.upsert(docs);
+  const stored = new Map(docs.map((d) => [d.id, /** @type {string} */ (local.metas([d.id])[0])]));
+  let viaFields = 0;
+  let viaMeta = 0;
+  for (let i = 0; i < width - 1; i++) {
+    const res = await local.searchRerankedByIdAsync(`f${i}`, { k: 30, mode: 'exact' }, { want: 30, maxK: 30, head: 30, threshold: 2, feedback: null, fields: true });
+    for (const h of /** @type {NonNullable<typeof res>} */ (res).hits) {
+      const meta = /** @type {string} */ (stored.get(h.id));
+      assert.equal(resultItemJson(h), JSON.stringify(resultItem({ id: h.id, score: h.score, meta })), meta);
+      if (h.fields !== undefined) viaFields++; else viaMeta++;
+    }
+  }
+  assert.ok(viaFields > 100 && viaMeta > 20, `${viaFields} items from the store's fields, ${viaMeta} parsed`);
 });
 
 test('the fused call checks its arguments and answers an empty collection', async () => {

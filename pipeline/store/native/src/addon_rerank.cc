@@ -2,6 +2,7 @@
 // the event loop only converts the answer (the kept hits with their metadata text, the dropped records).
 #include "addon_js.h"
 #include "rerank.h"
+#include "result_fields.h"
 
 namespace scdv::js {
 
@@ -10,14 +11,22 @@ namespace {
 class RerankWorker : public Napi::AsyncWorker {
  public:
   // byId: the query is the stored vector of the live document `id` (q's vector unused), looked up in Execute.
-  RerankWorker(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, RerankSpec spec, bool byId, std::string id)
+  // fields: each kept hit's result item fields as JSON text (result_fields.h) where provable, its metadata text only
+  // where not (the event loop then neither decodes nor parses the metadata of most hits).
+  RerankWorker(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, RerankSpec spec, bool byId, std::string id,
+               bool fields)
       : Napi::AsyncWorker(env), st_(std::move(st)), width_(width), q_(std::move(q)), spec_(spec), byId_(byId), id_(std::move(id)),
-        deferred_(Napi::Promise::Deferred::New(env)) {}
+        fields_(fields), deferred_(Napi::Promise::Deferred::New(env)) {}
   Napi::Promise promise() { return deferred_.Promise(); }
   void Execute() override {
     try {
       if (byId_) r_ = searchRerankedById(*st_, width_, id_, q_.f, q_.p, spec_, found_);
       else r_ = searchReranked(*st_, width_, q_.idx.data(), q_.val.data(), static_cast<uint32_t>(q_.idx.size()), q_.f, q_.p, spec_);
+      if (fields_) {
+        fieldsText_.resize(r_.hits.size());
+        fieldsOk_.resize(r_.hits.size());
+        for (size_t i = 0; i < r_.hits.size(); i++) fieldsOk_[i] = resultFields(r_.hits[i].meta, fieldsText_[i]);
+      }
     } catch (const std::exception& e) {
       SetError(e.what());
     }
@@ -29,10 +38,12 @@ class RerankWorker : public Napi::AsyncWorker {
     const uint32_t n = static_cast<uint32_t>(r_.hits.size());
     Napi::Array ids = Napi::Array::New(env, n);
     Napi::Array metas = Napi::Array::New(env, n);
+    Napi::Array fields = fields_ ? Napi::Array::New(env, n) : Napi::Array();
     Napi::Float64Array scores = Napi::Float64Array::New(env, n);
     for (uint32_t i = 0; i < n; i++) {
       ids.Set(i, s(r_.hits[i].id));
-      metas.Set(i, s(r_.hits[i].meta));
+      if (fields_ && fieldsOk_[i]) fields.Set(i, s(fieldsText_[i]));
+      else metas.Set(i, s(r_.hits[i].meta));
       scores[i] = r_.hits[i].score;
     }
     const uint32_t m = static_cast<uint32_t>(r_.dropped.size());
@@ -49,6 +60,7 @@ class RerankWorker : public Napi::AsyncWorker {
     o.Set("ids", ids);
     o.Set("scores", scores);
     o.Set("metas", metas);
+    if (fields_) o.Set("fields", fields);
     o.Set("droppedIds", dIds);
     o.Set("droppedOf", dOf);
     o.Set("droppedSimilarity", dSim);
@@ -66,6 +78,9 @@ class RerankWorker : public Napi::AsyncWorker {
   bool byId_;
   std::string id_;
   bool found_ = true;
+  bool fields_;
+  std::vector<std::string> fieldsText_;
+  std::vector<bool> fieldsOk_;
   Napi::Promise::Deferred deferred_;
   RerankResult r_;
 };
@@ -76,7 +91,7 @@ uint32_t u32(const Napi::Object& o, const char* key) {
   return v.As<Napi::Number>().Uint32Value();
 }
 
-// The spec argument ({want, maxK, head, threshold: number | null, fbDocs, fbWeight}) of a query whose first pool is k.
+// The spec argument ({want, maxK, head, threshold: number | null, fbDocs, fbWeight, fields?}) of a query whose first pool is k.
 RerankSpec specFrom(const Napi::Value& v, uint32_t k) {
   Napi::Env env = v.Env();
   if (!v.IsObject()) throw Napi::TypeError::New(env, "searchRerankedAsync: spec must be an object");
@@ -93,8 +108,9 @@ RerankSpec specFrom(const Napi::Value& v, uint32_t k) {
   return spec;
 }
 
-Napi::Value queue(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, RerankSpec spec, bool byId, std::string id) {
-  auto* w = new RerankWorker(env, std::move(st), width, std::move(q), spec, byId, std::move(id));
+Napi::Value queue(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, RerankSpec spec, bool byId, std::string id,
+                  bool fields) {
+  auto* w = new RerankWorker(env, std::move(st), width, std::move(q), spec, byId, std::move(id), fields);
   Napi::Promise p = w->promise();
   w->Queue();
   return p;
@@ -105,7 +121,7 @@ Napi::Value queue(Napi::Env env, std::shared_ptr<const State> st, uint32_t width
 Napi::Value queueSearchReranked(const Napi::CallbackInfo& info, std::shared_ptr<const State> st, uint32_t width) {
   Query q = Query::from(info, width);
   const RerankSpec spec = specFrom(info[3], q.p.k);
-  return queue(info.Env(), std::move(st), width, std::move(q), spec, false, {});
+  return queue(info.Env(), std::move(st), width, std::move(q), spec, false, {}, info[3].As<Napi::Object>().Get("fields").ToBoolean());
 }
 
 Napi::Value queueSearchRerankedById(const Napi::CallbackInfo& info, std::shared_ptr<const State> st, uint32_t width) {
@@ -115,7 +131,8 @@ Napi::Value queueSearchRerankedById(const Napi::CallbackInfo& info, std::shared_
   Query q;
   q.readOptions(info[1].As<Napi::Object>());
   const RerankSpec spec = specFrom(info[2], q.p.k);
-  return queue(env, std::move(st), width, std::move(q), spec, true, info[0].As<Napi::String>().Utf8Value());
+  return queue(env, std::move(st), width, std::move(q), spec, true, info[0].As<Napi::String>().Utf8Value(),
+               info[2].As<Napi::Object>().Get("fields").ToBoolean());
 }
 
 }  // namespace scdv::js
