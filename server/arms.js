@@ -29,6 +29,7 @@ export const armFields = {
  *   searchRerankedByIdAsync?: (id: string, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits | null>}} on
  *   the collection searched through this arm (for searchCollection's candidate loop)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
+ * @property {(json: Buffer) => Buffer} spliceBytes the same for an answer serialised as UTF-8 bytes
  */
 
 /**
@@ -83,5 +84,6 @@ export function serveArm(ctx, sm, unit) {
       };
     },
     splice: (json) => (json === '{}' ? `{${head}}` : `{${head},${json.slice(1)}`),
+    spliceBytes: (json) => (json.length === 2 ? Buffer.from(`{${head}}`) : Buffer.concat([Buffer.from(`{${head},`), json.subarray(1)])),
   };
 }

@@ -413,7 +413,7 @@ function fusedCall(storeOptions, want, options, server) {
  * searchCollection with the stored vector of the document `id` as the query; null when the collection has no such
  * document. The native store looks the vector up itself, in the snapshot it searches (searchRerankedByIdAsync: no
  * vector crosses into JavaScript) when the fused call applies; else the vector is fetched first. Its hits may carry
- * `fields` in place of `meta` (RerankSpec.fields): serialise them with resultItemJson (pipeline/match/index.js).
+ * `fields` in place of `meta` (RerankSpec.fields): serialise them with answerBytes (pipeline/match/index.js).
  * @param {Parameters<typeof searchCollection>[0] & {searchRerankedByIdAsync?: (id: string, o: any,
  *   spec: import('../store/collection.js').RerankSpec) => Promise<import('../store/collection.js').RerankedHits | null>}} coll
  * @param {string} id

@@ -47,13 +47,13 @@ function toHits(r) {
  * @property {number} head the pool's first ranks that must be certain (max(want, feedback docs))
  * @property {number | null} threshold near-duplicate collapsing above this similarity (null: none)
  * @property {{docs: number, weight: number} | null} feedback pseudo-relevance feedback (null or docs 0: none)
- * @property {boolean} [fields] hits may carry `fields` instead of `meta`: the text JSON.stringify(resultItem(hit)) has
- *   after its id and score (pipeline/match/index.js resultItemJson), given by the store where it can prove it equal
+ * @property {boolean} [fields] hits may carry `fields` instead of `meta`: the UTF-8 bytes JSON.stringify(resultItem(hit))
+ *   has after its id and score (pipeline/match/index.js answerBytes), given by the store where it can prove them equal
  */
 
 /**
  * @typedef {{id: string, duplicate_of?: string, similarity: number}} DroppedHit duplicate_of absent: of the query document
- * @typedef {{hits: {id: string, score: number, meta: string | undefined, fields?: string}[], dropped: DroppedHit[], searched: number, fetched: number}} RerankedHits
+ * @typedef {{hits: {id: string, score: number, meta: string | undefined, fields?: Uint8Array}[], dropped: DroppedHit[], searched: number, fetched: number}} RerankedHits
  *   meta: the stored JSON text; undefined when fields (spec.fields) take its place
  */
 
@@ -83,10 +83,11 @@ function nativeSpec(spec, k) {
  */
 function toReranked(r) {
   const hits = new Array(r.ids.length);
-  const fields = r.fields;
+  const f = r.fields;
   for (let i = 0; i < hits.length; i++) {
-    const f = fields?.[i];
-    hits[i] = f === undefined ? { id: r.ids[i], score: r.scores[i], meta: r.metas[i] } : { id: r.ids[i], score: r.scores[i], meta: undefined, fields: f };
+    const meta = r.metas[i];
+    hits[i] = !f || meta !== undefined ? { id: r.ids[i], score: r.scores[i], meta }
+      : { id: r.ids[i], score: r.scores[i], meta, fields: f.bytes.subarray(f.offsets[i], f.offsets[i + 1]) };
   }
   const dropped = new Array(r.droppedIds.length);
   for (let i = 0; i < dropped.length; i++) {

@@ -75,8 +75,8 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
 /**
  * The re-ranked list: kept hits (ids, scores, metadata JSON text), the dropped duplicates (droppedOf null: of the
  * query document), the pool size finally searched and the stored vectors decoded. With spec.fields, fields[i] is hit
- * i's result item fields as JSON text and metas[i] undefined, or fields[i] undefined and metas[i] its metadata.
- * @typedef {{ids: string[], scores: Float64Array, metas: (string | undefined)[], fields?: (string | undefined)[], droppedIds: string[],
+ * i's result item fields, UTF-8 JSON text bytes[offsets[i], offsets[i + 1]), where metas[i] is undefined.
+ * @typedef {{ids: string[], scores: Float64Array, metas: (string | undefined)[], fields?: {bytes: Buffer, offsets: Uint32Array}, droppedIds: string[],
  *   droppedOf: (string | null)[], droppedSimilarity: Float64Array, searched: number, fetched: number}} NativeReranked
  */
 

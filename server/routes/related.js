@@ -1,7 +1,7 @@
 // Related documents: of an indexed document, of a page not indexed yet, and the similarity of two.
 import { sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { errors } from '../../pipeline/errors.js';
-import { resultItem, resultItemJson } from '../../pipeline/match/index.js';
+import { answerBytes, resultItem } from '../../pipeline/match/index.js';
 import { searchCollection, searchCollectionById } from '../../pipeline/match/rerank.js';
 import { errorResponses } from '../errors.js';
 import { collectionName, dateSchema, documentId, fromSchema, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
@@ -71,13 +71,12 @@ export default function relatedRoutes(app, ctx) {
         const r = await searchCollectionById(arm.on(coll), id, { mode, ...filters, excludeIds: [id] }, want, rr, s);
         if (!r) throw errors.DOCUMENT_NOT_FOUND(id, collection);
         end();
-        // The results last, their items serialised by resultItemJson (the store may have given their fields' text):
-        // the bytes JSON.stringify of the whole answer gives.
-        const head = JSON.stringify({ model: sm.name, collection, id, ...droppedFields(rr, r) });
-        return `${head.slice(0, -1)},"results":[${r.hits.slice(q.from).map(resultItemJson).join(',')}]}`;
+        // The serialised answer's UTF-8 bytes (the store may have given its items' fields as bytes): kept off the JS
+        // heap in the cache, written to the socket as they are.
+        return answerBytes({ model: sm.name, collection, id, ...droppedFields(rr, r) }, r.hits.slice(q.from));
       });
       metrics.relatedCache.inc({ result: hit ? 'hit' : 'miss' });
-      return reply.type('application/json; charset=utf-8').send(arm.splice(payload));
+      return reply.type('application/json; charset=utf-8').send(arm.spliceBytes(payload));
     } finally {
       models.release(sm);
     }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { openStore } from '../../pipeline/store/index.js';
 import { searchCollection, searchCollectionById } from '../../pipeline/match/rerank.js';
-import { resultItem, resultItemJson } from '../../pipeline/match/index.js';
+import { answerBytes, resultItem } from '../../pipeline/match/index.js';
 import { hybridDocs, HYBRID_WIDTH } from './shapes.js';
 import { rng, tempDir } from './helpers.js';
 
@@ -185,7 +185,7 @@ test('by id: the store looks the document\'s vector up itself (segments, write b
   assert.equal(JSON.stringify(viaId), JSON.stringify(viaVector));
 });
 
-test('result item fields from the stored metadata text: resultItemJson gives JSON.stringify(resultItem) byte for byte', async () => {
+test('result item fields from the stored metadata text: answerBytes gives the UTF-8 of JSON.stringify with resultItem byte for byte', async () => {
   const r = rng(3);
   const pick = (/** @type {any[]} */ xs) => xs[Math.floor(r() * xs.length)];
   // Characters JSON.stringify escapes (quotes, backslash, every control character), non-ASCII of 2, 3 and 4 UTF-8
@@ -211,11 +211,17 @@ test('result item fields from the stored metadata text: resultItemJson gives JSO
   let viaMeta = 0;
   for (let i = 0; i < width - 1; i++) {
     const res = await local.searchRerankedByIdAsync(`f${i}`, { k: 30, mode: 'exact' }, { want: 30, maxK: 30, head: 30, threshold: 2, feedback: null, fields: true });
-    for (const h of /** @type {NonNullable<typeof res>} */ (res).hits) {
+    const hits = /** @type {NonNullable<typeof res>} */ (res).hits;
+    for (const h of hits) {
       const meta = /** @type {string} */ (stored.get(h.id));
-      assert.equal(resultItemJson(h), JSON.stringify(resultItem({ id: h.id, score: h.score, meta })), meta);
+      const one = answerBytes({}, [h]).toString('utf8');
+      assert.equal(one, JSON.stringify({ results: [resultItem({ id: h.id, score: h.score, meta })] }), meta);
       if (h.fields !== undefined) viaFields++; else viaMeta++;
     }
+    // A whole answer: other fields first (non-ASCII among them), then every item.
+    const head = { model: 'm', collection: 'fields', id: `f${i}`, note: 'サッカー "x"', dropped: [] };
+    const want = JSON.stringify({ ...head, results: hits.map((h) => resultItem({ id: h.id, score: h.score, meta: stored.get(h.id) })) });
+    assert.ok(answerBytes(head, hits).equals(Buffer.from(want)), `answer ${i}`);
   }
   assert.ok(viaFields > 100 && viaMeta > 20, `${viaFields} items from the store's fields, ${viaMeta} parsed`);
 });

@@ -11,8 +11,9 @@ namespace {
 class RerankWorker : public Napi::AsyncWorker {
  public:
   // byId: the query is the stored vector of the live document `id` (q's vector unused), looked up in Execute.
-  // fields: each kept hit's result item fields as JSON text (result_fields.h) where provable, its metadata text only
-  // where not (the event loop then neither decodes nor parses the metadata of most hits).
+  // fields: each kept hit's result item fields as UTF-8 JSON text (result_fields.h) where provable, its metadata text
+  // only where not: the event loop then neither decodes nor parses the metadata of most hits, and the answer's bytes
+  // are copied, not encoded.
   RerankWorker(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, RerankSpec spec, bool byId, std::string id,
                bool fields)
       : Napi::AsyncWorker(env), st_(std::move(st)), width_(width), q_(std::move(q)), spec_(spec), byId_(byId), id_(std::move(id)),
@@ -38,11 +39,14 @@ class RerankWorker : public Napi::AsyncWorker {
     const uint32_t n = static_cast<uint32_t>(r_.hits.size());
     Napi::Array ids = Napi::Array::New(env, n);
     Napi::Array metas = Napi::Array::New(env, n);
-    Napi::Array fields = fields_ ? Napi::Array::New(env, n) : Napi::Array();
     Napi::Float64Array scores = Napi::Float64Array::New(env, n);
+    // fields: {bytes, offsets}: hit i's fields are bytes[offsets[i], offsets[i + 1]) when metas[i] is not set.
+    std::string all;
+    Napi::Uint32Array offsets = fields_ ? Napi::Uint32Array::New(env, n + 1) : Napi::Uint32Array();
     for (uint32_t i = 0; i < n; i++) {
       ids.Set(i, s(r_.hits[i].id));
-      if (fields_ && fieldsOk_[i]) fields.Set(i, s(fieldsText_[i]));
+      if (fields_) offsets[i] = static_cast<uint32_t>(all.size());
+      if (fields_ && fieldsOk_[i]) all += fieldsText_[i];
       else metas.Set(i, s(r_.hits[i].meta));
       scores[i] = r_.hits[i].score;
     }
@@ -60,7 +64,13 @@ class RerankWorker : public Napi::AsyncWorker {
     o.Set("ids", ids);
     o.Set("scores", scores);
     o.Set("metas", metas);
-    if (fields_) o.Set("fields", fields);
+    if (fields_) {
+      offsets[n] = static_cast<uint32_t>(all.size());
+      Napi::Object f = Napi::Object::New(env);
+      f.Set("bytes", Napi::Buffer<char>::Copy(env, all.data(), all.size()));
+      f.Set("offsets", offsets);
+      o.Set("fields", f);
+    }
     o.Set("droppedIds", dIds);
     o.Set("droppedOf", dOf);
     o.Set("droppedSimilarity", dSim);
