@@ -25,9 +25,11 @@ export const armFields = {
  *   scores: (ids: string[], v: import('../pipeline/events/arms.js').SparseVector) => Promise<Float64Array>,
  *   searchAsyncIds?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<{id: string, score: number}[]>,
  *   metas?: (ids: string[]) => any,
- *   searchRerankedAsync?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits>}} on
+ *   searchRerankedAsync?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits>,
+ *   searchRerankedByIdAsync?: (id: string, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits | null>}} on
  *   the collection searched through this arm (for searchCollection's candidate loop)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
+ * @property {(json: Buffer) => Buffer} spliceBytes the same for an answer serialised as UTF-8 bytes
  */
 
 /**
@@ -75,8 +77,13 @@ export function serveArm(ctx, sm, unit) {
           searchRerankedAsync: (/** @type {import('../pipeline/events/arms.js').SparseVector} */ v, /** @type {Record<string, any>} */ o,
             /** @type {import('../pipeline/store/collection.js').RerankSpec} */ spec) => /** @type {NonNullable<typeof coll.searchRerankedAsync>} */ (coll.searchRerankedAsync).call(coll, v, /** @type {any} */ (o), spec),
         } : {}),
+        ...(this.asIndexed && coll.searchRerankedAsync && coll.searchRerankedByIdAsync ? {
+          searchRerankedByIdAsync: (/** @type {string} */ id, /** @type {Record<string, any>} */ o, /** @type {import('../pipeline/store/collection.js').RerankSpec} */ spec) =>
+            /** @type {NonNullable<typeof coll.searchRerankedByIdAsync>} */ (coll.searchRerankedByIdAsync).call(coll, id, /** @type {any} */ (o), spec),
+        } : {}),
       };
     },
     splice: (json) => (json === '{}' ? `{${head}}` : `{${head},${json.slice(1)}`),
+    spliceBytes: (json) => (json.length === 2 ? Buffer.from(`{${head}}`) : Buffer.concat([Buffer.from(`{${head},`), json.subarray(1)])),
   };
 }

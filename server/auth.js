@@ -45,14 +45,16 @@ export function keyChecker(hashes) {
  */
 export function accessHook(cfg) {
   const check = keyChecker(cfg.apiKeyHashes);
-  return async (request, reply) => {
+  // Callback-style (not async): no promise per request. A refusal sends the answer and does not call done (the
+  // request goes no further).
+  return (request, reply, done) => {
     /** @type {Access} */
     const access = /** @type {any} */ (request.routeOptions.config)?.access ?? 'read';
-    if (access === 'open' || (access === 'read' && cfg.openReads)) return;
+    if (access === 'open' || (access === 'read' && cfg.openReads)) return done();
     const key = presentedKey(request.headers);
-    if (key !== undefined && check(key)) return;
+    if (key !== undefined && check(key)) return done();
     const e = key === undefined ? errors.UNAUTHORIZED() : errors.FORBIDDEN(access === 'write' ? 'write and admin routes' : 'this route');
     if (key === undefined) reply.header('www-authenticate', 'Bearer');
-    return reply.code(e.status).send(errorBody(e));
+    reply.code(e.status).send(errorBody(e));
   };
 }

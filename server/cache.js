@@ -2,7 +2,8 @@
 // contents, and the same popular articles are asked for on every page view, so a result is kept with the
 // collection's version (the store's manifest generation and write-ahead-log position: any write by any
 // process changes it, and this process sees the change within the store's refresh interval, 100 ms) and
-// reused while that version holds. A hit is therefore exactly what a live search would answer now.
+// reused while that version holds. A hit is therefore exactly what a live search would answer now. Only answers
+// asked for more than once are kept (ResultCache.get): the popular ones the cache is for.
 
 /**
  * The state fingerprint of a collection: changes whenever a document is written or deleted, by any process.
@@ -29,6 +30,12 @@ export class ResultCache {
     this.versions = new Map();
     /** @type {Map<string, {version: string, value: any}>} insertion order = recency (re-inserted on hit) */
     this.map = new Map();
+    /**
+     * Keys computed once and not kept (the admission rule in get): at most maxEntries, forgotten all at once when
+     * full. A key costs a few dozen bytes here, where a kept answer costs kilobytes that live until evicted.
+     * @type {Set<string>}
+     */
+    this.seen = new Set();
     this.hits = 0;
     this.misses = 0;
   }
@@ -63,10 +70,15 @@ export class ResultCache {
   forgetCollection(id) {
     this.versions.delete(id);
     for (const key of this.map.keys()) if (key.startsWith(`${id}\0`)) this.map.delete(key);
+    for (const key of this.seen) if (key.startsWith(`${id}\0`)) this.seen.delete(key);
   }
 
   /**
-   * The cached value for `key` at `version`, else the computed one (then cached); with whether it was a hit.
+   * The cached value for `key` at `version`, else the computed one; with whether it was a hit. A computed value is
+   * kept when its key was asked for before (computed once recently, or kept at an older version): an answer asked
+   * for once is not cached, so a load that asks for every article once does not churn the cache (an insert and an
+   * eviction of a kilobytes-long answer per request, garbage for the collector), while an article asked for twice
+   * is served from the cache from its third request on.
    * @template T
    * @param {string} key
    * @param {string} version
@@ -84,6 +96,11 @@ export class ResultCache {
     }
     this.misses++;
     const value = await compute();
+    if (!e && !this.seen.delete(key)) {
+      if (this.seen.size >= this.max) this.seen.clear();
+      this.seen.add(key);
+      return { value, hit: false };
+    }
     this.map.delete(key);
     this.map.set(key, { version, value });
     if (this.map.size > this.max) this.map.delete(/** @type {string} */ (this.map.keys().next().value));

@@ -48,6 +48,46 @@ export function resultItem(hit) {
 }
 
 /**
+ * The UTF-8 bytes of JSON.stringify({...head, results: hits.map(resultItem)}), with the items of hits that carry
+ * `fields` (the UTF-8 text of their metadata fields as JSON.stringify writes them after id and score: the native
+ * store's fused call gives them only where it proves them equal, src/result_fields.h) copied rather than parsed
+ * and serialised: the event loop neither decodes, parses nor re-encodes those hits' metadata.
+ * @param {Record<string, unknown>} head the answer's fields before `results`
+ * @param {{id: string, score: number, meta: any, fields?: Uint8Array, ranking_score?: number}[]} hits
+ * @returns {Buffer}
+ */
+export function answerBytes(head, hits) {
+  const h = JSON.stringify(head);
+  /** @type {(string | Uint8Array)[]} */
+  const parts = [];
+  let text = `${h.slice(0, -1)}${h.length > 2 ? ',' : ''}"results":[`;
+  for (let i = 0; i < hits.length; i++) {
+    const hit = hits[i];
+    if (i) text += ',';
+    if (hit.fields === undefined || hit.ranking_score !== undefined) {
+      text += JSON.stringify(resultItem(hit));
+      continue;
+    }
+    parts.push(`${text}{"id":${JSON.stringify(hit.id)},"score":${JSON.stringify(hit.score)}`, hit.fields);
+    text = '}';
+  }
+  parts.push(`${text}]}`);
+  let total = 0;
+  for (const p of parts) total += typeof p === 'string' ? Buffer.byteLength(p) : p.length;
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const p of parts) {
+    if (typeof p === 'string') {
+      at += out.write(p, at);
+    } else {
+      out.set(p, at);
+      at += p.length;
+    }
+  }
+  return out;
+}
+
+/**
  * @typedef {object} MatchEntry
  * @property {string} model
  * @property {string} source

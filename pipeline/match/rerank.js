@@ -371,15 +371,8 @@ export async function storedVectors(coll, ids) {
  * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], searched: number, fetched: number}>}
  */
 export function searchCollection(coll, vector, storeOptions, want, options, server) {
-  // The whole re-ranking in the store, on its thread pool (the native store's fused call): when the options need
-  // no metadata during the walk (no recency, no per-site cap) and something is re-ranked at all.
-  const fb = activeFeedback(options);
-  if (coll.searchRerankedAsync && options.halfLifeMs === null && options.maxPerSite === null && (fb || options.duplicateThreshold !== null)) {
-    const { n, head } = poolPlan(want, server.maxK, options, server.rerank);
-    return coll.searchRerankedAsync(vector, { ...storeOptions, k: n }, {
-      want, maxK: server.maxK, head, threshold: options.duplicateThreshold, feedback: fb ? { docs: fb.docs, weight: fb.weight } : null,
-    });
-  }
+  const fused = coll.searchRerankedAsync && fusedCall(storeOptions, want, options, server);
+  if (fused) return /** @type {NonNullable<typeof coll.searchRerankedAsync>} */ (coll.searchRerankedAsync)(vector, fused.opts, fused.spec);
   // The pool without metadata, the kept hits' fetched after: when the backend has both calls (the native store).
   const lean = coll.searchAsyncIds && coll.metas ? { searchIds: coll.searchAsyncIds, metas: coll.metas } : null;
   return searchReranked({
@@ -394,6 +387,47 @@ export function searchCollection(coll, vector, storeOptions, want, options, serv
     ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,
   });
+}
+
+/**
+ * The arguments of the store's fused call (searchRerankedAsync and its by-id form), or null when it does not apply:
+ * the whole re-ranking runs in the store, on its thread pool, when the options need no metadata during the walk (no
+ * recency, no per-site cap) and something is re-ranked at all.
+ * @param {Record<string, any>} storeOptions
+ * @param {number} want
+ * @param {RerankOptions} options
+ * @param {{maxK: number, rerank: {poolFactor: number, poolMin: number}}} server
+ */
+function fusedCall(storeOptions, want, options, server) {
+  const fb = activeFeedback(options);
+  if (options.halfLifeMs !== null || options.maxPerSite !== null || !(fb || options.duplicateThreshold !== null)) return null;
+  const { n, head } = poolPlan(want, server.maxK, options, server.rerank);
+  return {
+    opts: { ...storeOptions, k: n },
+    /** @type {import('../store/collection.js').RerankSpec} */
+    spec: { want, maxK: server.maxK, head, threshold: options.duplicateThreshold, feedback: fb ? { docs: fb.docs, weight: fb.weight } : null },
+  };
+}
+
+/**
+ * searchCollection with the stored vector of the document `id` as the query; null when the collection has no such
+ * document. The native store looks the vector up itself, in the snapshot it searches (searchRerankedByIdAsync: no
+ * vector crosses into JavaScript) when the fused call applies; else the vector is fetched first. Its hits may carry
+ * `fields` in place of `meta` (RerankSpec.fields): serialise them with answerBytes (pipeline/match/index.js).
+ * @param {Parameters<typeof searchCollection>[0] & {searchRerankedByIdAsync?: (id: string, o: any,
+ *   spec: import('../store/collection.js').RerankSpec) => Promise<import('../store/collection.js').RerankedHits | null>}} coll
+ * @param {string} id
+ * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
+ * @param {number} want
+ * @param {RerankOptions} options
+ * @param {{maxK: number, rerank: {poolFactor: number, poolMin: number}}} server config.server
+ * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], searched: number, fetched: number} | null>}
+ */
+export async function searchCollectionById(coll, id, storeOptions, want, options, server) {
+  const fused = coll.searchRerankedByIdAsync && fusedCall(storeOptions, want, options, server);
+  if (fused) return /** @type {NonNullable<typeof coll.searchRerankedByIdAsync>} */ (coll.searchRerankedByIdAsync)(id, fused.opts, { ...fused.spec, fields: true });
+  const [vector] = await storedVectors(coll, [id]);
+  return vector ? searchCollection(coll, vector, storeOptions, want, options, server) : null;
 }
 
 /**

@@ -47,13 +47,56 @@ function toHits(r) {
  * @property {number} head the pool's first ranks that must be certain (max(want, feedback docs))
  * @property {number | null} threshold near-duplicate collapsing above this similarity (null: none)
  * @property {{docs: number, weight: number} | null} feedback pseudo-relevance feedback (null or docs 0: none)
+ * @property {boolean} [fields] hits may carry `fields` instead of `meta`: the UTF-8 bytes JSON.stringify(resultItem(hit))
+ *   has after its id and score (pipeline/match/index.js answerBytes), given by the store where it can prove them equal
  */
 
 /**
  * @typedef {{id: string, duplicate_of?: string, similarity: number}} DroppedHit duplicate_of absent: of the query document
- * @typedef {{hits: {id: string, score: number, meta: string}[], dropped: DroppedHit[], searched: number, fetched: number}} RerankedHits
- *   meta: the stored JSON text
+ * @typedef {{hits: {id: string, score: number, meta: string | undefined, fields?: Uint8Array}[], dropped: DroppedHit[], searched: number, fetched: number}} RerankedHits
+ *   meta: the stored JSON text; undefined when fields (spec.fields) take its place
  */
+
+/**
+ * A RerankSpec checked (STORE_QUERY_INVALID names the problem) and spelled for the addon.
+ * @param {RerankSpec} spec
+ * @param {number} k the first pool
+ * @returns {import('./native.js').NativeRerankSpec}
+ */
+function nativeSpec(spec, k) {
+  const fail = (/** @type {string} */ m) => errors.STORE_QUERY_INVALID(`searchRerankedAsync: ${m}`);
+  const int = (/** @type {unknown} */ x, /** @type {number} */ min) => typeof x === 'number' && Number.isInteger(x) && x >= min && x < 2 ** 32;
+  if (!spec || typeof spec !== 'object') throw fail('spec must be an object');
+  if (!int(spec.want, 1) || !int(spec.maxK, k) || !int(spec.head, 1)) throw fail('want and head must be positive integers, maxK at least k');
+  if (spec.threshold !== null && !Number.isFinite(spec.threshold)) throw fail('threshold must be a number or null');
+  const fb = spec.feedback;
+  if (fb !== null && (typeof fb !== 'object' || !int(fb.docs, 0) || !Number.isFinite(fb.weight))) throw fail('feedback must be {docs, weight} or null');
+  return {
+    want: spec.want, maxK: spec.maxK, head: spec.head, threshold: spec.threshold, fbDocs: fb ? fb.docs : 0, fbWeight: fb ? fb.weight : 0, fields: spec.fields === true,
+  };
+}
+
+/**
+ * The addon's re-ranked list as RerankedHits.
+ * @param {import('./native.js').NativeReranked} r
+ * @returns {RerankedHits}
+ */
+function toReranked(r) {
+  const hits = new Array(r.ids.length);
+  const f = r.fields;
+  for (let i = 0; i < hits.length; i++) {
+    const meta = r.metas[i];
+    hits[i] = !f || meta !== undefined ? { id: r.ids[i], score: r.scores[i], meta }
+      : { id: r.ids[i], score: r.scores[i], meta, fields: f.bytes.subarray(f.offsets[i], f.offsets[i + 1]) };
+  }
+  const dropped = new Array(r.droppedIds.length);
+  for (let i = 0; i < dropped.length; i++) {
+    const of = r.droppedOf[i];
+    // The JS path's record shapes, key order included (the answer's bytes).
+    dropped[i] = of === null ? { id: r.droppedIds[i], similarity: r.droppedSimilarity[i] } : { id: r.droppedIds[i], duplicate_of: of, similarity: r.droppedSimilarity[i] };
+  }
+  return { hits, dropped, searched: r.searched, fetched: r.fetched };
+}
 
 /**
  * Opens the collection's engine: with `create`, creating the collection on disk when missing; without, null
@@ -228,26 +271,28 @@ export class Collection {
    */
   async searchRerankedAsync(vector, opts, spec) {
     const q = this.#searchArgs(vector, opts);
-    const fail = (/** @type {string} */ m) => errors.STORE_QUERY_INVALID(`searchRerankedAsync: ${m}`);
-    const int = (/** @type {unknown} */ x, /** @type {number} */ min) => typeof x === 'number' && Number.isInteger(x) && x >= min && x < 2 ** 32;
-    if (!spec || typeof spec !== 'object') throw fail('spec must be an object');
-    if (!int(spec.want, 1) || !int(spec.maxK, q.options.k) || !int(spec.head, 1)) throw fail('want and head must be positive integers, maxK at least k');
-    if (spec.threshold !== null && !Number.isFinite(spec.threshold)) throw fail('threshold must be a number or null');
-    const fb = spec.feedback;
-    if (fb !== null && (typeof fb !== 'object' || !int(fb.docs, 0) || !Number.isFinite(fb.weight))) throw fail('feedback must be {docs, weight} or null');
+    const native = nativeSpec(spec, q.options.k);
     if (!q.engine) return { hits: [], dropped: [], searched: q.options.k, fetched: 0 };
-    const r = await q.engine.searchRerankedAsync(q.indices, q.values, q.options, {
-      want: spec.want, maxK: spec.maxK, head: spec.head, threshold: spec.threshold, fbDocs: fb ? fb.docs : 0, fbWeight: fb ? fb.weight : 0,
-    });
-    const hits = new Array(r.ids.length);
-    for (let i = 0; i < hits.length; i++) hits[i] = { id: r.ids[i], score: r.scores[i], meta: r.metas[i] };
-    const dropped = new Array(r.droppedIds.length);
-    for (let i = 0; i < dropped.length; i++) {
-      const of = r.droppedOf[i];
-      // The JS path's record shapes, key order included (the answer's bytes).
-      dropped[i] = of === null ? { id: r.droppedIds[i], similarity: r.droppedSimilarity[i] } : { id: r.droppedIds[i], duplicate_of: of, similarity: r.droppedSimilarity[i] };
-    }
-    return { hits, dropped, searched: r.searched, fetched: r.fetched };
+    return toReranked(await q.engine.searchRerankedAsync(q.indices, q.values, q.options, native));
+  }
+
+  /**
+   * searchRerankedAsync with the stored vector of the document `id` as the query, looked up on the pool in the same
+   * snapshot the search reads (the related-by-id list: no vector crosses into JavaScript); null when no live
+   * document has the id. Its answer is searchRerankedAsync's for that vector (tests/store/rerank-native.test.js).
+   * @param {string | number} id
+   * @param {import('./validate.js').SearchOptions & {k: number}} opts the search's options, k: the first pool
+   * @param {RerankSpec} spec
+   * @returns {Promise<RerankedHits | null>}
+   */
+  async searchRerankedByIdAsync(id, opts, spec) {
+    const key = normalizeId(id);
+    const engine = this.#existing();
+    const options = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
+    const native = nativeSpec(spec, options.k);
+    if (!engine) return null;
+    const r = await engine.searchRerankedByIdAsync(key, options, native);
+    return r && toReranked(r);
   }
 
   /**

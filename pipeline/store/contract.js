@@ -30,6 +30,9 @@
  * @property {(vector: import('./validate.js').SparseVectorInput, opts: import('./validate.js').SearchOptions & {k: number}, spec: import('./collection.js').RerankSpec) => Promise<import('./collection.js').RerankedHits>} [searchRerankedAsync]
  *   optional: the related list's whole re-ranking (pipeline/match/rerank.js searchReranked, no recency or per-site cap)
  *   in one call (the native store, on its thread pool); callers run searchReranked without it
+ * @property {(id: string, opts: import('./validate.js').SearchOptions & {k: number}, spec: import('./collection.js').RerankSpec) => Promise<import('./collection.js').RerankedHits | null>} [searchRerankedByIdAsync]
+ *   optional, with searchRerankedAsync: the same with a stored document's vector as the query, looked up in the
+ *   store (null: no live document has the id)
  * @property {() => Promise<Iterable<string>>} ids
  * @property {() => MaybePromise<number>} version grows whenever the contents may have changed
  * @property {() => MaybePromise<number>} count live documents

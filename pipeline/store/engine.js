@@ -231,6 +231,16 @@ export class NativeEngine {
   }
 
   /**
+   * searchRerankedAsync with a live document's stored vector as the query (null: no live document has the id).
+   * @param {string} id
+   * @param {import('./native.js').NativeSearchOptions} opts
+   * @param {import('./native.js').NativeRerankSpec} spec
+   */
+  searchRerankedByIdAsync(id, opts, spec) {
+    return this.#inSearchLane((view) => view.searchRerankedByIdAsync(id, opts, spec));
+  }
+
+  /**
    * One search on the libuv pool, at most searchLanes() at once: the store's writes keep threads there
    * (search-lanes.js). The view is the one readable when the search starts (it may have waited for a lane).
    * @template T

@@ -68,15 +68,16 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
 /**
  * What searchRerankedAsync does besides searching (pipeline/match/rerank.js, searchReranked): opts.k is the first
  * pool, doubled up to maxK while results are missing; head: the pool's ranks certified; threshold null: no collapse;
- * fbDocs 0: no feedback.
- * @typedef {{want: number, maxK: number, head: number, threshold: number | null, fbDocs: number, fbWeight: number}} NativeRerankSpec
+ * fbDocs 0: no feedback; fields: the kept hits' result item fields as JSON text where provable (src/result_fields.h).
+ * @typedef {{want: number, maxK: number, head: number, threshold: number | null, fbDocs: number, fbWeight: number, fields?: boolean}} NativeRerankSpec
  */
 
 /**
  * The re-ranked list: kept hits (ids, scores, metadata JSON text), the dropped duplicates (droppedOf null: of the
- * query document), the pool size finally searched and the stored vectors decoded.
- * @typedef {{ids: string[], scores: Float64Array, metas: string[], droppedIds: string[], droppedOf: (string | null)[],
- *   droppedSimilarity: Float64Array, searched: number, fetched: number}} NativeReranked
+ * query document), the pool size finally searched and the stored vectors decoded. With spec.fields, fields[i] is hit
+ * i's result item fields, UTF-8 JSON text bytes[offsets[i], offsets[i + 1]), where metas[i] is undefined.
+ * @typedef {{ids: string[], scores: Float64Array, metas: (string | undefined)[], fields?: {bytes: Buffer, offsets: Uint32Array}, droppedIds: string[],
+ *   droppedOf: (string | null)[], droppedSimilarity: Float64Array, searched: number, fetched: number}} NativeReranked
  */
 
 /**
@@ -105,6 +106,8 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  *   searchAsync without the metadata
  * @property {(indices: Uint32Array, values: Float32Array, opts: NativeSearchOptions, spec: NativeRerankSpec) => Promise<NativeReranked>} searchRerankedAsync
  *   the related list's whole re-ranking on the libuv pool, from one snapshot (src/rerank.cc)
+ * @property {(id: string, opts: NativeSearchOptions, spec: NativeRerankSpec) => Promise<NativeReranked | null>} searchRerankedByIdAsync
+ *   the same with the stored vector of the live document `id` as the query, looked up on the pool (null: none)
  * @property {(ids: string[]) => (string | null)[]} metas each live document's metadata (JSON text), null when no
  *   live document has the id
  * @property {(id: string) => {meta: string, indices: Uint32Array, values: Float32Array} | null} get

@@ -1,8 +1,8 @@
 // Related documents: of an indexed document, of a page not indexed yet, and the similarity of two.
 import { sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { errors } from '../../pipeline/errors.js';
-import { resultItem } from '../../pipeline/match/index.js';
-import { searchCollection, storedVectors } from '../../pipeline/match/rerank.js';
+import { answerBytes, resultItem } from '../../pipeline/match/index.js';
+import { searchCollection, searchCollectionById } from '../../pipeline/match/rerank.js';
 import { errorResponses } from '../errors.js';
 import { collectionName, dateSchema, documentId, fromSchema, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
 import {
@@ -65,16 +65,18 @@ export default function relatedRoutes(app, ctx) {
       // The serialised reply is what is cached (per arm, not per user): a hit costs a map lookup and a socket write.
       const key = `${cid}\0${id}\0${arm.method}\0${JSON.stringify(params)}${q.recency_half_life === undefined ? '' : `\0${now}`}`;
       const { value: payload, hit } = await cache.get(key, await cache.version(cid, coll), async () => {
-        // The vector alone (the document's metadata is not part of the answer).
-        const [vector] = await storedVectors(coll, [id]);
-        if (!vector) throw errors.DOCUMENT_NOT_FOUND(id, collection);
+        // The document's vector is the query (its metadata is not part of the answer): looked up by the store itself
+        // when it can. A missing document is timed by no search.
         const end = metrics.searchDuration.startTimer({ kind: 'related' });
-        const r = await searchCollection(arm.on(coll), vector, { mode, ...filters, excludeIds: [id] }, want, rr, s);
+        const r = await searchCollectionById(arm.on(coll), id, { mode, ...filters, excludeIds: [id] }, want, rr, s);
+        if (!r) throw errors.DOCUMENT_NOT_FOUND(id, collection);
         end();
-        return JSON.stringify({ model: sm.name, collection, id, ...droppedFields(rr, r), results: r.hits.slice(q.from).map(resultItem) });
+        // The serialised answer's UTF-8 bytes (the store may have given its items' fields as bytes): kept off the JS
+        // heap in the cache, written to the socket as they are.
+        return answerBytes({ model: sm.name, collection, id, ...droppedFields(rr, r) }, r.hits.slice(q.from));
       });
       metrics.relatedCache.inc({ result: hit ? 'hit' : 'miss' });
-      return reply.type('application/json; charset=utf-8').send(arm.splice(payload));
+      return reply.type('application/json; charset=utf-8').send(arm.spliceBytes(payload));
     } finally {
       models.release(sm);
     }

@@ -139,42 +139,68 @@ test('related answers from the lean candidate pool (ids and scores, the kept hit
   }
 });
 
-test('related answers from the store\'s fused re-ranking (one native call) are byte for byte those of the JS path', async () => {
+test('related answers from the store\'s fused re-ranking (one native call, by vector or by id) are byte for byte those of the JS path', async () => {
   const { Collection } = await import('../../pipeline/store/collection.js');
-  const fused = Collection.prototype.searchRerankedAsync;
-  let calls = 0;
-  /** The route's answer with the fused call on or off (the reply cache emptied first; request_id set aside). */
-  const answer = async (/** @type {boolean} */ on, /** @type {import('light-my-request').InjectOptions | string} */ opts) => {
+  const names = /** @type {const} */ (['searchRerankedAsync', 'searchRerankedByIdAsync']);
+  const real = { searchRerankedAsync: Collection.prototype.searchRerankedAsync, searchRerankedByIdAsync: Collection.prototype.searchRerankedByIdAsync };
+  const calls = { searchRerankedAsync: 0, searchRerankedByIdAsync: 0 };
+  /**
+   * The route's answer with these fused calls on (the others removed; the reply cache emptied first; request_id set
+   * aside) and its status.
+   * @param {string[]} on
+   * @param {import('light-my-request').InjectOptions | string} opts
+   */
+  const reply = async (on, opts) => {
     srv.ctx.relatedCache.forgetCollection(`${h.MODEL_A}\0fbnews`);
-    Object.defineProperty(Collection.prototype, 'searchRerankedAsync', {
-      value: on ? /** @this {any} */ function (/** @type {any[]} */ ...a) { calls++; return fused.apply(this, /** @type {any} */ (a)); } : undefined, configurable: true, writable: true,
-    });
+    for (const name of names) {
+      const fn = /** @type {Function} */ (real[name]);
+      Object.defineProperty(Collection.prototype, name, {
+        value: on.includes(name) ? /** @this {any} */ function (/** @type {any[]} */ ...a) { calls[name]++; return fn.apply(this, /** @type {any} */ (a)); } : undefined,
+        configurable: true, writable: true,
+      });
+    }
     try {
       const res = await srv.app.inject(opts);
-      assert.equal(res.statusCode, 200, res.body);
-      return res.body.replace(/"request_id":"[^"]*"/, '');
+      return { status: res.statusCode, body: res.body.replace(/"request_id":"[^"]*"/, '') };
     } finally {
-      Object.defineProperty(Collection.prototype, 'searchRerankedAsync', { value: fused, configurable: true, writable: true });
+      for (const name of names) Object.defineProperty(Collection.prototype, name, { value: real[name], configurable: true, writable: true });
     }
+  };
+  const answer = async (/** @type {string[]} */ on, /** @type {import('light-my-request').InjectOptions | string} */ opts) => {
+    const r = await reply(on, opts);
+    assert.equal(r.status, 200, r.body);
+    return r.body;
   };
   let compared = 0;
   let withDropped = 0;
   for (const d of docs) {
     for (const q of ['k=10', 'k=10&collapse=false', 'k=10&feedback=false', 'k=4&from=3&duplicate_threshold=0.3', `k=10&exclude_site=${encodeURIComponent(String(d.site ?? 'x'))}`]) {
       const url = `/v1/collections/fbnews/documents/${encodeURIComponent(d.id)}/related?${q}`;
-      const before = calls;
-      const js = await answer(false, url);
-      assert.equal(calls, before, 'the JS path ran');
-      const nat = await answer(true, url);
-      assert.equal(calls, before + 1, 'the fused call ran');
-      assert.equal(nat, js, url);
+      const before = { ...calls };
+      const js = await answer([], url);
+      assert.deepEqual(calls, before, 'the JS path ran');
+      const fused = await answer(['searchRerankedAsync'], url);
+      assert.equal(calls.searchRerankedAsync, before.searchRerankedAsync + 1, 'the fused call ran');
+      const byId = await answer([...names], url);
+      assert.equal(calls.searchRerankedByIdAsync, before.searchRerankedByIdAsync + 1, 'the by-id fused call ran');
+      assert.equal(calls.searchRerankedAsync, before.searchRerankedAsync + 1, 'and not the one by vector');
+      assert.equal(fused, js, url);
+      assert.equal(byId, js, url);
       if (js.includes('"duplicate_of"')) withDropped++;
       compared++;
     }
   }
   const text = { method: 'POST', url: '/v1/collections/fbnews/related', payload: { text: 'サッカー日本代表の試合', k: 5, duplicate_threshold: 0.3 } };
-  assert.equal(await answer(true, text), await answer(false, text));
+  assert.equal(await answer([...names], text), await answer([], text));
   assert.ok(compared >= 50 && withDropped > 0, `${compared} answers, ${withDropped} with a duplicate of a kept result`);
+  // A document that is not there: the same 404 body either way (the by-id call looked for it and found nothing).
+  const missing = '/v1/collections/fbnews/documents/no-such-doc/related?k=10';
+  const before = calls.searchRerankedByIdAsync;
+  const gone = await reply([...names], missing);
+  assert.equal(calls.searchRerankedByIdAsync, before + 1);
+  assert.deepEqual(gone, await reply([], missing));
+  assert.equal(gone.status, 404);
+  assert.equal(JSON.parse(gone.body).error, 'SCDV_DOCUMENT_NOT_FOUND');
 });
 
 test('the option is in the related routes\' OpenAPI schema, not in match', async () => {

@@ -86,8 +86,13 @@ test('related by id: k results, itself excluded, best first, filters, bounds', a
   assert.ok(!r.body.results.some((/** @type {any} */ x) => x.id === DOC), 'the document itself is excluded');
   for (let i = 1; i < 7; i++) assert.ok(r.body.results[i - 1].score >= r.body.results[i].score);
   for (const x of r.body.results) assert.deepEqual(Object.keys(x).sort(), ['category', 'id', 'published_at', 'score', 'title', 'url']);
+  const hits = async () => Number(/scdv_related_cache_total\{result="hit"\} (\d+)/.exec((await call('/metrics')).body)?.[1] ?? 0);
+  const hits0 = await hits();
   const again = await call(`/v1/collections/articles/documents/${DOC}/related?k=7`);
-  assert.deepEqual(again.body, r.body, 'a cached answer is the same answer');
+  assert.deepEqual(again.body, r.body, 'asked for again: the same answer (computed again, now kept)');
+  const third = await call(`/v1/collections/articles/documents/${DOC}/related?k=7`);
+  assert.deepEqual(third.body, r.body, 'a cached answer is the same answer');
+  assert.equal(await hits(), hits0 + 1, 'the third was served from the cache (metrics recorded)');
 
   const cat = await call(`/v1/collections/articles/documents/${DOC}/related?k=5&category=movie-enter&category=peachy`);
   for (const x of cat.body.results) {

@@ -8,7 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { openStore } from '../../pipeline/store/index.js';
-import { searchCollection } from '../../pipeline/match/rerank.js';
+import { searchCollection, searchCollectionById } from '../../pipeline/match/rerank.js';
+import { answerBytes, resultItem } from '../../pipeline/match/index.js';
 import { hybridDocs, HYBRID_WIDTH } from './shapes.js';
 import { rng, tempDir } from './helpers.js';
 
@@ -52,7 +53,8 @@ before(async () => {
   await coll.upsert(docs.slice(100, 130).map((d) => ({ ...d, meta: { ...d.meta, title: `${d.meta.title}+` } })));
   await coll.delete(docs.slice(130, 140).map((d) => d.id));
   for (let i = 0; i < 60; i++) queryIds.push(docs[Math.floor(r() * docs.length)].id);
-  queryIds.push(docs[0].id, docs[1].id, docs[4].id, 'twin-a', 'near2-7', docs[cut + 3].id, docs[105].id);
+  // docs[cut + 3] and the updated docs[105]: in the write buffer; docs[133]: deleted.
+  queryIds.push(docs[0].id, docs[1].id, docs[4].id, 'twin-a', 'near2-7', docs[cut + 3].id, docs[105].id, docs[133].id);
 });
 after(async () => {
   await store.close();
@@ -151,6 +153,79 @@ test('random queries (not stored documents, signed values): still equal', async 
   }
 });
 
+test('by id: the store looks the document\'s vector up itself (segments, write buffer, updated) and answers as by its vector', async () => {
+  let byId = 0;
+  const counting = { ...separate, searchRerankedByIdAsync: (/** @type {any[]} */ ...a) => { byId++; return coll.searchRerankedByIdAsync(a[0], a[1], a[2]); } };
+  let compared = 0;
+  for (const [j, id] of queryIds.entries()) {
+    const doc = coll.get(id);
+    const storeOptions = j % 2 ? { mode: 'fast', excludeIds: [id] } : { mode: 'exact', excludeIds: [id], excludeSites: ['c.example'] };
+    const options = optionsOf(j % 3 ? 0.8 : 0.5, j % 4 ? FEEDBACK : null);
+    const before = byId;
+    const nat = await searchCollectionById(counting, id, storeOptions, 10, options, SERVER);
+    assert.equal(byId, before + 1, 'the by-id call ran');
+    // Without the fused calls: the vector fetched, then searchReranked (the definition).
+    const js = await searchCollectionById(separate, id, storeOptions, 10, options, SERVER);
+    if (!doc) {
+      assert.equal(nat, null, `${id}: deleted`);
+      assert.equal(js, null, `${id}: deleted (JS path)`);
+      continue;
+    }
+    assertSame(js, nat, `by id ${id}`);
+    compared++;
+  }
+  assert.ok(compared >= 50, `${compared}`);
+  assert.ok(queryIds.some((id) => !coll.get(id)), 'a deleted document was asked for');
+  assert.equal(await coll.searchRerankedByIdAsync('no-such-doc', { k: 20 }, { want: 10, maxK: 100, head: 10, threshold: 0.8, feedback: FEEDBACK }), null);
+  // Options that the fused call does not do (a per-site cap): the JS path, from the fetched vector.
+  const capped = { ...optionsOf(0.8, FEEDBACK), maxPerSite: 2 };
+  const viaId = await searchCollectionById(counting, queryIds[0], { mode: 'fast', excludeIds: [queryIds[0]] }, 10, capped, SERVER);
+  const doc0 = /** @type {NonNullable<ReturnType<typeof coll.get>>} */ (coll.get(queryIds[0]));
+  const viaVector = await searchCollection(separate, doc0.vector, { mode: 'fast', excludeIds: [queryIds[0]] }, 10, capped, SERVER);
+  assert.equal(JSON.stringify(viaId), JSON.stringify(viaVector));
+});
+
+test('result item fields from the stored metadata text: answerBytes gives the UTF-8 of JSON.stringify with resultItem byte for byte', async () => {
+  const r = rng(3);
+  const pick = (/** @type {any[]} */ xs) => xs[Math.floor(r() * xs.length)];
+  // Characters JSON.stringify escapes (quotes, backslash, every control character), non-ASCII of 2, 3 and 4 UTF-8
+  // bytes, U+2028, DEL, lone surrogates (escaped as \udxxx: left to JSON.parse), and text that looks like escapes.
+  const chars = ['a', 'Z', ' ', '"', '\\', '/', '\u007f', '\u2028', 'é', 'サ', '😀', '\ud800', '\udfff', '\\u0041', ...Array.from({ length: 32 }, (_, i) => String.fromCharCode(i))];
+  const text = () => Array.from({ length: Math.floor(r() * 12) }, () => pick(chars)).join('');
+  const value = () => pick([text, text, text, () => null, () => Math.floor(r() * 1e6), () => [text()], () => ({ [text()]: text() }), () => true]);
+  const fields = ['title', 'url', 'published_at', 'category', 'site', 'body', 'x'];
+  const width = 16;
+  const local = store.collection('fields', { width });
+  const docs = Array.from({ length: 400 }, (_, i) => {
+    /** @type {Record<string, unknown>} */
+    const meta = {};
+    for (const f of [...fields].sort(() => r() - 0.5)) if (r() < 0.6) meta[f] = value()();
+    // published_at, site and category must be strings for the store (filters read them): the others vary freely.
+    for (const f of ['published_at', 'site', 'category']) if (meta[f] !== undefined && typeof meta[f] !== 'string') delete meta[f];
+    if (meta.published_at !== undefined) meta.published_at = pick(['2024-05-01', '2024-05-01T09:00:00+09:00']);
+    return { id: `f${i}`, vector: { indices: [i % (width - 1), width - 1], values: [1, 0.01 * (i % 7)] }, meta };
+  });
+  await local.upsert(docs);
+  const stored = new Map(docs.map((d) => [d.id, /** @type {string} */ (local.metas([d.id])[0])]));
+  let viaFields = 0;
+  let viaMeta = 0;
+  for (let i = 0; i < width - 1; i++) {
+    const res = await local.searchRerankedByIdAsync(`f${i}`, { k: 30, mode: 'exact' }, { want: 30, maxK: 30, head: 30, threshold: 2, feedback: null, fields: true });
+    const hits = /** @type {NonNullable<typeof res>} */ (res).hits;
+    for (const h of hits) {
+      const meta = /** @type {string} */ (stored.get(h.id));
+      const one = answerBytes({}, [h]).toString('utf8');
+      assert.equal(one, JSON.stringify({ results: [resultItem({ id: h.id, score: h.score, meta })] }), meta);
+      if (h.fields !== undefined) viaFields++; else viaMeta++;
+    }
+    // A whole answer: other fields first (non-ASCII among them), then every item.
+    const head = { model: 'm', collection: 'fields', id: `f${i}`, note: 'サッカー "x"', dropped: [] };
+    const want = JSON.stringify({ ...head, results: hits.map((h) => resultItem({ id: h.id, score: h.score, meta: stored.get(h.id) })) });
+    assert.ok(answerBytes(head, hits).equals(Buffer.from(want)), `answer ${i}`);
+  }
+  assert.ok(viaFields > 100 && viaMeta > 20, `${viaFields} items from the store's fields, ${viaMeta} parsed`);
+});
+
 test('the fused call checks its arguments and answers an empty collection', async () => {
   const doc = /** @type {NonNullable<ReturnType<typeof coll.get>>} */ (coll.get('twin-a'));
   const spec = { want: 10, maxK: 100, head: 10, threshold: 0.8, feedback: FEEDBACK };
@@ -158,6 +233,10 @@ test('the fused call checks its arguments and answers an empty collection', asyn
   await assert.rejects(coll.searchRerankedAsync(doc.vector, { k: 200 }, spec), /maxK/);
   await assert.rejects(coll.searchRerankedAsync(doc.vector, { k: 20 }, { ...spec, threshold: /** @type {any} */ ('x') }), /threshold/);
   await assert.rejects(coll.searchRerankedAsync({ indices: [5, 3], values: [1, 1] }, { k: 20 }, spec), /increasing/);
+  await assert.rejects(coll.searchRerankedByIdAsync('twin-a', { k: 20 }, { ...spec, want: 0 }), /STORE_QUERY_INVALID|want/);
+  await assert.rejects(coll.searchRerankedByIdAsync('twin-a', { k: 200 }, spec), /maxK/);
+  await assert.rejects(coll.searchRerankedByIdAsync('', { k: 20 }, spec), /id/);
   const empty = store.collection('fused-empty', { width: HYBRID_WIDTH });
   assert.deepEqual(await empty.searchRerankedAsync(doc.vector, { k: 20 }, spec), { hits: [], dropped: [], searched: 20, fetched: 0 });
+  assert.equal(await empty.searchRerankedByIdAsync('twin-a', { k: 20 }, spec), null);
 });

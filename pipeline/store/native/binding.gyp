@@ -16,6 +16,7 @@
         "src/fwd_codec.cc",
         "src/fwd_dot.cc",
         "src/rerank.cc",
+        "src/result_fields.cc",
         "src/segment.cc",
         "src/search.cc",
         "src/search_decode.cc",

@@ -102,7 +102,12 @@ Query Query::from(const Napi::CallbackInfo& info, uint32_t width) {
   for (size_t j = 0; j < q.idx.size(); j++) {
     if (q.idx[j] >= width || (j > 0 && q.idx[j] <= q.idx[j - 1])) throw StoreError("query: indices must be strictly increasing and below the width");
   }
-  Napi::Object o = info[2].As<Napi::Object>();
+  q.readOptions(info[2].As<Napi::Object>());
+  return q;
+}
+
+void Query::readOptions(const Napi::Object& o) {
+  Query& q = *this;
   q.p.k = o.Get("k").As<Napi::Number>().Uint32Value();
   q.p.exact = o.Get("exact").ToBoolean();
   if (o.Get("budget").IsNumber()) q.p.budget = o.Get("budget").As<Napi::Number>().DoubleValue();
@@ -119,7 +124,6 @@ Query Query::from(const Napi::CallbackInfo& info, uint32_t width) {
   q.wantStats = o.Get("stats").ToBoolean();
   if (q.p.k == 0) throw StoreError("k must be positive");
   if (q.p.certified > q.p.k) throw StoreError("certified must not exceed k");
-  return q;
 }
 
 Napi::Object hitsToJs(Napi::Env env, const std::vector<Hit>& hits, const SearchStats* st) {

@@ -65,6 +65,8 @@ struct Query {
   bool wantStats = false;
 
   static Query from(const Napi::CallbackInfo& info, uint32_t width);
+  /** The options object alone (filters and search parameters): a query whose vector the store looks up itself. */
+  void readOptions(const Napi::Object& o);
 };
 
 Napi::Object hitsToJs(Napi::Env env, const std::vector<Hit>& hits, const SearchStats* st);
@@ -74,6 +76,12 @@ Napi::Object hitsToJs(Napi::Env env, const std::vector<Hit>& hits, const SearchS
  * first pool), spec {want, maxK, head, threshold: number | null, fbDocs, fbWeight}.
  */
 Napi::Value queueSearchReranked(const Napi::CallbackInfo& info, std::shared_ptr<const State> st, uint32_t width);
+
+/**
+ * searchRerankedByIdAsync(id, opts, spec): the same with the stored vector of the live document `id` as the query,
+ * looked up on the pool; resolves null when no live document has the id.
+ */
+Napi::Value queueSearchRerankedById(const Napi::CallbackInfo& info, std::shared_ptr<const State> st, uint32_t width);
 
 /** The View class (addon_view.cc). */
 Napi::Function defineView(Napi::Env env);

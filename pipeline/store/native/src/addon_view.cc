@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "addon_js.h"
+#include "rerank.h"
 #include "fwd_codec.h"
 #include "search.h"
 #include "segment.h"
@@ -31,6 +32,7 @@ class View : public Napi::ObjectWrap<View> {
       InstanceMethod("searchAsync", &View::Guard<&View::SearchAsync>),
       InstanceMethod("searchIdsAsync", &View::Guard<&View::SearchIdsAsync>),
       InstanceMethod("searchRerankedAsync", &View::Guard<&View::SearchRerankedAsync>),
+      InstanceMethod("searchRerankedByIdAsync", &View::Guard<&View::SearchRerankedByIdAsync>),
       InstanceMethod("metas", &View::Guard<&View::Metas>),
       InstanceMethod("get", &View::Guard<&View::Get>),
       InstanceMethod("vectors", &View::Guard<&View::Vectors>),
@@ -182,31 +184,6 @@ class View : public Napi::ObjectWrap<View> {
     if (d >= 0 && !sv.isDeleted(static_cast<uint32_t>(d))) sv.hidden.push_back(static_cast<uint32_t>(d));
   }
 
-  // Where a snapshot keeps the live copy of an id: the write buffer's document (mem), or a segment's local document
-  // (seg, doc); both null when no live document has the id. The one lookup of get, vectors and scores.
-  struct LiveDoc {
-    const MemDoc* mem = nullptr;
-    const Segment* seg = nullptr;
-    uint32_t doc = 0;
-  };
-  static LiveDoc findLive(const State& st, const std::string& id) {
-    LiveDoc r;
-    if (st.mem->deleted.count(id)) return r;
-    auto it = st.mem->pos.find(id);
-    if (it != st.mem->pos.end()) {
-      r.mem = st.mem->docs[it->second].get();
-      return r;
-    }
-    for (const auto& sv : st.segs) {
-      int64_t d = sv->seg->lookup(id);
-      if (d < 0 || sv->isDeleted(static_cast<uint32_t>(d))) continue;
-      r.seg = sv->seg.get();
-      r.doc = static_cast<uint32_t>(d);
-      return r;
-    }
-    return r;
-  }
-
   // The ids argument of vectors, metas and scores: an array of strings, else a TypeError naming the call and the entry.
   static std::vector<std::string> idList(const Napi::Value& v, const char* call) {
     const std::string name(call);
@@ -276,6 +253,12 @@ class View : public Napi::ObjectWrap<View> {
 
   /** searchRerankedAsync(indices, values, opts, spec) -> Promise: the related list's re-ranking on the pool (addon_rerank.cc) */
   Napi::Value SearchRerankedAsync(const Napi::CallbackInfo& info) { return queueSearchReranked(info, snapshot(), width_); }
+
+  /**
+   * searchRerankedByIdAsync(id, opts, spec) -> Promise<same | null>: searchRerankedAsync with a live document's stored
+   * vector as the query, looked up on the pool (null: no live document has the id).
+   */
+  Napi::Value SearchRerankedByIdAsync(const Napi::CallbackInfo& info) { return queueSearchRerankedById(info, snapshot(), width_); }
 
   Napi::Value queueSearch(const Napi::CallbackInfo& info, bool idsOnly) {
     Napi::Env env = info.Env();

@@ -305,4 +305,36 @@ RerankResult searchReranked(const State& st, uint32_t width, const uint32_t* qid
   }
 }
 
+LiveDoc findLive(const State& st, const std::string& id) {
+  LiveDoc r;
+  if (st.mem->deleted.count(id)) return r;
+  auto it = st.mem->pos.find(id);
+  if (it != st.mem->pos.end()) {
+    r.mem = st.mem->docs[it->second].get();
+    return r;
+  }
+  for (const auto& sv : st.segs) {
+    int64_t d = sv->seg->lookup(id);
+    if (d < 0 || sv->isDeleted(static_cast<uint32_t>(d))) continue;
+    r.seg = sv->seg.get();
+    r.doc = static_cast<uint32_t>(d);
+    return r;
+  }
+  return r;
+}
+
+RerankResult searchRerankedById(const State& st, uint32_t width, const std::string& id, const Filters& f, SearchParams p,
+                                const RerankSpec& spec, bool& found) {
+  const LiveDoc at = findLive(st, id);
+  found = at.mem || at.seg;
+  if (!found) return {};
+  if (at.mem) return searchReranked(st, width, at.mem->idx.data(), at.mem->val.data(), static_cast<uint32_t>(at.mem->idx.size()), f, p, spec);
+  // The stored values as View.vectors hands them to JavaScript: the same query, bit for bit.
+  const uint32_t n = at.seg->fwdCount(at.doc);
+  std::vector<uint32_t> idx(n);
+  std::vector<float> val(n);
+  at.seg->forward(at.doc, idx.data(), val.data());
+  return searchReranked(st, width, idx.data(), val.data(), n, f, p, spec);
+}
+
 }  // namespace scdv

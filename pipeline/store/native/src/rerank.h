@@ -46,6 +46,25 @@ RerankResult searchReranked(const State& st, uint32_t width, const uint32_t* qid
                             const Filters& f, SearchParams p, const RerankSpec& spec);
 
 /**
+ * Where a snapshot keeps the live copy of an id: the write buffer's document (mem), or a segment's local document
+ * (seg, doc); both null when no live document has the id. The one lookup of the view's get, vectors and scores and
+ * of searchRerankedById.
+ */
+struct LiveDoc {
+  const MemDoc* mem = nullptr;
+  const Segment* seg = nullptr;
+  uint32_t doc = 0;
+};
+LiveDoc findLive(const State& st, const std::string& id);
+
+/**
+ * searchReranked with the stored vector of the live document `id` as the query (looked up in the same snapshot, on
+ * the calling thread): found false, and nothing searched, when no live document has the id.
+ */
+RerankResult searchRerankedById(const State& st, uint32_t width, const std::string& id, const Filters& f, SearchParams p,
+                                const RerankSpec& spec, bool& found);
+
+/**
  * JS's `a < b` on two ids given as UTF-8: UTF-16 code unit order, which differs from byte (code point) order only
  * between U+E000..U+FFFF and the supplementary planes (surrogate pairs sort below U+E000 in UTF-16).
  */
