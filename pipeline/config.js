@@ -221,7 +221,7 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** How often every process reads the active-model record (the file; on OpenSearch, the shared Redis, where a
      * pub/sub message makes servers follow at once and this poll is the safety net), so that all follow an activation. */
     modelPollMs: 500,
-    /** Related-by-id results kept per process, each valid while its collection is unchanged (0: no cache). */
+    /** Related-by-id results kept per process, each valid while its collection is unchanged, kept from their second ask (0: no cache). */
     relatedCacheEntries: 10_000,
     /** Search mode passed to the store for live queries. */
     searchMode: /** @type {'fast'|'exact'} */ ('fast'),
