@@ -25,8 +25,8 @@ export const armFields = {
  *   scores: (ids: string[], v: import('../pipeline/events/arms.js').SparseVector) => Promise<Float64Array>,
  *   searchAsyncIds?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<{id: string, score: number}[]>,
  *   metas?: (ids: string[]) => any,
- *   searchRerankedAsync?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits>,
- *   searchRerankedByIdAsync?: (id: string, o: Record<string, any>, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits | null>}} on
+ *   searchRerankedAsync?: (v: import('../pipeline/events/arms.js').SparseVector, o: import('../pipeline/store/validate.js').SearchOptions & {k: number}, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits>,
+ *   searchRerankedByIdAsync?: (id: string, o: import('../pipeline/store/validate.js').SearchOptions & {k: number}, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits | null>}} on
  *   the collection searched through this arm (for searchCollection's candidate loop)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
  * @property {(json: Buffer) => Buffer} spliceBytes the same for an answer serialised as UTF-8 bytes
@@ -74,12 +74,8 @@ export function serveArm(ctx, sm, unit) {
         // it unchanged): the fused call searches, expands and collapses with that one vector, where another arm's
         // search and feedback scores use its part of the query and the collapse the whole of it.
         ...(this.asIndexed && coll.searchRerankedAsync ? {
-          searchRerankedAsync: (/** @type {import('../pipeline/events/arms.js').SparseVector} */ v, /** @type {Record<string, any>} */ o,
-            /** @type {import('../pipeline/store/collection.js').RerankSpec} */ spec) => /** @type {NonNullable<typeof coll.searchRerankedAsync>} */ (coll.searchRerankedAsync).call(coll, v, /** @type {any} */ (o), spec),
-        } : {}),
-        ...(this.asIndexed && coll.searchRerankedAsync && coll.searchRerankedByIdAsync ? {
-          searchRerankedByIdAsync: (/** @type {string} */ id, /** @type {Record<string, any>} */ o, /** @type {import('../pipeline/store/collection.js').RerankSpec} */ spec) =>
-            /** @type {NonNullable<typeof coll.searchRerankedByIdAsync>} */ (coll.searchRerankedByIdAsync).call(coll, id, /** @type {any} */ (o), spec),
+          searchRerankedAsync: coll.searchRerankedAsync.bind(coll),
+          ...(coll.searchRerankedByIdAsync ? { searchRerankedByIdAsync: coll.searchRerankedByIdAsync.bind(coll) } : {}),
         } : {}),
       };
     },

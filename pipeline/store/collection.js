@@ -61,10 +61,11 @@ function toHits(r) {
  * A RerankSpec checked (STORE_QUERY_INVALID names the problem) and spelled for the addon.
  * @param {RerankSpec} spec
  * @param {number} k the first pool
+ * @param {string} call the method the error names
  * @returns {import('./native.js').NativeRerankSpec}
  */
-function nativeSpec(spec, k) {
-  const fail = (/** @type {string} */ m) => errors.STORE_QUERY_INVALID(`searchRerankedAsync: ${m}`);
+function nativeSpec(spec, k, call) {
+  const fail = (/** @type {string} */ m) => errors.STORE_QUERY_INVALID(`${call}: ${m}`);
   const int = (/** @type {unknown} */ x, /** @type {number} */ min) => typeof x === 'number' && Number.isInteger(x) && x >= min && x < 2 ** 32;
   if (!spec || typeof spec !== 'object') throw fail('spec must be an object');
   if (!int(spec.want, 1) || !int(spec.maxK, k) || !int(spec.head, 1)) throw fail('want and head must be positive integers, maxK at least k');
@@ -271,7 +272,7 @@ export class Collection {
    */
   async searchRerankedAsync(vector, opts, spec) {
     const q = this.#searchArgs(vector, opts);
-    const native = nativeSpec(spec, q.options.k);
+    const native = nativeSpec(spec, q.options.k, 'searchRerankedAsync');
     if (!q.engine) return { hits: [], dropped: [], searched: q.options.k, fetched: 0 };
     return toReranked(await q.engine.searchRerankedAsync(q.indices, q.values, q.options, native));
   }
@@ -289,7 +290,7 @@ export class Collection {
     const key = normalizeId(id);
     const engine = this.#existing();
     const options = normalizeSearchOptions(opts, engine?.searchDefaults ?? NO_ENGINE_DEFAULTS);
-    const native = nativeSpec(spec, options.k);
+    const native = nativeSpec(spec, options.k, 'searchRerankedByIdAsync');
     if (!engine) return null;
     const r = await engine.searchRerankedByIdAsync(key, options, native);
     return r && toReranked(r);
