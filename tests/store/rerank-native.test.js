@@ -240,3 +240,21 @@ test('the fused call checks its arguments and answers an empty collection', asyn
   assert.deepEqual(await empty.searchRerankedAsync(doc.vector, { k: 20 }, spec), { hits: [], dropped: [], searched: 20, fetched: 0 });
   assert.equal(await empty.searchRerankedByIdAsync('twin-a', { k: 20 }, spec), null);
 });
+
+test('a bad re-ranking spec is refused with SCDV_STORE_QUERY_INVALID naming the call and the field', async () => {
+  const [v] = coll.vectors([queryIds[0]]);
+  const good = { want: 10, maxK: 100, head: 10, threshold: 0.8, feedback: { docs: 3, weight: 1 } };
+  /** @type {[string, Record<string, unknown>, RegExp][]} */
+  const bad = [
+    ['want 0', { ...good, want: 0 }, /want and head/],
+    ['maxK below k', { ...good, maxK: 10 }, /maxK at least k/],
+    ['threshold NaN', { ...good, threshold: NaN }, /threshold/],
+    ['feedback weight missing', { ...good, feedback: { docs: 3 } }, /feedback/],
+  ];
+  for (const [what, spec, field] of bad) {
+    await assert.rejects(coll.searchRerankedAsync(/** @type {any} */ (v), { k: 20 }, /** @type {any} */ (spec)),
+      (/** @type {any} */ e) => e.code === 'SCDV_STORE_QUERY_INVALID' && / searchRerankedAsync: /.test(e.message) && field.test(e.message), what);
+    await assert.rejects(coll.searchRerankedByIdAsync(queryIds[0], { k: 20 }, /** @type {any} */ (spec)),
+      (/** @type {any} */ e) => e.code === 'SCDV_STORE_QUERY_INVALID' && / searchRerankedByIdAsync: /.test(e.message) && field.test(e.message), what);
+  }
+});
