@@ -57,6 +57,27 @@ test('the candidates top-N keeps are the best k by value, then document, ties in
   }
 });
 
+/**
+ * A store with one segment of 6,000 documents of a shape (no background flushes or merges), for comparing searches.
+ * @param {(n: number, seed: number) => Map<string, any>} make
+ * @param {number} width
+ * @param {number} seed
+ */
+async function oneSegment(make, width, seed) {
+  const dir = tempDir('search-order');
+  const store = openStore(dir, { autoFlush: false, autoMerge: false, maintenanceMs: 0 });
+  const docs = [...make(6000, seed).values()];
+  const c = store.collection('docs', { width });
+  for (let i = 0; i < docs.length; i += 2000) await c.upsert(docs.slice(i, i + 2000));
+  await c.flush();
+  return { dir, store, docs, c };
+}
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+/** A hit as [id, the score's bits]: equal when the scores are equal bit for bit. @param {{id: string, score: number}} h */
+const hitBits = (h) => { f64[0] = h.score; return [h.id, `${u32[1].toString(16)}:${u32[0].toString(16)}`]; };
+
 /** Searches of the shapes bench:search and the server use, on one collection: each result as [id, score bits]. */
 /** @type {import('../../pipeline/store/validate.js').SearchOptions[]} */
 const SHAPES = [
@@ -68,23 +89,16 @@ const SHAPES = [
 for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybridDocs, HYBRID_WIDTH], ['random', randomDocs, 3000]])) {
   test(`${name} vectors: the AVX2 candidate scan gives the baseline scan's hits and scores, bit for bit`, async (t) => {
     if (!addon.setSimd(true)) t.diagnostic('this CPU has no AVX2: both runs use the baseline path');
-    const dir = tempDir('search-order');
-    const store = openStore(dir, { autoFlush: false, autoMerge: false, maintenanceMs: 0 });
+    const { dir, store, docs, c } = await oneSegment(make, width, 31);
     try {
-      const docs = [...make(6000, 31).values()];
-      const c = store.collection('docs', { width });
-      for (let i = 0; i < docs.length; i += 2000) await c.upsert(docs.slice(i, i + 2000));
-      await c.flush();
-      const f64 = new Float64Array(1), u32 = new Uint32Array(f64.buffer);
-      const bits = (/** @type {number} */ x) => { f64[0] = x; return `${u32[1].toString(16)}:${u32[0].toString(16)}`; };
       for (let qi = 0; qi < 60; qi++) {
         const q = docs[(qi * 97) % docs.length];
         for (const shape of SHAPES) {
           const o = { threads: 1, excludeIds: [q.id], ...shape };
           addon.setSimd(true);
-          const a = c.search(q.vector, o).map((h) => [h.id, bits(h.score)]);
+          const a = c.search(q.vector, o).map(hitBits);
           addon.setSimd(false);
-          const b = c.search(q.vector, o).map((h) => [h.id, bits(h.score)]);
+          const b = c.search(q.vector, o).map(hitBits);
           addon.setSimd(true);
           assert.equal(a.length, shape.k ?? 10);
           assert.deepEqual(a, b, `query ${q.id}, ${JSON.stringify(shape)}`);
@@ -104,15 +118,8 @@ for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybri
 // candidate from the start.
 for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybridDocs, HYBRID_WIDTH], ['random', randomDocs, 3000]])) {
   test(`${name} vectors: keeping the best 256 candidates first gives the hits and scores of keeping them all`, async () => {
-    const dir = tempDir('search-spec');
-    const store = openStore(dir, { autoFlush: false, autoMerge: false, maintenanceMs: 0 });
+    const { dir, store, docs, c } = await oneSegment(make, width, 37);
     try {
-      const docs = [...make(6000, 37).values()];
-      const c = store.collection('docs', { width });
-      for (let i = 0; i < docs.length; i += 2000) await c.upsert(docs.slice(i, i + 2000));
-      await c.flush();
-      const f64 = new Float64Array(1), u32 = new Uint32Array(f64.buffer);
-      const bits = (/** @type {number} */ x) => { f64[0] = x; return `${u32[1].toString(16)}:${u32[0].toString(16)}`; };
       let far = 0, near = 0;
       for (let qi = 0; qi < 60; qi++) {
         const q = docs[(qi * 89) % docs.length];
@@ -120,11 +127,11 @@ for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybri
         for (const shape of [{ k: 10 }, { k: 20, certified: 10 }, { k: 40, certified: 30 }, ...[0.1, 0.15, 0.2, 0.25].map((budget) => ({ k: 20, certified: 10, budget, minPostings: 0 }))]) {
           const o = { threads: 1, excludeIds: [q.id], mode: /** @type {'fast'} */ ('fast'), ...shape };
           assert.equal(addon.setSpeculativeCandidates(true), true);
-          const a = c.search(q.vector, o).map((h) => [h.id, bits(h.score)]);
+          const a = c.search(q.vector, o).map(hitBits);
           const rescored = c.profile(q.vector, o).stats.rescored;
           if (rescored > 256) far++; else near++;
           addon.setSpeculativeCandidates(false);
-          const b = c.search(q.vector, o).map((h) => [h.id, bits(h.score)]);
+          const b = c.search(q.vector, o).map(hitBits);
           addon.setSpeculativeCandidates(true);
           assert.deepEqual(a, b, `query ${q.id}, ${JSON.stringify(shape)}`);
         }
