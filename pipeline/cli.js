@@ -1,13 +1,11 @@
 #!/usr/bin/env node
-// `scdv`: the one command-line entry point. Each subcommand lives in commands/<name>.js.
+// `scdv`'s command line (started by scdv.cjs, which sizes the thread pool first). Each subcommand lives in
+// commands/<name>.js.
 import fs from 'node:fs';
-import os from 'node:os';
 import { Command, CommanderError } from 'commander';
 import { ScdvError } from './errors.js';
 import { COMMANDS } from './commands/registry.js';
 import { defineCommand } from './commands/define.js';
-// Directly, not through store/index.js: it has no imports, so `scdv --help` still loads no store.
-import { sizeThreadPool } from './store/search-lanes.js';
 
 const VERSION = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -50,7 +48,6 @@ async function buildProgram(argv) {
 const usageMessage = (str) => str.replace(/^error: /, 'scdv: ').replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)');
 
 async function main() {
-  sizeThreadPool(os.availableParallelism());
   const argv = process.argv.slice(2);
   const program = await buildProgram(argv);
   if (!argv.length) {

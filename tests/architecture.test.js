@@ -1,6 +1,6 @@
 // The codebase's shape, checked: dependencies point one way, the store's files are its own, files stay readable.
 // Layers, top to bottom (docs/architecture.md):
-//   cli       pipeline/cli.js, pipeline/commands/
+//   cli       pipeline/scdv.cjs, pipeline/cli.js, pipeline/commands/
 //   app       server/, pipeline/stages/, workers/   (three peers that never import each other)
 //   library   pipeline/<tokenizer|corpus|model|embed|store|queue|eval|inspect|report|setup>/, pipeline/*.js
 //   base      pipeline/config.js (+ config-checks.js, config-env.js), pipeline/errors.js, pipeline/paths.js
@@ -40,7 +40,7 @@ function walk(dir, keep) {
  */
 export function classify(file) {
   if (BASE_FILES.has(file)) return { layer: 'base', group: 'base' };
-  if (file === 'pipeline/cli.js' || file.startsWith('pipeline/commands/')) return { layer: 'cli', group: 'cli' };
+  if (file === 'pipeline/cli.js' || file === 'pipeline/scdv.cjs' || file.startsWith('pipeline/commands/')) return { layer: 'cli', group: 'cli' };
   if (file.startsWith('server/')) return { layer: 'app', group: 'server' };
   if (file.startsWith('workers/')) return { layer: 'app', group: 'workers' };
   if (file.startsWith('pipeline/stages/')) return { layer: 'app', group: 'stages' };
@@ -48,7 +48,7 @@ export function classify(file) {
   return { layer: 'library', group: parts.length > 2 ? `pipeline/${parts[1]}` : 'pipeline/*.js' };
 }
 
-const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
+const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|(?:import|require)\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 /**
  * Relative imports of a source text (static, dynamic and JSDoc type imports).
@@ -59,15 +59,15 @@ export function importSpecifiers(text) {
   return [...text.matchAll(IMPORT_RE)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
-const jsFiles = SOURCE_ROOTS.flatMap((d) => walk(d, (n) => n.endsWith('.js')));
+const jsFiles = SOURCE_ROOTS.flatMap((d) => walk(d, (n) => n.endsWith('.js') || n.endsWith('.cjs')));
 /** @type {{ from: string, to: string }[]} */
 const edges = jsFiles.flatMap((from) => importSpecifiers(fs.readFileSync(path.join(REPO_ROOT, from), 'utf8'))
   .map((spec) => ({ from, to: path.relative(REPO_ROOT, path.resolve(REPO_ROOT, path.dirname(from), spec)) }))
   .filter((e) => SOURCE_ROOTS.some((d) => e.to.startsWith(`${d}/`))));
 
-test('the import scanner sees static, dynamic and JSDoc type imports', () => {
-  const text = "import a from './a.js';\nexport { b } from '../b.js';\n/** @type {import('./c.js').C} */\nconst d = await import('./d.js');\nimport './e.js';\nimport fs from 'node:fs';";
-  assert.deepEqual(importSpecifiers(text), ['./a.js', '../b.js', './c.js', './d.js', './e.js']);
+test('the import scanner sees static, dynamic, JSDoc type imports and require', () => {
+  const text = "import a from './a.js';\nexport { b } from '../b.js';\n/** @type {import('./c.js').C} */\nconst d = await import('./d.js');\nimport './e.js';\nimport fs from 'node:fs';\nconst f = require('./f.cjs');";
+  assert.deepEqual(importSpecifiers(text), ['./a.js', '../b.js', './c.js', './d.js', './e.js', './f.cjs']);
   assert.ok(edges.length > 100, `only ${edges.length} imports found: the scanner is broken`);
 });
 

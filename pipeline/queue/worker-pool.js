@@ -7,7 +7,7 @@ import readline from 'node:readline';
 import { REPO_ROOT } from '../paths.js';
 import { hasSetpriv } from './redis.js';
 
-const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
+const CLI = path.join(REPO_ROOT, 'pipeline', 'scdv.cjs');
 
 /**
  * How many local workers a run starts: never more than it has shards to do (an idle worker still holds its

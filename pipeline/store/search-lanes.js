@@ -2,28 +2,24 @@
 // (a write's WAL append and fdatasync, a flush's files and segment build, a merge) share that pool, whose queue
 // is first come, first served: under a live read load it is full of searches, so every round trip of a write
 // waited behind all of them (issue 15: a PUT makes two, a flush several). Searches beyond `searchLanes()` wait
-// here, in order, so `RESERVED_IO_LANES` pool threads stay free for the store's writes. With 2 searches on the
-// pool's 4 threads the cores are as busy as before on this 2-core machine (a search is CPU-bound), and a search
-// waiting here would have waited in the pool's queue anyway.
+// here, in order, so `RESERVED_IO_LANES` pool threads stay free for the store's writes.
+// The pool's size is decided in thread-pool.cjs (set before any ES module loads, by `pipeline/scdv.cjs`).
+import threadPool from './thread-pool.cjs';
 
 /** Pool threads kept free of searches. */
-export const RESERVED_IO_LANES = 2;
-
-/** The libuv pool's size, as libuv reads it (UV_THREADPOOL_SIZE at the pool's first use; default 4, at most 1024). */
-export function poolSize() {
-  const n = Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10);
-  return Number.isFinite(n) && n > 0 ? Math.min(n, 1024) : 4;
-}
+export const RESERVED_IO_LANES = threadPool.RESERVED_IO_LANES;
 
 /**
- * Size the libuv pool for this machine unless the environment already does: a search lane per core plus the
- * reserved lanes (libuv's default of 4 would hold a many-core server to 2 searches at once). It must run before the
- * pool's first use (libuv reads the variable then): the CLI calls it first thing.
- * @param {number} cores
+ * The libuv pool's size: UV_THREADPOOL_SIZE as this module found it (libuv read it when the pool started, before
+ * any ES module loaded; default 4, at most 1024).
  */
-export function sizeThreadPool(cores) {
-  process.env.UV_THREADPOOL_SIZE ??= String(Math.min(1024, Math.max(4, cores + RESERVED_IO_LANES)));
-}
+const POOL_SIZE = (() => {
+  const n = Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 1024) : 4;
+})();
+
+/** The libuv pool's size. */
+export const poolSize = () => POOL_SIZE;
 
 /** Searches that may be on the pool at once: its size less the reserved lanes, at least 1. */
 export const searchLanes = () => Math.max(1, poolSize() - RESERVED_IO_LANES);

@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fork } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import os from 'node:os';
+import threadPool from '../../pipeline/store/thread-pool.cjs';
 
 /** True in the child process of a bench script (started by forkBenchServer). */
 export const isBenchServerChild = () => process.argv[2] === '--serve-child';
@@ -20,8 +22,11 @@ export const isBenchServerChild = () => process.argv[2] === '--serve-child';
  * @returns {{proc: import('node:child_process').ChildProcess, listening: Promise<string>}} listening: its URL
  */
 export function forkBenchServer(script, spec, o = {}) {
+  // The child's libuv pool sized as `scdv serve`'s (pipeline/scdv.cjs): only its environment at start can.
+  const env = { ...process.env, ...o.env, SCDV_BENCH_SPEC: JSON.stringify(spec) };
+  threadPool.sizeThreadPool(os.availableParallelism(), env);
   const proc = fork(script, ['--serve-child', ...(o.root ? [o.root] : [])], {
-    env: { ...process.env, ...o.env, SCDV_BENCH_SPEC: JSON.stringify(spec) }, stdio: 'inherit', ...(o.execArgv ? { execArgv: o.execArgv } : {}),
+    env, stdio: 'inherit', ...(o.execArgv ? { execArgv: o.execArgv } : {}),
   });
   const listening = new Promise((/** @type {(u: string) => void} */ resolve, reject) => {
     proc.once('message', (m) => resolve(/** @type {any} */ (m).url));

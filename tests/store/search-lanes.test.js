@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { openStore } from '../../pipeline/store/index.js';
 import { poolSize, searchLaneUse, searchLanes } from '../../pipeline/store/search-lanes.js';
 import { randomVector, rng, tempDir } from './helpers.js';
@@ -52,16 +53,34 @@ test('a write is acknowledged before a queue of earlier searches has run; search
   }
 });
 
-test('scdv sizes the libuv pool to a search lane per core plus the reserved ones, unless the environment says', async () => {
+test('scdv sizes the libuv pool to a search lane per core, one more, and the reserved ones, unless the environment says', async () => {
   const { spawnSync } = await import('node:child_process');
   const os = await import('node:os');
-  const { RESERVED_IO_LANES } = await import('../../pipeline/store/search-lanes.js');
-  const cli = new URL('../../pipeline/cli.js', import.meta.url).pathname;
-  // A preloaded hook reports the variable as the process ends (after main() has run).
-  const probe = `process.on('beforeExit', () => { process.stdout.write('POOL=' + process.env.UV_THREADPOOL_SIZE); });`;
-  const run = (/** @type {NodeJS.ProcessEnv} */ env) => spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(probe)}`, cli, '--version'], { env, encoding: 'utf8' });
-  const { UV_THREADPOOL_SIZE: _, ...env } = process.env;
-  const want = Math.max(4, os.availableParallelism() + RESERVED_IO_LANES);
-  assert.match(run(env).stdout, new RegExp(`POOL=${want}$`));
-  assert.match(run({ ...env, UV_THREADPOOL_SIZE: '7' }).stdout, /POOL=7$/);
+  const { default: threadPool } = await import('../../pipeline/store/thread-pool.cjs');
+  const scdv = new URL('../../pipeline/scdv.cjs', import.meta.url).pathname;
+  // A preloaded hook counts the process's threads as it ends (the ES modules loaded: the pool has started), and
+  // reports the variable: the threads, not the variable, show the size libuv took.
+  const probe = path.join(os.tmpdir(), `scdv-pool-probe-${process.pid}.cjs`);
+  fs.writeFileSync(probe, "process.on('beforeExit', () => { process.stdout.write(`\\nPOOL=${process.env.UV_THREADPOOL_SIZE} THREADS=${require('fs').readdirSync('/proc/self/task').length}`); });");
+  try {
+    const run = (/** @type {NodeJS.ProcessEnv} */ env) => {
+      const r = spawnSync(process.execPath, ['--require', probe, scdv, '--version'], { env, encoding: 'utf8' });
+      const m = /POOL=(\S+) THREADS=(\d+)$/.exec(r.stdout);
+      assert.ok(m, `no probe output: ${r.stdout} ${r.stderr}`);
+      return { pool: m[1], threads: Number(m[2]) };
+    };
+    const { UV_THREADPOOL_SIZE: _, ...env } = process.env;
+    const want = threadPool.threadPoolSize(os.availableParallelism());
+    assert.equal(want, Math.max(4, os.availableParallelism() + threadPool.EXTRA_SEARCH_LANES + threadPool.RESERVED_IO_LANES));
+    const sized = run(env);
+    const four = run({ ...env, UV_THREADPOOL_SIZE: '4' });
+    const seven = run({ ...env, UV_THREADPOOL_SIZE: '7' });
+    assert.equal(sized.pool, String(want));
+    assert.equal(seven.pool, '7');
+    // libuv took the size: the thread counts differ by the pools' difference.
+    assert.equal(seven.threads - four.threads, 3);
+    assert.equal(sized.threads - four.threads, want - 4);
+  } finally {
+    fs.rmSync(probe, { force: true });
+  }
 });
