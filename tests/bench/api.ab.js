@@ -5,7 +5,10 @@
 // `npm run build:store` there), the constant route, live related by id and related for a text at --connections,
 // --rounds rounds alternating old/new; medians of req/s, p99 and the server's CPU time per request (/proc: all its
 // threads, and its event-loop thread alone; a loaded machine moves req/s with the scheduler's share, CPU per request much less).
-//   node tests/bench/api.ab.js --old <dir> [--rounds 3] [--duration 6] [--connections 10]
+//   node tests/bench/api.ab.js --old <dir> [--rounds 3] [--duration 6] [--connections 10] [--old-env JSON] [--new-env JSON]
+// --old-env / --new-env: environment variables of that server (e.g. '{"UV_THREADPOOL_SIZE":"4"}'; a bench server's
+// pool is otherwise sized as `scdv serve`'s); `--old .` compares this checkout with itself under two environments.
+// Each run also reports the share of the machine's CPU time left idle (/proc/stat).
 // Run `npm run bench:api` once first: it builds the collection (.scdv/bench/api) both servers read.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,6 +28,7 @@ process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
 const { values: opt } = parseArgs({ options: {
   old: { type: 'string' }, rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '6' },
   connections: { type: 'string', default: '10' }, docs: { type: 'string', default: '100000' },
+  'old-env': { type: 'string', default: '{}' }, 'new-env': { type: 'string', default: '{}' },
 } });
 if (!opt.old) throw new Error('usage: api.ab.js --old <dir>');
 const nDocs = Number(opt.docs);
@@ -34,11 +38,16 @@ const cpuOf = (pid, loopOnly = false) => {
   const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) * 10;
 };
+/** The machine's CPU time so far as [idle (idle + iowait), all], in ticks (/proc/stat's first line). */
+const machineCpu = () => {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return [f[3] + f[4], f.reduce((a, b) => a + b, 0)];
+};
 const redis = await startPrivateRedis();
 const script = path.join(REPO, 'tests', 'bench', 'api.bench.js');
 const servers = {
-  old: forkBenchServer(script, { redisUrl: redis.url, server: {} }, { root: path.resolve(opt.old), name: 'old' }),
-  new: forkBenchServer(script, { redisUrl: redis.url, server: {} }, { name: 'new' }),
+  old: forkBenchServer(script, { redisUrl: redis.url, server: {} }, { root: path.resolve(opt.old), name: 'old', env: JSON.parse(opt['old-env']) }),
+  new: forkBenchServer(script, { redisUrl: redis.url, server: {} }, { name: 'new', env: JSON.parse(opt['new-env']) }),
 };
 try {
   const urls = { old: await servers.old.listening, new: await servers.new.listening };
@@ -52,7 +61,7 @@ try {
     related_live: (n) => ({ path: `/v1/collections/articles/documents/${everyId[(offset + n) % nDocs]}/related?k=10` }),
     text: (n) => ({ method: 'POST', path: '/v1/collections/articles/related', headers: { 'content-type': 'application/json' }, body: texts[n % texts.length] }),
   };
-  /** @type {Record<string, {rps: number, p99: number, cpu: number, loop: number, errors: number}[]>} */
+  /** @type {Record<string, {rps: number, p99: number, cpu: number, loop: number, idle: number, errors: number}[]>} */
   const runs = {};
   const load0 = fs.readFileSync('/proc/loadavg', 'utf8').trim();
   for (let round = 0; round < Number(opt.rounds); round++) {
@@ -69,12 +78,15 @@ try {
         const pid = /** @type {number} */ (servers[build].proc.pid);
         const c0 = cpuOf(pid);
         const l0 = cpuOf(pid, true);
+        const m0 = machineCpu();
         const r = await run(Number(opt.duration));
+        const m1 = machineCpu();
+        const idle = (m1[0] - m0[0]) / Math.max(1, m1[1] - m0[1]);
         const cpu = (cpuOf(pid) - c0) / Math.max(1, r.requests.total);
         const loop = (cpuOf(pid, true) - l0) / Math.max(1, r.requests.total);
         offset += n;
-        (runs[`${name}_${build}`] ??= []).push({ rps: r.requests.average, p99: r.latency.p99, cpu, errors: r.errors + r.non2xx, loop });
-        process.stderr.write(`round ${round + 1} ${name.padEnd(13)} ${build}: ${r.requests.average.toFixed(0)} req/s, p99 ${r.latency.p99} ms, server CPU ${cpu.toFixed(3)} ms a request (event loop ${loop.toFixed(3)})\n`);
+        (runs[`${name}_${build}`] ??= []).push({ rps: r.requests.average, p99: r.latency.p99, cpu, errors: r.errors + r.non2xx, loop, idle });
+        process.stderr.write(`round ${round + 1} ${name.padEnd(13)} ${build}: ${r.requests.average.toFixed(0)} req/s, p99 ${r.latency.p99} ms, server CPU ${cpu.toFixed(3)} ms a request (event loop ${loop.toFixed(3)}), machine idle ${(100 * idle).toFixed(1)} %\n`);
       }
     }
   }
@@ -82,7 +94,7 @@ try {
   /** @type {Record<string, unknown>} */
   const out = {};
   for (const [key, xs] of Object.entries(runs)) {
-    out[key] = { rps: median(xs.map((x) => x.rps)), p99_ms: median(xs.map((x) => x.p99)), cpu_ms_per_request: +median(xs.map((x) => x.cpu)).toFixed(3), loop_cpu_ms_per_request: +median(xs.map((x) => x.loop)).toFixed(3), errors: xs.reduce((a, x) => a + x.errors, 0) };
+    out[key] = { rps: median(xs.map((x) => x.rps)), p99_ms: median(xs.map((x) => x.p99)), cpu_ms_per_request: +median(xs.map((x) => x.cpu)).toFixed(3), loop_cpu_ms_per_request: +median(xs.map((x) => x.loop)).toFixed(3), idle_pct: +(100 * median(xs.map((x) => x.idle))).toFixed(1), errors: xs.reduce((a, x) => a + x.errors, 0) };
   }
   console.log(JSON.stringify({ ...out, load_avg: { start: load0, end: fs.readFileSync('/proc/loadavg', 'utf8').trim() } }));
 } finally {

@@ -6,7 +6,8 @@
 //
 // node tests/bench/writes.bench.js [--data X.csr] [--docs 100000] [--old DIR] [--a-server JSON] [--b-server JSON]
 //   [--a-env JSON] [--b-env JSON] [--read-connections 10] [--write-rate 20] [--write-connections 2] [--duration 8]
-//   [--repeats 3]
+//   [--repeats 3] [--api-collection]
+// --api-collection: read bench:api's collection (.scdv/bench/api, made by `npm run bench:api`) instead of a .csr's.
 // PUTs are sent on --write-connections connections at --write-rate in all: with 2 (bench:api's), slow writes also
 // lower the rate actually reached (each connection waits for its answer); more connections keep the rate.
 // (--a-env / --b-env: environment variables of that server, e.g. '{"UV_THREADPOOL_SIZE":"8"}')
@@ -28,8 +29,11 @@ import { forkBenchServer, isBenchServerChild, serveBenchChild, stopBenchServer }
 const HERE = fileURLToPath(import.meta.url);
 const REPO = path.resolve(path.dirname(HERE), '..', '..');
 const BENCH_DIR = path.join(REPO, '.scdv', 'bench', 'writes');
-process.env.SCDV_DATA_DIR = path.join(BENCH_DIR, 'data');
-process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
+// The server children inherit the folders from this process (which --api-collection may change).
+if (!isBenchServerChild()) {
+  process.env.SCDV_DATA_DIR = path.join(BENCH_DIR, 'data');
+  process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
+}
 process.env.SCDV_MODELS_DIR ??= path.join(REPO, 'models'); // --old's server reads this checkout's models too
 
 const MODEL = 'bench-livedoor-dev';
@@ -56,6 +60,7 @@ async function main() {
       'read-connections': { type: 'string', default: '10' }, 'write-rate': { type: 'string', default: '20' },
       'write-connections': { type: 'string', default: '2' },
       duration: { type: 'string', default: '8' }, repeats: { type: 'string', default: '3' },
+      'api-collection': { type: 'boolean', default: false },
     },
   });
   const nDocs = Number(values.docs);
@@ -69,8 +74,17 @@ async function main() {
   const { ensureBenchModel } = await import('./bench-model.js');
   const corpus = ensureBenchModel(MODEL);
 
-  const data = values.data ?? newestCsr(nDocs);
-  const ids = await ensureArticles(data, nDocs);
+  /** @type {string[]} */
+  let ids;
+  if (values['api-collection']) {
+    // bench:api's collections (made by `npm run bench:api`), read where the servers will read them: no .csr needed.
+    process.env.SCDV_DATA_DIR = path.join(REPO, '.scdv', 'bench', 'api', 'data');
+    process.env.SCDV_STORE_DIR = path.join(REPO, '.scdv', 'bench', 'api', 'store');
+    if (!fs.existsSync(process.env.SCDV_STORE_DIR)) throw new Error('--api-collection: no .scdv/bench/api/store: run `npm run bench:api` once first');
+    ids = Array.from({ length: nDocs }, (_, i) => `syn-${(i * 104729 + 13) % nDocs}`);
+  } else {
+    ids = await ensureArticles(values.data ?? newestCsr(nDocs), nDocs);
+  }
 
   const pools = sentencePools(corpus);
   const parts = [...synthesize(pools, 8 * 500, 3)];
