@@ -215,7 +215,8 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** Above 0 (Linux): documents written through the API (PUT, synchronous bulk) are embedded on embedThreads threads
      * of their own at this niceness, below the searches and request texts, so writes slow reads less (BENCHMARKS.md,
      * session 10); 0: they share the request-text threads. 3, not 10: beside a search lane per core and one more,
-     * 10 left a write's embedding too small a share (write p99 62 vs 50 ms; reads the same: session 12). */
+     * 10 left a write's embedding too small a share (write p99 64 vs 44 and 60 vs 50 ms in two runs; reads the
+     * same: BENCHMARKS.md, session 12). */
     writeEmbedNice: 3,
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
     indexWorkers: 1,
