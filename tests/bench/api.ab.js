@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { forkBenchServer, stopBenchServer } from './bench-server.js';
 import { ensureBenchModel } from './bench-model.js';
-import { sentencePools, synthesize } from './synthetic-corpus.js';
+import { scatteredIds, sentencePools, synthesize } from './synthetic-corpus.js';
 import { startPrivateRedis } from '../../pipeline/queue/redis.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -51,7 +51,7 @@ const servers = {
 };
 try {
   const urls = { old: await servers.old.listening, new: await servers.new.listening };
-  const everyId = Array.from({ length: nDocs }, (_, i) => `syn-${(i * 104729 + 13) % nDocs}`);
+  const everyId = scatteredIds(nDocs);
   const pools = sentencePools(ensureBenchModel('bench-livedoor-dev'));
   const texts = [...synthesize(pools, 500, 99)].map((d) => JSON.stringify({ title: d.title, text: d.body.slice(0, 1500), k: 10 }));
   let offset = 20000; // articles not asked for by bench:api's first levels

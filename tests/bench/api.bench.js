@@ -71,7 +71,7 @@ async function main() {
   const { loadConfig, hashOf } = await import('../../pipeline/config.js');
   const { modelsDir } = await import('../../pipeline/paths.js');
   const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-  const { sentencePools, synthesize } = await import('./synthetic-corpus.js');
+  const { scatteredIds, sentencePools, synthesize } = await import('./synthetic-corpus.js');
 
   const { ensureBenchModel } = await import('./bench-model.js');
   const corpus = ensureBenchModel(MODEL);
@@ -111,7 +111,7 @@ async function main() {
     const url = await listening;
     // Popular articles (a page view asks for their related list again and again) vs every article once.
     const popular = Array.from({ length: 1000 }, (_, i) => `syn-${(i * 7919) % nDocs}`);
-    const everyId = Array.from({ length: nDocs }, (_, i) => `syn-${(i * 104729 + 13) % nDocs}`);
+    const everyId = scatteredIds(nDocs);
     const texts = [...synthesize(pools, 500, 99)].map((d) => JSON.stringify({ title: d.title, text: d.body.slice(0, 1500), k: 10 }));
 
     let liveOffset = 0;

@@ -66,3 +66,10 @@ export function* synthesize(pools, n, seed = 1, lengths) {
     };
   }
 }
+
+/**
+ * The ids of n synthesized documents (syn-0 … syn-(n-1)) in a fixed scattered order, each once: the live reads of
+ * the REST benchmarks ask for every article once, in this order, so that no answer comes from a cache.
+ * @param {number} n
+ */
+export const scatteredIds = (n) => Array.from({ length: n }, (_, i) => `syn-${(i * 104729 + 13) % n}`);

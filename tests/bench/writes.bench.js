@@ -70,7 +70,7 @@ async function main() {
   const writeConns = Number(values['write-connections']);
   const { default: autocannon } = await import('autocannon');
   const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-  const { sentencePools, synthesize } = await import('./synthetic-corpus.js');
+  const { scatteredIds, sentencePools, synthesize } = await import('./synthetic-corpus.js');
   const { ensureBenchModel } = await import('./bench-model.js');
   const corpus = ensureBenchModel(MODEL);
 
@@ -81,7 +81,7 @@ async function main() {
     process.env.SCDV_DATA_DIR = path.join(REPO, '.scdv', 'bench', 'api', 'data');
     process.env.SCDV_STORE_DIR = path.join(REPO, '.scdv', 'bench', 'api', 'store');
     if (!fs.existsSync(process.env.SCDV_STORE_DIR)) throw new Error('--api-collection: no .scdv/bench/api/store: run `npm run bench:api` once first');
-    ids = Array.from({ length: nDocs }, (_, i) => `syn-${(i * 104729 + 13) % nDocs}`);
+    ids = scatteredIds(nDocs);
   } else {
     ids = await ensureArticles(values.data ?? newestCsr(nDocs), nDocs);
   }
