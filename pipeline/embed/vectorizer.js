@@ -63,10 +63,12 @@ export class DocumentVectorizer {
     /** Width of the whole vector: the SCDV block, then one dimension per vocabulary word in the hybrid layout. */
     this.width = this.scdvWidth + (this.lexicon ? this.lexicon.idf.length : 0);
     this.keep = Math.max(1, cfg.keepCount ?? Math.ceil(cfg.keepFraction * this.scdvWidth));
-    // Reused between calls: a dense accumulator and the list of dims it touched (reset after each call).
+    // Reused between calls (all zeros between them): a dense accumulator and the list of its non-zero dims; the
+    // lexical block's weights by vocabulary row and the rows a document has.
     this.acc = new Float64Array(this.width);
-    this.seen = new Uint8Array(this.width);
     this.touched = new Uint32Array(this.width);
+    this.lexWeight = new Float64Array(this.lexicon ? this.lexicon.idf.length : 0);
+    this.lexRows = new Uint32Array(0);
   }
 
   /**
@@ -77,8 +79,7 @@ export class DocumentVectorizer {
     /** @type {Map<string, number>} */
     const tf = new Map();
     for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-    const { acc, seen, touched } = this;
-    let nTouched = 0;
+    const { acc, touched } = this;
     let knownWords = 0;
     for (const [word, count] of tf) {
       const row = this.wordTopics.lookup(word);
@@ -86,14 +87,14 @@ export class DocumentVectorizer {
       knownWords++;
       const w = damp(count, this.cfg);
       const { indices, values } = row;
-      for (let i = 0; i < indices.length; i++) {
-        const d = indices[i];
-        if (!seen[d]) { seen[d] = 1; touched[nTouched++] = d; }
-        acc[d] += w * values[i];
-      }
+      for (let i = 0; i < indices.length; i++) acc[indices[i]] += w * values[i];
     }
+    // The dims whose sums are not 0, found by one scan of the block (cheaper than marking each dim on first touch,
+    // a branch per product): only they can be kept, in any order (sparsify sorts what it keeps).
+    let nTouched = 0;
+    for (let d = 0; d < this.scdvWidth; d++) if (acc[d] !== 0) touched[nTouched++] = d;
     const scdv = this.sparsify(nTouched);
-    for (let i = 0; i < nTouched; i++) { acc[touched[i]] = 0; seen[touched[i]] = 0; }
+    for (let i = 0; i < nTouched; i++) acc[touched[i]] = 0;
     const result = this.lexicon && scdv.indices.length ? this.hybrid(scdv, tf) : scdv;
     return { ...result, knownWords, unknownWords: tf.size - knownWords };
   }
@@ -105,28 +106,41 @@ export class DocumentVectorizer {
    */
   hybrid(scdv, tf) {
     const lex = /** @type {Lexicon} */ (this.lexicon);
-    /** @type {[number, number][]} */
-    let terms = [];
+    // Each known word's weight at its row (a word has one row), the rows listed, then sorted as numbers.
+    if (this.lexRows.length < tf.size) this.lexRows = new Uint32Array(2 * tf.size);
+    const weight = this.lexWeight;
+    let m = 0;
     for (const [word, count] of tf) {
       const r = lex.indexOf(word);
-      if (r >= 0) terms.push([r, damp(count, this.lexicalDamping) * this.lexicalIdf[r]]);
+      if (r >= 0) { weight[r] = damp(count, this.lexicalDamping) * this.lexicalIdf[r]; this.lexRows[m++] = r; }
     }
+    let rows = this.lexRows.subarray(0, m);
     const maxTerms = this.cfg.hybrid?.maxTerms ?? null;
-    if (maxTerms !== null && terms.length > maxTerms) {
-      terms.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-      terms = terms.slice(0, maxTerms);
+    if (maxTerms !== null && m > maxTerms) {
+      // The heaviest maxTerms (ties: the lower row first).
+      const heaviest = Array.from(rows).sort((x, y) => weight[y] - weight[x] || x - y).slice(0, maxTerms);
+      const kept = new Set(heaviest);
+      for (const r of rows) if (!kept.has(r)) weight[r] = 0;
+      rows.set(heaviest);
+      rows = rows.subarray(0, maxTerms);
+      m = maxTerms;
     }
-    terms.sort((a, b) => a[0] - b[0]);
+    rows.sort();
     let norm = 0;
-    for (const [, w] of terms) norm += w * w;
+    for (let j = 0; j < m; j++) norm += weight[rows[j]] * weight[rows[j]];
     norm = Math.sqrt(norm);
     const a = Math.sqrt(this.alpha);
     const b = norm > 0 ? Math.sqrt(1 - this.alpha) / norm : 0;
     const n = this.alpha > 0 ? scdv.indices.length : 0; // alpha 0: the lexical block alone
-    const indices = new Uint32Array(n + terms.length);
-    const values = new Float32Array(n + terms.length);
+    const indices = new Uint32Array(n + m);
+    const values = new Float32Array(n + m);
     for (let i = 0; i < n; i++) { indices[i] = scdv.indices[i]; values[i] = a * scdv.values[i]; }
-    terms.forEach(([r, w], j) => { indices[n + j] = this.scdvWidth + r; values[n + j] = b * w; });
+    for (let j = 0; j < m; j++) {
+      const r = rows[j];
+      indices[n + j] = this.scdvWidth + r;
+      values[n + j] = b * weight[r];
+      weight[r] = 0;
+    }
     return { indices, values };
   }
 

@@ -34,6 +34,7 @@ export function fnv1a32(bytes) {
  * @property {(offset: number, n: number) => Float32Array} f32 n little-endian f32 values
  * @property {number} size
  * @property {'file' | 'memory'} kind positional reads of an open file, or bytes in memory (mapped or loaded)
+ * @property {Uint8Array} [bytes] the whole file, when it is in memory
  * @property {() => void} close
  */
 
@@ -84,8 +85,84 @@ function memorySource(bytes) {
     },
     size: bytes.byteLength,
     kind: 'memory',
+    bytes,
     close() {},
   };
+}
+
+/**
+ * @typedef {object} Sections views of a word-topic file's sections (u64 tables as pairs of u32: low, high)
+ * @property {Uint32Array} hash hashSlots entries: 0 empty, else row + 1
+ * @property {Uint32Array} wordOffsets nWords + 1 u64 offsets into wordBytes
+ * @property {Uint32Array} rowPtr nWords + 1 u64 offsets into cols / vals
+ * @property {Uint32Array} cols
+ * @property {Float32Array} vals
+ * @property {Uint8Array} wordBytes
+ */
+
+/**
+ * Views of the sections of a file held in memory, or null when one is not 8-byte aligned where it starts (then
+ * lookups read field by field).
+ * @param {Uint8Array} bytes
+ * @param {WordTopics} wt its header's fields
+ * @returns {Sections | null}
+ */
+function sectionViews(bytes, wt) {
+  const at = (/** @type {number} */ off) => bytes.byteOffset + off;
+  const offsets = [wt.offRowPtr, wt.offCols, wt.offVals, wt.offWordOffsets, wt.offHash].map(at);
+  if (offsets.some((o) => o % 8 !== 0)) return null;
+  try {
+    const s = {
+      hash: new Uint32Array(bytes.buffer, at(wt.offHash), wt.hashSlots),
+      wordOffsets: new Uint32Array(bytes.buffer, at(wt.offWordOffsets), 2 * (wt.nWords + 1)),
+      rowPtr: new Uint32Array(bytes.buffer, at(wt.offRowPtr), 2 * (wt.nWords + 1)),
+      cols: new Uint32Array(bytes.buffer, at(wt.offCols), wt.nnz),
+      vals: new Float32Array(bytes.buffer, at(wt.offVals), wt.nnz),
+      wordBytes: bytes.subarray(wt.offWordBytes, wt.offHash),
+    };
+    if (u64At(s.rowPtr, wt.nWords) > wt.nnz || u64At(s.wordOffsets, wt.nWords) > s.wordBytes.length) throw new RangeError('a table points past its section');
+    return s;
+  } catch (err) {
+    throw errors.MODEL_CORRUPT(wt.name, `a section lies outside the file (${/** @type {Error} */ (err).message})`).because(err);
+  }
+}
+
+/**
+ * Entry i of a u64 table viewed as u32 pairs (exact below 2^53).
+ * @param {Uint32Array} t
+ * @param {number} i
+ */
+const u64At = (t, i) => t[2 * i] + t[2 * i + 1] * 4294967296;
+
+/** indexInSections' UTF-8 of the word looked up (grown on demand). */
+let utf8Scratch = new Uint8Array(256);
+
+/**
+ * The UTF-8 of `s` into utf8Scratch, as Buffer.from(s, 'utf8') encodes it (a lone surrogate as U+FFFD); returns
+ * its length. Plain JavaScript: for a word of a few characters cheaper than a call into the runtime.
+ * @param {string} s
+ */
+function utf8Into(s) {
+  if (utf8Scratch.length < 3 * s.length) utf8Scratch = new Uint8Array(6 * s.length);
+  const b = utf8Scratch;
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) { b[n++] = c; continue; }
+    if (c < 0x800) { b[n++] = 0xc0 | (c >> 6); b[n++] = 0x80 | (c & 63); continue; }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const d = c <= 0xdbff && i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+        b[n++] = 0xf0 | (c >> 18); b[n++] = 0x80 | ((c >> 12) & 63); b[n++] = 0x80 | ((c >> 6) & 63); b[n++] = 0x80 | (c & 63);
+        continue;
+      }
+      c = 0xfffd;
+    }
+    b[n++] = 0xe0 | (c >> 12); b[n++] = 0x80 | ((c >> 6) & 63); b[n++] = 0x80 | (c & 63);
+  }
+  return n;
 }
 
 export class WordTopics {
@@ -117,6 +194,8 @@ export class WordTopics {
     if (src.size !== total) throw errors.MODEL_CORRUPT(name, `truncated or padded: ${src.size} bytes, the header says ${total}`);
     /** Width of a word-topic vector: K clusters x d dimensions. */
     this.width = this.nClusters * this.dim;
+    /** Whole-section views of a file in memory (null: read field by field). */
+    this.sections = src.bytes ? sectionViews(src.bytes, this) : null;
   }
 
   /** @param {string} file */
@@ -162,6 +241,7 @@ export class WordTopics {
    * @param {string} word
    */
   indexOf(word) {
+    if (this.sections) return this.indexInSections(this.sections, word);
     const bytes = Buffer.from(word, 'utf8');
     const mask = this.hashSlots - 1;
     let slot = fnv1a32(bytes) & mask;
@@ -171,6 +251,33 @@ export class WordTopics {
       const i = entry - 1;
       const [start, end] = this.wordSpan(i);
       if (end - start === bytes.length && this.src.read(this.offWordBytes + start, bytes.length).equals(bytes)) return i;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  /**
+   * indexOf on whole-section views: the same probe sequence, with numbers read in place and the word's UTF-8 in a
+   * reused buffer — no Buffer views or BigInts made per field, which were a third of an embedding's time.
+   * @param {Sections} sec
+   * @param {string} word
+   */
+  indexInSections(sec, word) {
+    const n = utf8Into(word);
+    const bytes = utf8Scratch;
+    let h = FNV_OFFSET;
+    for (let k = 0; k < n; k++) h = Math.imul(h ^ bytes[k], FNV_PRIME) >>> 0;
+    const mask = this.hashSlots - 1;
+    let slot = (h >>> 0) & mask;
+    for (;;) {
+      const entry = sec.hash[slot];
+      if (entry === 0) return -1;
+      const i = entry - 1;
+      const start = u64At(sec.wordOffsets, i);
+      if (u64At(sec.wordOffsets, i + 1) - start === n) {
+        let k = 0;
+        while (k < n && sec.wordBytes[start + k] === bytes[k]) k++;
+        if (k === n) return i;
+      }
       slot = (slot + 1) & mask;
     }
   }
@@ -190,6 +297,12 @@ export class WordTopics {
    * @returns {SparseRow}
    */
   row(i) {
+    const sec = this.sections;
+    if (sec) {
+      const a = u64At(sec.rowPtr, i);
+      const b = u64At(sec.rowPtr, i + 1);
+      return { indices: sec.cols.subarray(a, b), values: sec.vals.subarray(a, b) };
+    }
     const ptr = this.src.read(this.offRowPtr + 8 * i, 16);
     const a = Number(ptr.readBigUInt64LE(0));
     const n = Number(ptr.readBigUInt64LE(8)) - a;

@@ -104,7 +104,7 @@ import numpy as np, sys
 from scdv.wtv_format import write_word_topics
 from scdv.topics import WordTopicVectorizer
 rng = np.random.default_rng(5)
-words = ["猫", "café", "ｶﾀｶﾅ", "x"] + [f"w{i}" for i in range(60)]
+words = ["猫", "café", "ｶﾀｶﾅ", "x", "🍣寿司"] + [f"w{i}" for i in range(59)]
 K, d = 3, 4
 vec = rng.normal(size=(len(words), d)).astype(np.float32)
 post = rng.dirichlet(np.ones(K), size=len(words)).astype(np.float32)
@@ -118,7 +118,7 @@ import json, sys
 from scdv.wtv_format import WordTopicFile
 f = WordTopicFile(sys.argv[1])
 out = {}
-for w in ["猫", "café", "ｶﾀｶﾅ", "x", "w7", "w59"]:
+for w in ["猫", "café", "ｶﾀｶﾅ", "x", "🍣寿司", "w7", "w58"]:
     cols, vals = f.row(f.lookup(w))
     out[w] = [list(map(int, cols)), [float(v) for v in vals]]
 print(json.dumps(out))
@@ -138,6 +138,18 @@ print(json.dumps(out))
     assert.equal(wt.word(wt.indexOf('café')), 'café');
     wt.close();
   }
+  // A mapped file is read through whole-section views (its own UTF-8 encoding of the word): the same rows as
+  // positional reads, for every word and for strings that are not words (a lone surrogate is U+FFFD's bytes).
+  const [byReads, byViews] = [WordTopics.open(file), WordTopics.map(file)];
+  assert.ok(byViews.sections, 'a mapped file is read through section views');
+  assert.equal(byReads.sections, null);
+  const probes = [...Array.from({ length: 64 }, (_, i) => byReads.word(i)), '', '🍣', '寿司', '\ud83c寿司', '\udf63', 'w' + 'x'.repeat(300), 'CAFÉ', 'cafe\u0301'];
+  for (const w of probes) {
+    assert.equal(byViews.indexOf(w), byReads.indexOf(w), JSON.stringify(w));
+    assert.deepEqual(byViews.lookup(w), byReads.lookup(w), JSON.stringify(w));
+  }
+  assert.equal(byViews.indexOf('🍣寿司'), byReads.indexOf('🍣寿司'));
+  assert.ok(byViews.indexOf('🍣寿司') >= 0);
   // The mapping is copy-on-write: a write through a row stays in this process, the file is unchanged.
   const before = fs.readFileSync(file);
   const mapped = WordTopics.map(file);
@@ -151,4 +163,75 @@ print(json.dumps(out))
   assert.equal(loadModel(path.basename(dir), { modelsDir: path.dirname(dir) }).wordTopics.src.kind, 'memory');
   assert.throws(() => WordTopics.map(path.join(dir, 'missing.bin')), (/** @type {any} */ e) => e.code === 'SCDV_MODEL_CORRUPT' && /missing\.bin/.test(e.message));
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('the vectorizer equals a plain reference bit for bit (random words, cancellations, ties, hybrid with and without maxTerms)', () => {
+  // Reference: each dim summed in the document's first-occurrence word order, the kept dims chosen by a full sort
+  // (|value| descending, the lower index first), the norms summed in index order.
+  let seed = 7;
+  const rand = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed / 2 ** 32; };
+  const width = 40;
+  const vocab = Array.from({ length: 30 }, (_, i) => `w${i}`);
+  /** @type {Map<string, {indices: Uint32Array, values: Float32Array}>} */
+  const rows = new Map();
+  for (const w of vocab) {
+    const dims = [...new Set(Array.from({ length: 1 + Math.floor(rand() * 12) }, () => Math.floor(rand() * width)))].sort((a, b) => a - b);
+    // Values from a small set: exact cancellations and magnitude ties happen.
+    rows.set(w, { indices: Uint32Array.from(dims), values: Float32Array.from(dims, () => [-2, -1, -0.5, 0.5, 1, 1.5, 2][Math.floor(rand() * 7)]) });
+  }
+  const wt = { width, lookup: (/** @type {string} */ w) => rows.get(w) ?? null };
+  const idf = Float32Array.from(vocab, () => 0.5 + Math.floor(rand() * 4) / 2);
+  const lexicon = { indexOf: (/** @type {string} */ w) => vocab.indexOf(w), idf };
+  /** @param {any} c @param {string[]} tokens @param {boolean} hybrid */
+  const reference = (c, tokens, hybrid) => {
+    const tf = new Map();
+    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+    const acc = new Float64Array(width);
+    let known = 0;
+    for (const [w, n] of tf) {
+      const r = rows.get(w);
+      if (!r) continue;
+      known++;
+      r.indices.forEach((d, i) => { acc[d] += damp(n, c) * r.values[i]; });
+    }
+    const keep = Math.max(1, c.keepCount ?? Math.ceil(c.keepFraction * width));
+    const dims = [...acc.keys()].filter((d) => acc[d] !== 0).sort((a, b) => Math.abs(acc[b]) - Math.abs(acc[a]) || a - b).slice(0, keep).sort((a, b) => a - b);
+    let norm = 0;
+    for (const d of dims) norm += acc[d] * acc[d];
+    norm = Math.sqrt(norm);
+    const scdv = { indices: Uint32Array.from(dims), values: Float32Array.from(dims, (d) => acc[d] / norm) };
+    if (!hybrid || !dims.length) return { ...scdv, knownWords: known, unknownWords: tf.size - known };
+    const p = c.hybrid.idfPower;
+    const weights = p === 1 ? idf : idf.map((x) => x ** p); // idf^p kept as float32, as the model's idf is
+    let terms = [...tf].filter(([w]) => vocab.includes(w)).map(([w, n]) => [vocab.indexOf(w), damp(n, { ...c, damping: c.hybrid.damping }) * weights[vocab.indexOf(w)]]);
+    if (c.hybrid.maxTerms !== null && terms.length > c.hybrid.maxTerms) terms = terms.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, c.hybrid.maxTerms);
+    terms.sort((x, y) => x[0] - y[0]);
+    let ln = 0;
+    for (const [, w] of terms) ln += w * w;
+    ln = Math.sqrt(ln);
+    const a = Math.sqrt(c.hybrid.alpha);
+    const b = ln > 0 ? Math.sqrt(1 - c.hybrid.alpha) / ln : 0;
+    const n = c.hybrid.alpha > 0 ? dims.length : 0;
+    return {
+      indices: Uint32Array.from([...scdv.indices.subarray(0, n), ...terms.map(([r]) => width + r)]),
+      values: Float32Array.from([...Array.from(scdv.values.subarray(0, n), (x) => a * x), ...terms.map(([, w]) => b * w)]),
+      knownWords: known, unknownWords: tf.size - known,
+    };
+  };
+  /** @type {[ReturnType<typeof cfg>, boolean][]} */
+  const settings = [
+    [cfg({ keepCount: 5 }), false], [cfg({ keepCount: 40, damping: 'log' }), false],
+    [cfg({ keepCount: 6, hybrid: { alpha: 0.3, damping: 'log', idfPower: 0.5, maxTerms: null } }), true],
+    [cfg({ keepCount: 3, damping: 'raw', hybrid: { alpha: 0.5, damping: 'binary', idfPower: 1, maxTerms: 4 } }), true],
+    [cfg({ keepCount: 8, hybrid: { alpha: 0, damping: 'saturate', idfPower: 0.25, maxTerms: 2 } }), true],
+  ];
+  for (const [c, hybrid] of settings) {
+    const v = new DocumentVectorizer(wt, c, hybrid ? lexicon : undefined);
+    for (let doc = 0; doc < 300; doc++) {
+      const tokens = Array.from({ length: Math.floor(rand() * 25) }, () => (rand() < 0.1 ? `unknown${doc % 3}` : vocab[Math.floor(rand() * (doc % 2 ? 8 : 30))]));
+      const got = v.embed(tokens);
+      const want = reference(c, tokens, hybrid);
+      assert.deepEqual(got, want, `${JSON.stringify(c.hybrid)} ${tokens}`);
+    }
+  }
 });
