@@ -179,6 +179,12 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** Local worker processes of `scdv tokenize` and `scdv train` (--workers). */ workers: 2,
     /** Documents sent to the native tokenizer per call (one call in flight per worker keeps one core busy). */
     batchSize: 64,
+    /**
+     * Processes that tokenise much (tokenize workers, servers, index workers) copy the MeCab dictionary's index into
+     * 2 MB pages (Linux with transparent huge pages): ~20 % less CPU per parse, for ~330 MB of private memory per
+     * process with neologd (the features stay shared). false: only the file's shared pages.
+     */
+    hugePages: true,
   },  /** `scdv serve`, the REST server (server/). */
   server: {
     host: '127.0.0.1',

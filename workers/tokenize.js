@@ -21,10 +21,13 @@ import { ISSUE } from '../pipeline/line-issues.js';
 /** Tokenizers by config hash: loading a dictionary is done once per worker process. */
 const tokenizers = new Map();
 
-/** @param {import('../pipeline/config.js').Config['tokenizer']} cfg */
-async function tokenizerFor(cfg) {
+/**
+ * @param {import('../pipeline/config.js').Config['tokenizer']} cfg
+ * @param {boolean} hugePages tokenize.hugePages
+ */
+async function tokenizerFor(cfg, hugePages) {
   const key = hashOf(cfg);
-  if (!tokenizers.has(key)) tokenizers.set(key, await createTokenizer(cfg));
+  if (!tokenizers.has(key)) tokenizers.set(key, await createTokenizer(cfg, { hugePages }));
   return tokenizers.get(key);
 }
 
@@ -40,7 +43,8 @@ const MIN_JAPANESE_SHARE = 0.2;
 export async function processShard(job, onProgress) {
   const startedAt = Date.now();
   const { shard, outDir, config } = job;
-  const tokenizer = await tokenizerFor(config.tokenizer);
+  // (A job queued by a version without tokenize.hugePages has none: such a job leaves the pages as they are.)
+  const tokenizer = await tokenizerFor(config.tokenizer, config.tokenize?.hugePages ?? false);
   fs.mkdirSync(shardsDir(outDir), { recursive: true });
   const finalTsv = shardTsv(outDir, shard.index);
   const tmpTsv = `${finalTsv}.tmp-${process.pid}`;

@@ -159,6 +159,6 @@ export function hasLexicon(model) {
  */
 export async function createEmbedder(modelName, config, opts = {}) {
   const model = loadModel(modelName, opts);
-  const tokenizer = await createTokenizer(embedTokenizerConfig(model, config));
+  const tokenizer = await createTokenizer(embedTokenizerConfig(model, config), { hugePages: config.tokenize.hugePages });
   return new Embedder(tokenizer, model, config.embed);
 }

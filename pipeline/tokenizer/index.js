@@ -8,13 +8,20 @@ import { resolveDictionary } from './dictionary.js';
 
 /** @typedef {import('../config.js').Config['tokenizer']} TokenizerConfig */
 /** @typedef {{token: string, pos: string}} TaggedToken */
+/**
+ * How this process runs the tokenizer (not what it produces: no part of a model's or a run's identity).
+ * @typedef {object} TokenizerOptions
+ * @property {boolean} [hugePages] the dictionary's index in huge pages (tokenize.hugePages): for processes that
+ *   tokenise much; a one-off tokenisation leaves it off
+ */
 
 export class Tokenizer {
   /**
    * @param {TokenizerConfig} config
    * @param {{NativeTagger: any}} native the loaded addon module (injected so that loading errors surface once)
+   * @param {TokenizerOptions} [opts]
    */
-  constructor(config, native) {
+  constructor(config, native, opts = {}) {
     this.config = config;
     this.dictionary = resolveDictionary(config.dictionary);
     const stop = loadStopwords(config.stopwords);
@@ -38,6 +45,7 @@ export class Tokenizer {
           foldLongVowels: config.foldLongVowels ?? false,
           joinNouns: config.joinNouns ?? false,
         },
+        hugePages: opts.hugePages ?? false,
       });
     } catch (err) {
       throw errors.DICTIONARY_BROKEN(this.dictionary.dicdir, /** @type {Error} */ (err).message).because(err);
@@ -99,9 +107,10 @@ export class Tokenizer {
 /**
  * Load the addon and build a Tokenizer; the one entry point callers use.
  * @param {TokenizerConfig} config
+ * @param {TokenizerOptions} [opts]
  * @returns {Promise<Tokenizer>}
  */
-export async function createTokenizer(config) {
+export async function createTokenizer(config, opts = {}) {
   // tokenizer.lang 'en': a plain regex tokeniser (no MeCab), for checks against English benchmarks.
   if (/** @type {{lang?: string}} */ (config).lang === 'en') {
     const { EnglishTokenizer } = await import('./english.js');
@@ -113,5 +122,5 @@ export async function createTokenizer(config) {
   } catch (err) {
     throw errors.ADDON_NOT_BUILT(/** @type {Error} */ (err).message).because(err);
   }
-  return new Tokenizer(config, native);
+  return new Tokenizer(config, native, opts);
 }

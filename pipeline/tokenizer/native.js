@@ -31,6 +31,9 @@ import { fileURLToPath } from 'node:url';
  * @property {string} dicdir compiled MeCab dictionary folder (sys.dic, matrix.bin, char.bin, unk.dic, dicrc)
  * @property {string[]} [userdic] compiled user dictionaries (.dic)
  * @property {FilterSpec} [filter] omitted: every token is kept
+ * @property {boolean} [hugePages] move the system dictionary's index into 2 MB pages (Linux with transparent huge
+ *   pages; a private copy, ~330 MB with neologd, once per process): ~20 % faster parsing. Taggers of one process
+ *   share one model of a dictionary, so one that asks moves it for all.
  */
 
 /**
@@ -49,6 +52,7 @@ import { fileURLToPath } from 'node:url';
  * @property {(texts: readonly string[], withPos?: boolean) => Promise<string[]>} tokenizeBatch
  * @property {(text: string) => string} parse
  * @property {DictionaryInfo} dictionaryInfo
+ * @property {number} hugePageBytes bytes of the dictionary's index in huge pages (0: in the file's shared pages)
  */
 
 /** @typedef {{ NativeTagger: new (options: NativeTaggerOptions) => RawTagger, mecabVersion: string }} Addon */
@@ -136,6 +140,11 @@ export class NativeTagger {
    */
   parse(text) {
     return this.#native.parse(text);
+  }
+
+  /** @returns {number} bytes of the system dictionary's index in huge pages (0: in the file's shared pages) */
+  get hugePageBytes() {
+    return this.#native.hugePageBytes;
   }
 
   /** @returns {Readonly<DictionaryInfo>} the system dictionary's info */

@@ -10,8 +10,10 @@
 // stderr. Per-CPU-second rates (cpu_ratio) are reported too: on a shared machine they are
 // steadier than wall-clock rates. --with-filter adds a contender, the addon with those filter options
 // over FILTER, timed right after the plain addon in every repeat (with_vs_addon_cpu: its CPU-second rate / the
-// plain addon's), for the cost of a tokenizer option.
-import { spawn, spawnSync } from 'node:child_process';
+// plain addon's), for the cost of a tokenizer option. --huge-pages adds two child processes, the addon with and
+// without the dictionary's index in huge pages (tokenize.hugePages; a process-wide choice, so each in its own
+// process), timed one after the other in every repeat: huge_vs_plain_cpu is the ratio of their CPU-second rates.
+import { fork, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,6 +48,7 @@ const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
  * @property {number} repeats
  * @property {number} forkDocs
  * @property {import('../../pipeline/tokenizer/native.js').FilterSpec | null} withFilter
+ * @property {boolean} hugePages
  */
 
 /** @returns {Options} */
@@ -57,6 +60,7 @@ function readOptions() {
       repeats: { type: 'string', default: '5' },
       'fork-docs': { type: 'string', default: '200' },
       'with-filter': { type: 'string' },
+      'huge-pages': { type: 'boolean', default: false },
     },
   });
   const repeats = Number(values.repeats);
@@ -64,7 +68,7 @@ function readOptions() {
   if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`--repeats must be a positive integer`);
   if (!Number.isInteger(forkDocs) || forkDocs < 1) throw new Error(`--fork-docs must be a positive integer`);
   const withFilter = values['with-filter'] === undefined ? null : JSON.parse(values['with-filter']);
-  return { corpus: values.corpus ?? defaultCorpus(), dicdir: values.dicdir ?? defaultDicdir(), repeats, forkDocs, withFilter };
+  return { corpus: values.corpus ?? defaultCorpus(), dicdir: values.dicdir ?? defaultDicdir(), repeats, forkDocs, withFilter, hugePages: values['huge-pages'] ?? false };
 }
 
 /** @returns {string} */
@@ -219,6 +223,33 @@ function printTable(rows, bytes) {
   }
 }
 
+/**
+ * A child process that tokenises `docs` with its own tagger (hugePages as given) each time it is asked.
+ * @param {string} textFile the documents, one per line
+ * @param {string} dicdir
+ * @param {boolean} hugePages
+ */
+function startTaggerChild(textFile, dicdir, hugePages) {
+  const child = fork(fileURLToPath(import.meta.url), ['--tagger-child', JSON.stringify({ textFile, dicdir, hugePages })], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  /** @type {((t: Timing & {hugePageBytes: number}) => void)[]} */
+  const waiting = [];
+  child.on('message', (/** @type {any} */ m) => waiting.shift()?.(m));
+  return {
+    /** @returns {Promise<Timing & {hugePageBytes: number}>} */
+    run: () => new Promise((resolve) => { waiting.push(resolve); child.send('run'); }),
+    stop: () => child.kill(),
+  };
+}
+
+/** The child's side of startTaggerChild. */
+function taggerChild() {
+  const { textFile, dicdir, hugePages } = JSON.parse(process.argv[process.argv.indexOf('--tagger-child') + 1]);
+  const docs = readFileSync(textFile, 'utf8').split('\n').filter(Boolean);
+  const tagger = new NativeTagger({ dicdir, filter: FILTER, hugePages });
+  timeSync(tagger, docs, (t, d) => t.tokenize(d)); // warm-up
+  process.on('message', () => process.send?.({ ...timeSync(tagger, docs, (t, d) => t.tokenize(d)), hugePageBytes: tagger.hugePageBytes }));
+}
+
 async function main() {
   const opts = readOptions();
   const docs = loadDocuments(opts.corpus);
@@ -246,8 +277,10 @@ async function main() {
     timeSync(tagger, docs, (t, d) => t.tokenize(d));
     if (withTagger) timeSync(withTagger, docs, (t, d) => t.tokenize(d));
 
+    const children = opts.hugePages ? { plain: startTaggerChild(textFile, opts.dicdir, false), huge: startTaggerChild(textFile, opts.dicdir, true) } : null;
+    let hugePageBytes = 0;
     /** @type {Record<string, number[]>} */
-    const mbs = { cli: [], addon: [], raw: [], fork: [], batch: [], cliCpu: [], addonCpu: [], withCpu: [] };
+    const mbs = { cli: [], addon: [], raw: [], fork: [], batch: [], cliCpu: [], addonCpu: [], withCpu: [], plainChildCpu: [], hugeChildCpu: [] };
     /** @type {number[]} */
     const startup = [];
     const rate = (/** @type {number} */ n, /** @type {number} */ seconds) => n / MB / seconds;
@@ -263,13 +296,25 @@ async function main() {
       mbs.raw.push(rate(bytes, timeSync(tagger, docs, (t, d) => t.parse(d)).wall));
       mbs.fork.push(rate(forkBytes, timeForkPerDoc(cliArgs, forkDocs)));
       mbs.batch.push(rate(bytes, await timeBatch(tagger, docs, 2, 32)));
+      if (children) {
+        // Alternating which goes first.
+        const order = r % 2 ? ['plain', 'huge'] : ['huge', 'plain'];
+        for (const which of /** @type {('plain' | 'huge')[]} */ (order)) {
+          const t = await children[which].run();
+          mbs[`${which}ChildCpu`].push(rate(bytes, t.cpu));
+          if (which === 'huge') hugePageBytes = t.hugePageBytes;
+        }
+      }
       const f = (/** @type {number[]} */ xs) => xs[r - 1].toFixed(2);
       log(
         `repeat ${r}/${opts.repeats} (MB/s): cli ${f(mbs.cli)} (cpu ${f(mbs.cliCpu)}), addon ${f(mbs.addon)} ` +
           `(cpu ${f(mbs.addonCpu)}${withTagger ? `, with-filter cpu ${f(mbs.withCpu)}` : ''}), raw ${f(mbs.raw)}, ` +
-          `fork ${f(mbs.fork)}, batch ${f(mbs.batch)}; load ${loadavg()[0].toFixed(2)}`,
+          `fork ${f(mbs.fork)}, batch ${f(mbs.batch)}${children ? `, child cpu plain ${f(mbs.plainChildCpu)} huge pages ${f(mbs.hugeChildCpu)}` : ''}; ` +
+          `load ${loadavg()[0].toFixed(2)}`,
       );
     }
+    children?.plain.stop();
+    children?.huge.stop();
 
     const cli = median(mbs.cli);
     const addon = median(mbs.addon);
@@ -283,6 +328,10 @@ async function main() {
         ['(a) mecab CLI, per CPU-second', median(mbs.cliCpu)],
         ['(b) addon tokenize(), per CPU-second', median(mbs.addonCpu)],
         ...(withTagger ? [/** @type {[string, number]} */ ([`(f) addon tokenize() with ${JSON.stringify(opts.withFilter)}, per CPU-second`, median(mbs.withCpu)])] : []),
+        ...(children ? /** @type {[string, number][]} */ ([
+          ['(g) addon tokenize() in a child process, per CPU-second', median(mbs.plainChildCpu)],
+          [`(h) the same, index in huge pages (${(hugePageBytes / 2 ** 20).toFixed(0)} MiB), per CPU-second`, median(mbs.hugeChildCpu)],
+        ]) : []),
       ],
       bytes,
     );
@@ -308,6 +357,12 @@ async function main() {
           with_cpu_mb_s: +median(mbs.withCpu).toFixed(3),
           with_vs_addon_cpu: +(median(mbs.withCpu) / median(mbs.addonCpu)).toFixed(3),
         } : {}),
+        ...(children ? {
+          huge_page_bytes: hugePageBytes,
+          plain_child_cpu_mb_s: +median(mbs.plainChildCpu).toFixed(3),
+          huge_child_cpu_mb_s: +median(mbs.hugeChildCpu).toFixed(3),
+          huge_vs_plain_cpu: +(median(mbs.hugeChildCpu) / median(mbs.plainChildCpu)).toFixed(3),
+        } : {}),
         load_avg_1m: +loadavg()[0].toFixed(2),
         addon_mb_s: +addon.toFixed(3),
         cli_mb_s: +cli.toFixed(3),
@@ -319,7 +374,8 @@ async function main() {
   }
 }
 
-main().catch((err) => {
+if (process.argv.includes('--tagger-child')) taggerChild();
+else main().catch((err) => {
   process.stderr.write(`${err instanceof Error ? err.message : err}\n`);
   process.exitCode = 1;
 });

@@ -3,7 +3,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -365,5 +365,46 @@ describe('errors', () => {
     assert.throws(() => t.tokenize(/** @type {any} */ (5)), TypeError);
     assert.throws(() => t.tokenizeWithPos(/** @type {any} */ (null)), TypeError);
     assert.throws(() => t.parse(/** @type {any} */ (undefined)), TypeError);
+  });
+});
+
+describe('one model per dictionary in a process, its index in huge pages when asked', () => {
+  const TEXTS = ['東京都の美術館で新しい展覧会が始まった。', '日本語の形態素解析器を使ってテキストを処理する研究', 'iPhoneとAndroidのスマートフォン市場シェア'];
+  /** This process's mappings of the dictionary's sys.dic: start address and file offset. */
+  const sysDicMappings = () => {
+    const file = realpathSync(path.join(IPADIC, 'sys.dic'));
+    return readFileSync('/proc/self/maps', 'utf8').split('\n').filter((l) => l.endsWith(` ${file}`))
+      .map((l) => ({ start: BigInt(`0x${l.split('-')[0]}`), offset: BigInt(`0x${l.split(/\s+/)[2]}`) }));
+  };
+  const thpOn = () => /\[(always|madvise)\]/.test(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'));
+
+  test('taggers of one dictionary share its model: asked once, the index is moved for all and they parse as before', () => {
+    const plain = tagger(FILTER);
+    const before = TEXTS.map((t) => plain.tokenize(t));
+    const mapped = sysDicMappings();
+    assert.deepEqual(mapped.map((m) => m.offset), [0n], 'one mapping of sys.dic for the live taggers');
+    const huge = new NativeTagger({ dicdir: IPADIC, filter: FILTER, hugePages: true });
+    assert.equal(huge.hugePageBytes, plain.hugePageBytes, 'the move is the shared model\'s');
+    const moved = BigInt(huge.hugePageBytes);
+    // The second tagger loaded nothing: the one mapping, less the moved first part.
+    assert.deepEqual(sysDicMappings(), [{ start: mapped[0].start + moved, offset: moved }]);
+    // Moved whenever it can be: Linux with transparent huge pages, and the file mapped at a 2 MB boundary.
+    const movable = process.platform === 'linux' && thpOn() && mapped[0].start % (2n << 20n) === 0n;
+    if (movable) {
+      assert.ok(huge.hugePageBytes >= 2 << 20 && huge.hugePageBytes % (2 << 20) === 0, `${huge.hugePageBytes} bytes moved`);
+      const smaps = readFileSync('/proc/self/smaps', 'utf8');
+      const start = smaps.indexOf(`${mapped[0].start.toString(16)}-`);
+      assert.ok(start >= 0, 'the moved range is a mapping of its own');
+      const anonHuge = Number(/AnonHugePages:\s+(\d+) kB/.exec(smaps.slice(start))?.[1]);
+      assert.ok(anonHuge > 0, `the range is in huge pages (${anonHuge} kB)`);
+    } else {
+      assert.equal(huge.hugePageBytes, 0);
+    }
+    assert.deepEqual(TEXTS.map((t) => plain.tokenize(t)), before, 'the tagger made before the move parses as before');
+    assert.deepEqual(TEXTS.map((t) => huge.tokenize(t)), before);
+  });
+
+  test('hugePages must be a boolean', () => {
+    assert.throws(() => new NativeTagger({ dicdir: IPADIC, hugePages: /** @type {any} */ ('yes') }), /options.hugePages must be a boolean/);
   });
 });

@@ -81,7 +81,8 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
                         InstanceMethod<&NativeTagger::TokenizeWithPos>("tokenizeWithPos"),
                         InstanceMethod<&NativeTagger::TokenizeBatch>("tokenizeBatch"),
                         InstanceMethod<&NativeTagger::Parse>("parse"),
-                        InstanceAccessor<&NativeTagger::DictionaryInfo>("dictionaryInfo")});
+                        InstanceAccessor<&NativeTagger::DictionaryInfo>("dictionaryInfo"),
+                        InstanceAccessor<&NativeTagger::HugePageBytes>("hugePageBytes")});
   }
 
   explicit NativeTagger(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeTagger>(info) {
@@ -145,6 +146,10 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
     o.Set("size", Napi::Number::New(env, d->size));
     o.Set("version", Napi::Number::New(env, d->version));
     return o;
+  }
+
+  Napi::Value HugePageBytes(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(core_->HugePageBytes()));
   }
 
   // Keep reusable buffers, but do not pin memory after one huge document.

@@ -3,6 +3,7 @@
 #include <napi.h>
 #include <mecab.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "mecab_filter.h"
+#include "mecab_pages.h"
 #include "mecab_text.h"
 
 namespace scdv_mecab {
@@ -28,6 +30,12 @@ struct LatticeDeleter {
   void operator()(MeCab::Lattice* l) const { MeCab::deleteLattice(l); }
 };
 using ModelPtr = std::unique_ptr<MeCab::Model, ModelDeleter>;
+/** A MeCab model shared by the taggers of one process (mecab_options.cc: one per dictionary and user dictionaries). */
+struct SharedModel {
+  ModelPtr model;
+  Mapping index;  // its mapping of sys.dic (empty when not found)
+  std::atomic<size_t> hugePageBytes{0};  // of the index moved into huge pages (mecab_pages.h)
+};
 using TaggerPtr = std::unique_ptr<MeCab::Tagger, TaggerDeleter>;
 using LatticePtr = std::unique_ptr<MeCab::Lattice, LatticeDeleter>;
 
@@ -36,11 +44,11 @@ using LatticePtr = std::unique_ptr<MeCab::Lattice, LatticeDeleter>;
 
 class Core {
  public:
-  Core(ModelPtr model, TaggerPtr tagger, Filter filter)
+  Core(std::shared_ptr<SharedModel> model, TaggerPtr tagger, Filter filter)
       : model_(std::move(model)), tagger_(std::move(tagger)), filter_(std::move(filter)) {}
 
   LatticePtr NewLattice() const {
-    LatticePtr lattice(model_->createLattice());
+    LatticePtr lattice(model_->model->createLattice());
     if (!lattice) throw std::runtime_error("MeCab: cannot create a lattice");
     return lattice;
   }
@@ -113,12 +121,15 @@ class Core {
   }
 
   const MeCab::DictionaryInfo* SystemDictionary() const {
-    const MeCab::DictionaryInfo* first = model_->dictionary_info();
+    const MeCab::DictionaryInfo* first = model_->model->dictionary_info();
     for (const MeCab::DictionaryInfo* d = first; d; d = d->next) {
       if (d->type == MECAB_SYS_DIC) return d;
     }
     return first;
   }
+
+  /** Bytes of the system dictionary's index in huge pages (0: in the file's pages). */
+  size_t HugePageBytes() const { return model_->hugePageBytes.load(); }
 
  private:
   // Base form (field 6) unless '*' or missing, then the surface; then whitespace -> '_'
@@ -186,7 +197,7 @@ class Core {
     out->append(feature, p - feature);
   }
 
-  ModelPtr model_;  // declared first: destroyed after the tagger that uses it
+  std::shared_ptr<SharedModel> model_;  // declared first: destroyed after the tagger that uses it
   TaggerPtr tagger_;
   Filter filter_;
 };
@@ -196,7 +207,8 @@ class Core {
 
 [[noreturn]] void ThrowType(Napi::Env env, const std::string& msg);
 
-// Validates options ({ dicdir, userdic?, filter? }) and loads the dictionary.
+// Validates options ({ dicdir, userdic?, filter?, hugePages? }) and loads the dictionary (or shares the process's
+// model of it).
 std::shared_ptr<const Core> CreateCore(Napi::Env env, Napi::Value options);
 
 // Copies a JS string's UTF-8 bytes into *buf with a single V8 pass; a UTF-16 unit

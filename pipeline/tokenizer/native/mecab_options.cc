@@ -3,13 +3,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "mecab_core.h"
+#include "mecab_pages.h"
 
 namespace scdv_mecab {
 
@@ -161,6 +166,51 @@ ModelPtr CreateModel(Napi::Env env, const std::string& dicdir,
   return model;
 }
 
+std::string RealPath(const std::string& p) {
+  char* r = ::realpath(p.c_str(), nullptr);
+  if (!r) return p;
+  std::string out(r);
+  std::free(r);
+  return out;
+}
+
+std::string SystemDictionaryFile(const MeCab::Model& model) {
+  for (const MeCab::DictionaryInfo* d = model.dictionary_info(); d; d = d->next) {
+    if (d->type == MECAB_SYS_DIC && d->filename) return d->filename;
+  }
+  return "";
+}
+
+// One model per dictionary folder and user dictionaries in this process, shared by every tagger made for them
+// (the embedding threads', the libuv pool's): a Model is thread-safe, and the index is loaded and moved into huge
+// pages once. Entries go when their last tagger does.
+std::mutex registryLock;
+std::map<std::string, std::weak_ptr<SharedModel>> registry;
+
+std::shared_ptr<SharedModel> ModelFor(Napi::Env env, const std::string& dicdir, const std::vector<std::string>& userdic,
+                                      bool hugePages) {
+  std::string key = RealPath(dicdir);
+  for (const std::string& u : userdic) key += "\n" + RealPath(u);
+  std::lock_guard<std::mutex> hold(registryLock);
+  std::shared_ptr<SharedModel> shared = registry[key].lock();
+  if (!shared) {
+    // The model's own mapping of sys.dic is the one that was not there before it loaded (loads are serialised here).
+    const std::string sysDic = RealPath(dicdir + "/sys.dic");
+    const std::vector<Mapping> before = MappingsOf(sysDic);
+    shared = std::make_shared<SharedModel>();
+    shared->model = CreateModel(env, dicdir, userdic);
+    for (const Mapping& m : MappingsOf(SystemDictionaryFile(*shared->model))) {
+      const bool old = std::any_of(before.begin(), before.end(), [&](const Mapping& b) { return b.start == m.start; });
+      if (!old) shared->index = m;
+    }
+    registry[key] = shared;
+  }
+  if (hugePages && shared->hugePageBytes.load() == 0 && shared->index.end > shared->index.start) {
+    shared->hugePageBytes.store(MoveIndexToHugePages(shared->index));
+  }
+  return shared;
+}
+
 }  // namespace
 
 std::shared_ptr<const Core> CreateCore(Napi::Env env, Napi::Value options) {
@@ -176,6 +226,9 @@ std::shared_ptr<const Core> CreateCore(Napi::Env env, Napi::Value options) {
   Napi::Value uv = o.Get("userdic");
   if (!uv.IsUndefined()) userdic = StringArray(env, uv, "options.userdic", false);
   Filter filter = ParseFilter(env, o.Get("filter"));
+  Napi::Value hp = o.Get("hugePages");
+  if (!hp.IsUndefined() && !hp.IsBoolean()) ThrowType(env, "options.hugePages must be a boolean");
+  const bool hugePages = hp.IsBoolean() && hp.As<Napi::Boolean>().Value();
 
   if (!IsDirectory(dicdir)) {
     throw Napi::Error::New(env, "MeCab dictionary folder not found (or not a folder): " + dicdir);
@@ -186,8 +239,8 @@ std::shared_ptr<const Core> CreateCore(Napi::Env env, Napi::Value options) {
     throw Napi::Error::New(env, "not a compiled MeCab dictionary: " + dicdir + " has no sys.dic");
   }
 
-  ModelPtr model = CreateModel(env, dicdir, userdic);
-  TaggerPtr tagger(model->createTagger());
+  std::shared_ptr<SharedModel> model = ModelFor(env, dicdir, userdic, hugePages);
+  TaggerPtr tagger(model->model->createTagger());
   if (!tagger) {
     const char* err = MeCab::getLastError();
     throw Napi::Error::New(env, std::string("MeCab could not create a tagger: ") + (err ? err : ""));
