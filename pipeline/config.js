@@ -180,9 +180,10 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** Documents sent to the native tokenizer per call (one call in flight per worker keeps one core busy). */
     batchSize: 64,
     /**
-     * Processes that tokenise much (tokenize workers, servers, index workers) copy the MeCab dictionary's index into
-     * 2 MB pages (Linux with transparent huge pages): ~20 % less CPU per parse, for ~330 MB of private memory per
-     * process with neologd (the features stay shared). false: only the file's shared pages.
+     * A process that has parsed as much text as 1/32 of the MeCab dictionary's index (~10 MB with neologd: tokenize
+     * and index workers, servers) copies the index into 2 MB pages, in the background (Linux with transparent huge
+     * pages): ~20 % less CPU per parse, for ~330 MB of private memory per process with neologd (the features stay
+     * shared). false: only the file's shared pages.
      */
     hugePages: true,
   },  /** `scdv serve`, the REST server (server/). */

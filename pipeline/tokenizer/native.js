@@ -31,9 +31,10 @@ import { fileURLToPath } from 'node:url';
  * @property {string} dicdir compiled MeCab dictionary folder (sys.dic, matrix.bin, char.bin, unk.dic, dicrc)
  * @property {string[]} [userdic] compiled user dictionaries (.dic)
  * @property {FilterSpec} [filter] omitted: every token is kept
- * @property {boolean} [hugePages] move the system dictionary's index into 2 MB pages (Linux with transparent huge
- *   pages; a private copy, ~330 MB with neologd, once per process): ~20 % faster parsing. Taggers of one process
- *   share one model of a dictionary, so one that asks moves it for all.
+ * @property {boolean} [hugePages] move the system dictionary's index into 2 MB pages once the process has parsed as
+ *   much text as 1/32 of it, on a background thread (Linux with transparent huge pages; a private copy, ~330 MB
+ *   with neologd, once per process): ~20 % faster parsing. Taggers of one process share one model of a
+ *   dictionary, so one that asks moves it for all.
  */
 
 /**

@@ -20,21 +20,11 @@ namespace scdv_mecab {
 // ---------------------------------------------------------------------------------
 // MeCab handles
 
-struct ModelDeleter {
-  void operator()(MeCab::Model* m) const { MeCab::deleteModel(m); }
-};
 struct TaggerDeleter {
   void operator()(MeCab::Tagger* t) const { MeCab::deleteTagger(t); }
 };
 struct LatticeDeleter {
   void operator()(MeCab::Lattice* l) const { MeCab::deleteLattice(l); }
-};
-using ModelPtr = std::unique_ptr<MeCab::Model, ModelDeleter>;
-/** A MeCab model shared by the taggers of one process (mecab_options.cc: one per dictionary and user dictionaries). */
-struct SharedModel {
-  ModelPtr model;
-  Mapping index;  // its mapping of sys.dic (empty when not found)
-  std::atomic<size_t> hugePageBytes{0};  // of the index moved into huge pages (mecab_pages.h)
 };
 using TaggerPtr = std::unique_ptr<MeCab::Tagger, TaggerDeleter>;
 using LatticePtr = std::unique_ptr<MeCab::Lattice, LatticeDeleter>;
@@ -59,6 +49,7 @@ class Core {
       const char* what = lattice->what();
       throw std::runtime_error(std::string("MeCab parse failed: ") + (what ? what : "unknown error"));
     }
+    NoteParsed(model_, len);
   }
 
   // Appends kept tokens of text to *out (which the caller cleared).

@@ -203,11 +203,11 @@ std::shared_ptr<SharedModel> ModelFor(Napi::Env env, const std::string& dicdir, 
       const bool old = std::any_of(before.begin(), before.end(), [&](const Mapping& b) { return b.start == m.start; });
       if (!old) shared->index = m;
     }
+    const size_t movable = MovableIndexBytes(shared->index);
+    if (movable > 0) shared->moveAfterBytes = movable / 32;
     registry[key] = shared;
   }
-  if (hugePages && shared->hugePageBytes.load() == 0 && shared->index.end > shared->index.start) {
-    shared->hugePageBytes.store(MoveIndexToHugePages(shared->index));
-  }
+  if (hugePages) shared->wantHugePages.store(true);
   return shared;
 }
 

@@ -7,8 +7,12 @@
 #include <fstream>
 #include <string>
 
+#include <thread>
+
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #endif
 
@@ -52,16 +56,22 @@ std::vector<Mapping> MappingsOf(const std::string& file) {
   return out;
 }
 
-size_t MoveIndexToHugePages(const Mapping& m) {
+size_t MovableIndexBytes(const Mapping& m) {
   const uintptr_t start = m.start;
   const size_t mapped = m.end - m.start;
-  if (start % kHugePage != 0 || mapped < kHeaderBytes || !TransparentHugePagesOn()) return 0;
+  if (start == 0 || start % kHugePage != 0 || mapped < kHeaderBytes || !TransparentHugePagesOn()) return 0;
   uint32_t header[10];
   std::memcpy(header, reinterpret_cast<const void*>(start), sizeof header);
   const uint64_t index = kHeaderBytes + uint64_t(header[6]) + uint64_t(header[7]);
   // Whole huge pages, within the mapping (which ends on a page boundary): a part past it is someone else's.
   size_t len = static_cast<size_t>((index + kHugePage - 1) & ~uint64_t(kHugePage - 1));
   if (len > mapped) len = mapped & ~size_t(kHugePage - 1);
+  return len;
+}
+
+size_t MoveIndexToHugePages(const Mapping& m) {
+  const uintptr_t start = m.start;
+  const size_t len = MovableIndexBytes(m);
   if (len == 0) return 0;
   // A fresh region aligned to 2 MB, filled, made read-only, then moved over the file's pages in one step
   // (mremap moves whole page-table entries, so the huge pages stay huge and no reader sees a half-copied index).
@@ -86,10 +96,23 @@ size_t MoveIndexToHugePages(const Mapping& m) {
   return len;
 }
 
+void NoteParsed(const std::shared_ptr<SharedModel>& m, size_t bytes) {
+  if (!m->wantHugePages.load(std::memory_order_relaxed) || m->moveStarted.load(std::memory_order_relaxed)) return;
+  if (m->parsedBytes.fetch_add(bytes, std::memory_order_relaxed) + bytes < m->moveAfterBytes) return;
+  if (m->moveStarted.exchange(true)) return;
+  // Off the parsing thread, at the lowest priority (on Linux a thread's niceness is its own).
+  std::thread([m] {
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+    m->hugePageBytes.store(MoveIndexToHugePages(m->index));
+  }).detach();
+}
+
 #else
 
 std::vector<Mapping> MappingsOf(const std::string&) { return {}; }
+size_t MovableIndexBytes(const Mapping&) { return 0; }
 size_t MoveIndexToHugePages(const Mapping&) { return 0; }
+void NoteParsed(const std::shared_ptr<SharedModel>&, size_t) {}
 
 #endif
 
