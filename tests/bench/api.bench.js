@@ -20,7 +20,9 @@
 // The server runs in a child process; autocannon runs here.
 // Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "ceiling_rps":…, "related_live_rps":…,
 // "related_live_p99_ms":…, "related_live_share_pct":… (median, --read-connections), "related_live_nofb_rps":…, "related_live_nofb_p99_ms":… (feedback=false), "text_rps":…, "text_p99_ms":… (at the most connections), "write_p99_ms":…, "read_p99_ms":…,
-// "read_p99_with_writes_ms":…, "write_loop_cpu_ms":… (embedding threads: the event loop's CPU time per write),
+// "read_p99_with_writes_ms":…, "read_p99_fine_ms":…, "read_p99_with_writes_fine_ms":…, "read_p99_increase_pct":… (the
+// same p99s from latencies finer than autocannon's whole ms; the increase is the median of the rounds' own),
+// "write_loop_cpu_ms":… (embedding threads: the event loop's CPU time per write),
 // "inline_write_p99_ms":…, "inline_read_p99_ms":…, "inline_read_p99_with_writes_ms":…, "inline_write_loop_cpu_ms":… (event loop)}
 import fs from 'node:fs';
 import os from 'node:os';
@@ -217,23 +219,24 @@ async function main() {
           const m = await writesUnderLoad({ url: urls[mode], ids: everyId, offset: liveOffset, rewrites, readConns, writeRate, duration, autocannon, loopCpu: () => benchServerLoopCpu(procs[mode]) });
           liveOffset += m.readsDone;
           rounds[mode].push(m);
-          process.stderr.write(`writes (${mode.padEnd(7)} round ${round + 1}): reads alone p99 ${m.readAlone.p99} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99} ms (${m.readWithWrites.rps.toFixed(0)} req/s), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, event-loop CPU ${m.writes.loopMs.toFixed(2)} ms a write, errors ${m.writes.errors + m.readWithWrites.errors}\n`);
+          process.stderr.write(`writes (${mode.padEnd(7)} round ${round + 1}): reads alone p99 ${m.readAlone.p99Fine} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99Fine} ms (${m.readWithWrites.rps.toFixed(0)} req/s, +${m.readP99IncreasePct} %), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, event-loop CPU ${m.writes.loopMs.toFixed(2)} ms a write, errors ${m.writes.errors + m.readWithWrites.errors}\n`);
         }
       }
     } finally {
       await stop(inlineServer.proc);
     }
     const mixed = Object.fromEntries(Object.entries(rounds).map(([mode, ms]) => [mode, {
-      readAlone: { p99: median(ms.map((m) => m.readAlone.p99)), rps: median(ms.map((m) => m.readAlone.rps)) },
-      readWithWrites: { p99: median(ms.map((m) => m.readWithWrites.p99)), rps: median(ms.map((m) => m.readWithWrites.rps)) },
+      readAlone: { p99: median(ms.map((m) => m.readAlone.p99)), rps: median(ms.map((m) => m.readAlone.rps)), p99Fine: median(ms.map((m) => m.readAlone.p99Fine)) },
+      readWithWrites: { p99: median(ms.map((m) => m.readWithWrites.p99)), rps: median(ms.map((m) => m.readWithWrites.rps)), p99Fine: median(ms.map((m) => m.readWithWrites.p99Fine)) },
+      readP99IncreasePct: median(ms.map((m) => m.readP99IncreasePct)),
       writes: { p50: median(ms.map((m) => m.writes.p50)), p99: median(ms.map((m) => m.writes.p99)), loopMs: median(ms.map((m) => m.writes.loopMs)), errors: ms.reduce((a, m) => a + m.writes.errors + m.readWithWrites.errors, 0) },
     }]));
 
     const top = Math.max(...levels);
     console.log(`\nwrites under read load (live related by id at ${readConns} connections; PUTs at ${writeRate}/s on 2 connections), medians of ${writeRepeats} interleaved rounds of ${duration} s:`);
-    console.log('embedding         read p99 alone   read p99 with writes (req/s)   write p50   write p99   event-loop CPU a write   errors');
+    console.log('embedding         read p99 alone   read p99 with writes (req/s, increase)   write p50   write p99   event-loop CPU a write   errors');
     for (const [mode, m] of Object.entries(mixed)) {
-      console.log(`${(mode === 'threads' ? 'threads (default)' : 'event loop').padEnd(17)} ${String(m.readAlone.p99).padStart(14)} ${String(m.readWithWrites.p99).padStart(14)} (${m.readWithWrites.rps.toFixed(0)})${' '.repeat(11)}${String(m.writes.p50).padStart(9)} ${String(m.writes.p99).padStart(11)} ${m.writes.loopMs.toFixed(2).padStart(16)} ms ${String(m.writes.errors).padStart(8)}`);
+      console.log(`${(mode === 'threads' ? 'threads (default)' : 'event loop').padEnd(17)} ${m.readAlone.p99Fine.toFixed(2).padStart(14)} ${m.readWithWrites.p99Fine.toFixed(2).padStart(14)} (${m.readWithWrites.rps.toFixed(0)}, +${m.readP99IncreasePct} %)${' '.repeat(9)}${String(m.writes.p50).padStart(9)} ${String(m.writes.p99).padStart(11)} ${m.writes.loopMs.toFixed(2).padStart(16)} ms ${String(m.writes.errors).padStart(8)}`);
     }
     console.log(`\n${nDocs} articles, ${nAds} ads, model ${MODEL} (width ${built.width}), ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, server: 1 process, ${duration} s per run`);
     console.log('scenario     conns   req/s   p50 ms   p99 ms   errors');
@@ -249,6 +252,8 @@ async function main() {
     console.log(`related-by-id live (each article once, a search each): p99 ${live.p99} ms at ${top} connections (goal <= 15), ${live.rps.toFixed(0)} req/s`);
     console.log(`related-by-id live at ${readConns} connections: ${(100 * shareMedian).toFixed(2)} % of the ceiling's requests/s (goal >= 8 %), median of ${shareRepeats} interleaved rounds (${shares.map((x) => `${x.live.toFixed(0)} / ${x.ceiling.toFixed(0)}`).join(', ')})`);
     console.log(`precomputed match: p99 ${results.match[top].p99} ms at ${top} connections (goal <= 5)`);
+    const t = mixed.threads;
+    console.log(`reads beside ${writeRate} writes/s: p99 ${t.readAlone.p99Fine} -> ${t.readWithWrites.p99Fine} ms, +${t.readP99IncreasePct} % (median of the rounds' increases; goal within 20 %); write p99 ${t.writes.p99} ms (goal <= 50)`);
     console.log(JSON.stringify({
       related_rps: Math.round(related.rps), related_p99_ms: related.p99, match_rps: Math.round(results.match[top].rps),
       match_p99_ms: results.match[top].p99, ceiling_rps: Math.round(ceiling.rps),
@@ -256,6 +261,8 @@ async function main() {
       related_live_nofb_rps: Math.round(results.related_live_nofb[top].rps), related_live_nofb_p99_ms: results.related_live_nofb[top].p99,
       text_rps: Math.round(results.text[top].rps), text_p99_ms: results.text[top].p99,
       write_p99_ms: mixed.threads.writes.p99, read_p99_ms: mixed.threads.readAlone.p99, read_p99_with_writes_ms: mixed.threads.readWithWrites.p99,
+      read_p99_fine_ms: mixed.threads.readAlone.p99Fine, read_p99_with_writes_fine_ms: mixed.threads.readWithWrites.p99Fine,
+      read_p99_increase_pct: mixed.threads.readP99IncreasePct,
       inline_write_p99_ms: mixed.inline.writes.p99, inline_read_p99_ms: mixed.inline.readAlone.p99,
       inline_read_p99_with_writes_ms: mixed.inline.readWithWrites.p99,
       write_loop_cpu_ms: Number(mixed.threads.writes.loopMs.toFixed(2)), inline_write_loop_cpu_ms: Number(mixed.inline.writes.loopMs.toFixed(2)),
