@@ -257,7 +257,7 @@ export class WordTopics {
 
   /**
    * indexOf on whole-section views: the same probe sequence, with numbers read in place and the word's UTF-8 in a
-   * reused buffer — no Buffer views or BigInts made per field, which were a third of an embedding's time.
+   * reused buffer — no Buffer views or BigInts made per field, which were a quarter of a document vector's time.
    * @param {Sections} sec
    * @param {string} word
    */

@@ -3,7 +3,6 @@
 #include <napi.h>
 #include <mecab.h>
 
-#include <atomic>
 #include <cstring>
 #include <memory>
 #include <stdexcept>

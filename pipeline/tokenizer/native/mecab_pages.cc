@@ -6,7 +6,6 @@
 #include <cstring>
 #include <fstream>
 #include <string>
-
 #include <thread>
 
 #if defined(__linux__)
