@@ -16,12 +16,13 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
 /**
- * FNV-1a 32-bit of a byte string.
+ * FNV-1a 32-bit of a byte string (its first n bytes).
  * @param {Uint8Array} bytes
+ * @param {number} [n]
  */
-export function fnv1a32(bytes) {
+export function fnv1a32(bytes, n = bytes.length) {
   let h = FNV_OFFSET;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME) >>> 0;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME) >>> 0;
   return h >>> 0;
 }
 
@@ -264,10 +265,8 @@ export class WordTopics {
   indexInSections(sec, word) {
     const n = utf8Into(word);
     const bytes = utf8Scratch;
-    let h = FNV_OFFSET;
-    for (let k = 0; k < n; k++) h = Math.imul(h ^ bytes[k], FNV_PRIME) >>> 0;
     const mask = this.hashSlots - 1;
-    let slot = (h >>> 0) & mask;
+    let slot = fnv1a32(bytes, n) & mask;
     for (;;) {
       const entry = sec.hash[slot];
       if (entry === 0) return -1;

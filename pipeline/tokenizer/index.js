@@ -11,8 +11,8 @@ import { resolveDictionary } from './dictionary.js';
 /**
  * How this process runs the tokenizer (not what it produces: no part of a model's or a run's identity).
  * @typedef {object} TokenizerOptions
- * @property {boolean} [hugePages] the dictionary's index in huge pages (tokenize.hugePages): for processes that
- *   tokenise much; a one-off tokenisation leaves it off
+ * @property {boolean} [hugePages] the dictionary's index copied into huge pages once this process has parsed enough
+ *   text for the copy to pay (tokenize.hugePages; native/mecab_pages.h); off unless asked for
  */
 
 export class Tokenizer {
