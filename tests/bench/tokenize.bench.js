@@ -251,9 +251,12 @@ function taggerChild() {
   const docs = readFileSync(textFile, 'utf8').split('\n').filter(Boolean);
   const tagger = new NativeTagger({ dicdir, filter: FILTER, hugePages });
   timeSync(tagger, docs, (t, d) => t.tokenize(d)); // warm-up
-  // The index is moved once as much text as 1/32 of it has been parsed, in the background: parse until it is.
+  // The index is moved once as much text as 1/32 of it has been parsed, in the background: parse until it is, or
+  // for 30 s at most (a machine without transparent huge pages never moves it: the child then runs as it is).
+  const giveUpAt = Date.now() + 30_000;
   const waitMoved = () => {
-    if (!hugePages || tagger.hugePageBytes > 0) {
+    if (!hugePages || tagger.hugePageBytes > 0 || Date.now() > giveUpAt) {
+      if (hugePages && tagger.hugePageBytes === 0) log('WARNING: the index was not moved into huge pages (transparent huge pages off, or the mapping not 2 MB-aligned)');
       process.on('message', () => process.send?.({ ...timeSync(tagger, docs, (t, d) => t.tokenize(d)), hugePageBytes: tagger.hugePageBytes }));
       process.send?.({ ready: true });
       return;
