@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `scdv`'s command line (started by scdv.cjs, which sizes the thread pool first). Each subcommand lives in
+// `scdv`'s command line (started by scdv.cjs). Each subcommand lives in
 // commands/<name>.js.
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';

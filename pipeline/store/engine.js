@@ -26,7 +26,6 @@ import { EngineState, isEnoent, wrapNative } from './engine-state.js';
 import { refresh, truncateTornTail } from './engine-view.js';
 import { enqueue } from './engine-writes.js';
 import { cleanup, merge, shouldFlush } from './engine-maintenance.js';
-import { inSearchLane } from './search-lanes.js';
 
 export { DEFAULT_ENGINE_OPTIONS } from './engine-state.js';
 /** @typedef {import('./engine-state.js').EngineOptions} EngineOptions */
@@ -206,7 +205,7 @@ export class NativeEngine {
    * @param {import('./native.js').NativeSearchOptions} opts
    */
   searchAsync(indices, values, opts) {
-    return this.#inSearchLane((view) => view.searchAsync(indices, values, opts));
+    return this.#searchAsync((view) => view.searchAsync(indices, values, opts));
   }
 
   /**
@@ -216,7 +215,7 @@ export class NativeEngine {
    * @param {import('./native.js').NativeSearchOptions} opts
    */
   searchIdsAsync(indices, values, opts) {
-    return this.#inSearchLane((view) => view.searchIdsAsync(indices, values, opts));
+    return this.#searchAsync((view) => view.searchIdsAsync(indices, values, opts));
   }
 
   /**
@@ -227,7 +226,7 @@ export class NativeEngine {
    * @param {import('./native.js').NativeRerankSpec} spec
    */
   searchRerankedAsync(indices, values, opts, spec) {
-    return this.#inSearchLane((view) => view.searchRerankedAsync(indices, values, opts, spec));
+    return this.#searchAsync((view) => view.searchRerankedAsync(indices, values, opts, spec));
   }
 
   /**
@@ -237,20 +236,19 @@ export class NativeEngine {
    * @param {import('./native.js').NativeRerankSpec} spec
    */
   searchRerankedByIdAsync(id, opts, spec) {
-    return this.#inSearchLane((view) => view.searchRerankedByIdAsync(id, opts, spec));
+    return this.#searchAsync((view) => view.searchRerankedByIdAsync(id, opts, spec));
   }
 
   /**
-   * One search on the libuv pool, at most searchLanes() at once: the store's writes keep threads there
-   * (search-lanes.js). The view is the one readable when the search starts (it may have waited for a lane).
+   * One search on the store's search threads (search-threads.js), from the view readable now.
    * @template T
    * @param {(view: any) => Promise<T>} search
    * @returns {Promise<T>}
    */
-  async #inSearchLane(search) {
+  async #searchAsync(search) {
     const s = this.#readable();
     try {
-      return await inSearchLane(() => search(this.#readable().view));
+      return await search(s.view);
     } catch (err) {
       throw wrapNative(err, s.dir);
     }

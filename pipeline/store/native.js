@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { errors } from '../errors.js';
+import { searchThreads } from './search-threads.js';
 
 export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_store.node', import.meta.url));
 
@@ -154,6 +155,10 @@ export const ADDON_PATH = fileURLToPath(new URL('./native/build/Release/scdv_sto
  *   choice (threads 0) at `cores`, for every search of the process; negative: measure again
  * @property {() => number} idleCores the idle-core estimate the automatic thread choice uses now (diagnostics)
  * @property {number} hardwareThreads the hardware threads the automatic thread choice counts with
+ * @property {(n: number) => void} setSearchThreads at most n threads run the async searches (set at load:
+ *   search-threads.js)
+ * @property {() => {limit: number, threads: number, running: number, queued: number, mostRunning: number}} searchThreadUse
+ *   the search threads: their limit, how many are started, searches running and queued now, the most running at once
  * @property {(path: string, indices: Uint32Array, values: Float32Array) => Float32Array} segmentPostingSums tests:
  *   every posting of the query's dims in the segment summed per local document, by search's block decoding
  */
@@ -170,5 +175,6 @@ export function loadAddon() {
   } catch (err) {
     throw errors.STORE_ADDON_NOT_BUILT(`cannot load ${ADDON_PATH}: ${/** @type {Error} */ (err).message}`).because(err);
   }
+  addon.setSearchThreads(searchThreads());
   return addon;
 }

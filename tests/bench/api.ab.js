@@ -6,8 +6,8 @@
 // --rounds rounds alternating old/new; medians of req/s, p99 and the server's CPU time per request (/proc: all its
 // threads, and its event-loop thread alone; a loaded machine moves req/s with the scheduler's share, CPU per request much less).
 //   node tests/bench/api.ab.js --old <dir> [--rounds 3] [--duration 6] [--connections 10] [--old-env JSON] [--new-env JSON]
-// --old-env / --new-env: environment variables of that server (e.g. '{"UV_THREADPOOL_SIZE":"4"}'; a bench server's
-// pool is otherwise sized as `scdv serve`'s); `--old .` compares this checkout with itself under two environments.
+// --old-env / --new-env: environment variables of that server (e.g. '{"SCDV_TOKENIZE_HUGE_PAGES":"false"}'); `--old .`
+// compares this checkout with itself under two environments.
 // Each run also reports the share of the machine's CPU time left idle (/proc/stat).
 // Run `npm run bench:api` once first: it builds the collection (.scdv/bench/api) both servers read.
 import fs from 'node:fs';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fork } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import os from 'node:os';
-import threadPool from '../../pipeline/store/thread-pool.cjs';
+import { createRequire } from 'node:module';
 
 /** True in the child process of a bench script (started by forkBenchServer). */
 export const isBenchServerChild = () => process.argv[2] === '--serve-child';
@@ -22,9 +22,11 @@ export const isBenchServerChild = () => process.argv[2] === '--serve-child';
  * @returns {{proc: import('node:child_process').ChildProcess, listening: Promise<string>}} listening: its URL
  */
 export function forkBenchServer(script, spec, o = {}) {
-  // The child's libuv pool sized as `scdv serve`'s (pipeline/scdv.cjs): only its environment at start can.
   const env = { ...process.env, ...o.env, SCDV_BENCH_SPEC: JSON.stringify(spec) };
-  threadPool.sizeThreadPool(os.availableParallelism(), env);
+  // A checkout from before session 14 searched on libuv's pool, which its `scdv serve` sized (thread-pool.cjs):
+  // its child gets the same, so that A/B runs against it compare servers as deployed.
+  const oldPool = o.root && path.join(o.root, 'pipeline', 'store', 'thread-pool.cjs');
+  if (oldPool && fs.existsSync(oldPool)) createRequire(import.meta.url)(oldPool).sizeThreadPool(os.availableParallelism(), env);
   const proc = fork(script, ['--serve-child', ...(o.root ? [o.root] : [])], {
     env, stdio: 'inherit', ...(o.execArgv ? { execArgv: o.execArgv } : {}),
   });

@@ -21,6 +21,7 @@
         "src/search.cc",
         "src/search_decode.cc",
         "src/search_pool.cc",
+        "src/search_queue.cc",
         "src/search_scan.cc",
         "src/util.cc"
       ],

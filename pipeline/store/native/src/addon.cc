@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "addon_js.h"
+#include "search_queue.h"
 #include "fwd_codec.h"
 #include "search.h"
 #include "segment.h"
@@ -335,6 +336,25 @@ Napi::Value SetIdleCores(const Napi::CallbackInfo& info) {
 }
 Napi::Value IdleCores(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), idleCoresEstimate()); }
 
+/** setSearchThreads(n): at most n threads run the async searches (search_queue.h); set once at load by native.js. */
+Napi::Value SetSearchThreads(const Napi::CallbackInfo& info) {
+  const double n = info[0].As<Napi::Number>().DoubleValue();
+  if (!(n >= 1 && n <= 4096)) throw StoreError("setSearchThreads: a whole number from 1 to 4096", "QUERY_INVALID");
+  setSearchThreads(static_cast<uint32_t>(n));
+  return info.Env().Undefined();
+}
+/** searchThreadUse() -> {limit, threads, running, queued, mostRunning} (tests, diagnostics). */
+Napi::Value SearchThreadUse(const Napi::CallbackInfo& info) {
+  const SearchQueueUse u = searchQueueUse();
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("limit", u.limit);
+  o.Set("threads", u.threads);
+  o.Set("running", u.running);
+  o.Set("queued", u.queued);
+  o.Set("mostRunning", u.mostRunning);
+  return o;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("View", defineView(env));
   exports.Set("buildSegment", Napi::Function::New(env, Guarded<BuildSegmentSync>));
@@ -356,6 +376,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("candidateSelect", Napi::Function::New(env, Guarded<CandidateSelect>));
   exports.Set("setIdleCores", Napi::Function::New(env, Guarded<SetIdleCores>));
   exports.Set("idleCores", Napi::Function::New(env, Guarded<IdleCores>));
+  exports.Set("setSearchThreads", Napi::Function::New(env, Guarded<SetSearchThreads>));
+  exports.Set("searchThreadUse", Napi::Function::New(env, Guarded<SearchThreadUse>));
   exports.Set("hardwareThreads", Napi::Number::New(env, std::max(1u, std::thread::hardware_concurrency())));
   return exports;
 }

@@ -1,40 +1,36 @@
-// View.searchRerankedAsync: the related list's whole re-ranking (rerank.h) on the libuv pool, from one snapshot;
-// the event loop only converts the answer (the kept hits with their metadata text, the dropped records).
+// View.searchRerankedAsync: the related list's whole re-ranking (rerank.h) on the store's search threads
+// (search_queue.h), from one snapshot; the event loop only converts the answer (the kept hits with their metadata
+// text, the dropped records).
 #include "addon_js.h"
 #include "rerank.h"
 #include "result_fields.h"
+#include "search_queue.h"
 
 namespace scdv::js {
 
 namespace {
 
-class RerankWorker : public Napi::AsyncWorker {
+class RerankSearch : public SearchJob {
  public:
   // byId: the query is the stored vector of the live document `id` (q's vector unused), looked up in Execute.
   // fields: each kept hit's result item fields as UTF-8 JSON text (result_fields.h) where provable, its metadata text
   // only where not: the event loop then neither decodes nor parses the metadata of most hits, and the answer's bytes
   // are copied, not encoded.
-  RerankWorker(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, RerankSpec spec, bool byId, std::string id,
+  RerankSearch(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, RerankSpec spec, bool byId, std::string id,
                bool fields)
-      : Napi::AsyncWorker(env), st_(std::move(st)), width_(width), q_(std::move(q)), spec_(spec), byId_(byId), id_(std::move(id)),
-        fields_(fields), deferred_(Napi::Promise::Deferred::New(env)) {}
-  Napi::Promise promise() { return deferred_.Promise(); }
+      : SearchJob(env), st_(std::move(st)), width_(width), q_(std::move(q)), spec_(spec), byId_(byId), id_(std::move(id)),
+        fields_(fields) {}
   void Execute() override {
-    try {
-      if (byId_) r_ = searchRerankedById(*st_, width_, id_, q_.f, q_.p, spec_, found_);
-      else r_ = searchReranked(*st_, width_, q_.idx.data(), q_.val.data(), static_cast<uint32_t>(q_.idx.size()), q_.f, q_.p, spec_);
-      if (fields_) {
-        fieldsText_.resize(r_.hits.size());
-        fieldsOk_.resize(r_.hits.size());
-        for (size_t i = 0; i < r_.hits.size(); i++) fieldsOk_[i] = resultFields(r_.hits[i].meta, fieldsText_[i]);
-      }
-    } catch (const std::exception& e) {
-      SetError(e.what());
+    if (byId_) r_ = searchRerankedById(*st_, width_, id_, q_.f, q_.p, spec_, found_);
+    else r_ = searchReranked(*st_, width_, q_.idx.data(), q_.val.data(), static_cast<uint32_t>(q_.idx.size()), q_.f, q_.p, spec_);
+    if (fields_) {
+      fieldsText_.resize(r_.hits.size());
+      fieldsOk_.resize(r_.hits.size());
+      for (size_t i = 0; i < r_.hits.size(); i++) fieldsOk_[i] = resultFields(r_.hits[i].meta, fieldsText_[i]);
     }
   }
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (!found_) return deferred_.Resolve(env.Null());
+  Napi::Value Result(Napi::Env env) override {
+    if (!found_) return env.Null();
     const auto s = [&](std::string_view v) { return Napi::String::New(env, v.data(), v.size()); };
     const uint32_t n = static_cast<uint32_t>(r_.hits.size());
     Napi::Array ids = Napi::Array::New(env, n);
@@ -76,9 +72,8 @@ class RerankWorker : public Napi::AsyncWorker {
     o.Set("droppedSimilarity", dSim);
     o.Set("searched", r_.searched);
     o.Set("fetched", r_.fetched);
-    deferred_.Resolve(o);
+    return o;
   }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
  private:
   std::shared_ptr<const State> st_;  // holds the segments the result's strings point into
@@ -91,7 +86,6 @@ class RerankWorker : public Napi::AsyncWorker {
   bool fields_;
   std::vector<std::string> fieldsText_;
   std::vector<bool> fieldsOk_;
-  Napi::Promise::Deferred deferred_;
   RerankResult r_;
 };
 
@@ -120,10 +114,7 @@ RerankSpec specFrom(const Napi::Value& v, uint32_t k) {
 
 Napi::Value queue(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, RerankSpec spec, bool byId, std::string id,
                   bool fields) {
-  auto* w = new RerankWorker(env, std::move(st), width, std::move(q), spec, byId, std::move(id), fields);
-  Napi::Promise p = w->promise();
-  w->Queue();
-  return p;
+  return queueSearchJob(env, std::make_unique<RerankSearch>(env, std::move(st), width, std::move(q), spec, byId, std::move(id), fields));
 }
 
 }  // namespace

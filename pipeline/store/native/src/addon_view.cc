@@ -10,6 +10,7 @@
 #include "rerank.h"
 #include "fwd_codec.h"
 #include "search.h"
+#include "search_queue.h"
 #include "segment.h"
 #include "util.h"
 
@@ -207,23 +208,16 @@ class View : public Napi::ObjectWrap<View> {
     return hitsToJs(env, hits, q.wantStats ? &stats : nullptr);
   }
 
-  class SearchWorker : public Napi::AsyncWorker {
+  class AsyncSearch : public SearchJob {
    public:
     // idsOnly: resolve with { ids, scores } (no metadata strings: the caller fetches the few it keeps with metas).
-    SearchWorker(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, bool idsOnly)
-        : Napi::AsyncWorker(env), st_(std::move(st)), width_(width), q_(std::move(q)), idsOnly_(idsOnly),
-          deferred_(Napi::Promise::Deferred::New(env)) {}
-    Napi::Promise promise() { return deferred_.Promise(); }
+    AsyncSearch(Napi::Env env, std::shared_ptr<const State> st, uint32_t width, Query q, bool idsOnly)
+        : SearchJob(env), st_(std::move(st)), width_(width), q_(std::move(q)), idsOnly_(idsOnly) {}
     void Execute() override {
-      try {
-        hits_ = search(*st_, width_, q_.idx.data(), q_.val.data(), static_cast<uint32_t>(q_.idx.size()), q_.f, q_.p, &stats_);
-      } catch (const std::exception& e) {
-        SetError(e.what());
-      }
+      hits_ = search(*st_, width_, q_.idx.data(), q_.val.data(), static_cast<uint32_t>(q_.idx.size()), q_.f, q_.p, &stats_);
     }
-    void OnOK() override {
-      if (!idsOnly_) return deferred_.Resolve(hitsToJs(Env(), hits_, q_.wantStats ? &stats_ : nullptr));
-      Napi::Env env = Env();
+    Napi::Value Result(Napi::Env env) override {
+      if (!idsOnly_) return hitsToJs(env, hits_, q_.wantStats ? &stats_ : nullptr);
       Napi::Array ids = Napi::Array::New(env, hits_.size());
       Napi::Float64Array scores = Napi::Float64Array::New(env, hits_.size());
       for (size_t i = 0; i < hits_.size(); i++) {
@@ -233,15 +227,13 @@ class View : public Napi::ObjectWrap<View> {
       Napi::Object o = Napi::Object::New(env);
       o.Set("ids", ids);
       o.Set("scores", scores);
-      deferred_.Resolve(o);
+      return o;
     }
-    void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
    private:
     std::shared_ptr<const State> st_;
     uint32_t width_;
     Query q_;
     bool idsOnly_;
-    Napi::Promise::Deferred deferred_;
     std::vector<Hit> hits_;
     SearchStats stats_;
   };
@@ -263,10 +255,7 @@ class View : public Napi::ObjectWrap<View> {
   Napi::Value queueSearch(const Napi::CallbackInfo& info, bool idsOnly) {
     Napi::Env env = info.Env();
     Query q = Query::from(info, width_);
-    auto* w = new SearchWorker(env, snapshot(), width_, std::move(q), idsOnly);
-    Napi::Promise p = w->promise();
-    w->Queue();
-    return p;
+    return queueSearchJob(env, std::make_unique<AsyncSearch>(env, snapshot(), width_, std::move(q), idsOnly));
   }
 
   /**

@@ -1,0 +1,83 @@
+// Async searches run on the store's own threads (native/src/search_queue.h), not libuv's pool: a write made while
+// a queue of searches waits is not put behind them, at most searchThreads() run at once, and the threads are
+// SCHED_BATCH (they never preempt the event loop on wakeup). The write is measured by order (how many of the
+// searches started before it had answered when it was acknowledged), not by time.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { openStore } from '../../pipeline/store/index.js';
+import { loadAddon } from '../../pipeline/store/native.js';
+import { searchThreads } from '../../pipeline/store/search-threads.js';
+import { randomVector, rng, tempDir } from './helpers.js';
+
+const WIDTH = 400;
+const DOCS = 12_000;
+const SEARCHES = 40;
+
+test('a write is acknowledged before a queue of earlier searches has run; searches answer as synchronous ones', async () => {
+  const dir = tempDir('search-threads');
+  try {
+    const store = openStore(dir, { maintenanceMs: 0, autoFlush: false, autoMerge: false });
+    const c = store.collection('c', { width: WIDTH });
+    const r = rng(7);
+    for (let i = 0; i < DOCS; i += 2000) {
+      await c.upsert(Array.from({ length: 2000 }, (_, j) => ({ id: `d${i + j}`, vector: randomVector(r, WIDTH, 200) })));
+    }
+    await c.flush();
+    // Dense queries in exact mode: each reads every posting of the collection (~2.4M), far longer than a WAL append.
+    const queries = Array.from({ length: SEARCHES }, () => randomVector(r, WIDTH, WIDTH));
+    const want = queries.map((q) => c.search(q, { k: 5, mode: 'exact' }));
+    const addon = loadAddon();
+
+    let answered = 0;
+    let mostQueued = 0;
+    const searches = queries.map((q) => c.searchAsync(q, { k: 5, mode: 'exact' }).then((hits) => {
+      answered++;
+      return hits;
+    }));
+    mostQueued = addon.searchThreadUse().queued;
+    await c.upsert([{ id: 'written', vector: randomVector(r, WIDTH, 50) }]);
+    const answeredAtWrite = answered;
+    const got = await Promise.all(searches);
+    const use = addon.searchThreadUse();
+
+    assert.equal(use.limit, searchThreads());
+    assert.ok(mostQueued >= SEARCHES - use.limit, `${mostQueued} searches queued right after ${SEARCHES} were made`);
+    assert.ok(use.mostRunning >= 1 && use.mostRunning <= use.limit, `${use.mostRunning} searches ran at once, ${use.limit} threads`);
+    assert.ok(use.threads <= use.limit, `${use.threads} search threads started, ${use.limit} allowed`);
+    // Were the searches on the libuv pool, the WAL append and its fdatasync would queue behind every one there.
+    assert.ok(answeredAtWrite < SEARCHES / 2, `${answeredAtWrite} of ${SEARCHES} earlier searches answered before the write was acknowledged`);
+    assert.deepEqual(got.map((h) => h.map((x) => x.id)), want.map((h) => h.map((x) => x.id)));
+    assert.deepEqual(got.map((h) => h.map((x) => x.score)), want.map((h) => h.map((x) => x.score)));
+    assert.equal(c.get('written')?.id, 'written');
+    assert.equal(addon.searchThreadUse().running, 0);
+    assert.equal(addon.searchThreadUse().queued, 0);
+    await store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the search threads are named scdv-search and scheduled SCHED_BATCH (Linux)', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
+  const dir = tempDir('search-threads-policy');
+  try {
+    const store = openStore(dir, { maintenanceMs: 0, autoFlush: false, autoMerge: false });
+    const c = store.collection('c', { width: WIDTH });
+    const r = rng(11);
+    await c.upsert(Array.from({ length: 500 }, (_, i) => ({ id: `d${i}`, vector: randomVector(r, WIDTH, 50) })));
+    await c.flush();
+    await Promise.all(Array.from({ length: 8 }, () => c.searchAsync(randomVector(r, WIDTH, 50), { k: 3 })));
+    // /proc/self/task/<tid>/stat: field 41 is the scheduling policy (SCHED_BATCH = 3).
+    const policies = fs.readdirSync('/proc/self/task').flatMap((t) => {
+      const comm = fs.readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim();
+      if (comm !== 'scdv-search') return [];
+      const stat = fs.readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38])];
+    });
+    assert.ok(policies.length >= 1, 'no thread named scdv-search');
+    assert.deepEqual([...new Set(policies)], [3]);
+    await store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
