@@ -3,11 +3,9 @@
 import os from 'node:os';
 
 /**
- * Search threads beyond one per core the process may use: with one per core a core idled whenever its thread
- * waited (a page of a mapped segment not in memory yet, the lock of a snapshot); one more keeps a search ready for
- * it (BENCHMARKS.md, session 14).
+ * The most searches of this process running at once: one per core the process may use (searches beyond wait in the
+ * store's queue, in order). A thread that finishes a search takes the next one itself, so no core waits for the
+ * event loop to hand one on; a thread more than the cores (as the libuv pool's lanes had) was no faster on 2 cores
+ * and made each search dearer (ten paired rounds, median 0.95x the req/s: BENCHMARKS.md, session 14).
  */
-export const EXTRA_SEARCH_THREADS = 1;
-
-/** The most searches of this process running at once (searches beyond wait in the store's queue, in order). */
-export const searchThreads = () => os.availableParallelism() + EXTRA_SEARCH_THREADS;
+export const searchThreads = () => os.availableParallelism();

@@ -1,13 +1,14 @@
 // The store's own search threads: every async search of the addon (searchAsync, searchIdsAsync, the re-ranked
 // related lists) runs there, not on libuv's pool.
 //
-// Why not the libuv pool (issue 15, BENCHMARKS.md session 14): a search put on the pool wakes a pool thread per
-// call, and the woken thread preempted the event loop that woke it, so the loop — which every answer and every
-// next search waits for — sat in the run queue behind a search while the other core idled (~14 % of a live
-// related load). Here a thread that finishes a search takes the next queued one without the loop, waking a
-// thread costs nothing while they are all busy, and the threads are SCHED_BATCH (Linux): the same share of the
-// CPU as any thread, but a wakeup never preempts the running one. The libuv pool is left to the store's file
-// work (a write's WAL append and fdatasync, flushes, merges), which no longer queues behind searches.
+// Why not the libuv pool (issue 15, BENCHMARKS.md session 14): there every search woke a pool thread, and the
+// scheduler put the woken thread on the waker's core — beside the event loop, often preempting it — while the other
+// core could sit idle: 14 % of a live related load on 2 cores, with any number of searches let onto the pool. Here
+// a thread that finishes a search takes the next queued one itself, so under load the threads do not sleep and
+// queueing wakes nobody (idle 7 %, +20 % req/s). The threads are SCHED_BATCH on Linux: the same share of the CPU
+// as any thread, but a wakeup never preempts the running one (the event loop above all; measured alone: idle
+// 5.5 → 4.0 %, req/s the same within noise). The libuv pool is left to the store's file work (a write's WAL
+// append and fdatasync, flushes, merges), which no longer queues behind searches.
 #pragma once
 #include <napi.h>
 
