@@ -221,10 +221,10 @@ export const DEFAULT_CONFIG = Object.freeze({
     embedThreads: 2,
     /** Above 0 (Linux): documents written through the API (PUT, synchronous bulk) are embedded on embedThreads threads
      * of their own at this niceness, below the searches and request texts, so writes slow reads less (BENCHMARKS.md,
-     * session 10); 0: they share the request-text threads. 3, not 10: beside a search lane per core and one more,
-     * 10 left a write's embedding too small a share (write p99 64 vs 44 and 60 vs 50 ms in two runs; reads the
-     * same: BENCHMARKS.md, session 12). */
-    writeEmbedNice: 3,
+     * session 10); 0: they share the request-text threads. 1: since session 14 the store's search threads do not
+     * sleep between searches under load, and at 3 a write's embedding got too small a share beside them (write p99
+     * 51 and 56 ms against 42–47 at 0 and 1; reads the same within noise: BENCHMARKS.md, session 14). */
+    writeEmbedNice: 1,
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
     indexWorkers: 1,
     /** How often every process reads the active-model record (the file; on OpenSearch, the shared Redis, where a
