@@ -8,6 +8,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #ifdef __linux__
@@ -83,18 +84,24 @@ void settleOnLoop(napi_env env, napi_value, void* context, void* data) {
   if (env == nullptr) return;  // the link may be gone already: touch nothing but the job
   auto* link = static_cast<EnvLink*>(context);
   if (--link->pending == 0) napi_unref_threadsafe_function(env, link->tsfn);
-  Napi::Env e(env);
-  Napi::HandleScope hs(e);
   // A callback scope, as libuv completions get: promise reactions run when it closes.
-  napi_value resource;
-  napi_callback_scope scope;
-  if (napi_get_reference_value(env, link->resource, &resource) != napi_ok ||
-      napi_open_callback_scope(env, resource, link->ctx, &scope) != napi_ok) {
+  struct Scope {
+    napi_env env;
+    napi_callback_scope scope = nullptr;
+    ~Scope() {
+      if (scope) napi_close_callback_scope(env, scope);
+    }
+  } cs{env};
+  try {
+    Napi::Env e(env);
+    Napi::HandleScope hs(e);
+    napi_value resource;
+    if (napi_get_reference_value(env, link->resource, &resource) == napi_ok) napi_open_callback_scope(env, resource, link->ctx, &cs.scope);
     SearchJobRunner::settle(e, *job);
-    return;
+  } catch (...) {
+    // Settling failed (an environment that can no longer run JavaScript: a Worker being terminated). Nothing is
+    // left to tell; an exception must not leave this C callback.
   }
-  SearchJobRunner::settle(e, *job);
-  napi_close_callback_scope(env, scope);
 }
 
 /** The environment's teardown: no search settles through it from now on. */
@@ -153,7 +160,16 @@ class SearchThreads {
       cv_.notify_one();
     } else if (threads_ < limit_) {
       threads_++;
-      std::thread([this] { loop(); }).detach();
+      try {
+        std::thread([this] { loop(); }).detach();
+      } catch (const std::system_error&) {
+        // No thread to be had (a process limit): the running threads take the search; with none, it fails now.
+        threads_--;
+        if (threads_ == 0) {
+          q_.pop_back();
+          throw;
+        }
+      }
     }
     // else: every thread is busy; the first to finish takes it, no wakeup needed.
   }
@@ -221,9 +237,15 @@ class SearchThreads {
 
 Napi::Promise queueSearchJob(Napi::Env env, std::unique_ptr<SearchJob> job) {
   std::shared_ptr<EnvLink> link = linkFor(env);
+  EnvLink& l = *link;
   Napi::Promise p = SearchJobRunner::promise(*job);
-  if (link->pending++ == 0) check(env, napi_ref_threadsafe_function(env, link->tsfn));
-  SearchThreads::get().post({std::move(job), std::move(link)});
+  if (l.pending++ == 0) check(env, napi_ref_threadsafe_function(env, l.tsfn));
+  try {
+    SearchThreads::get().post({std::move(job), std::move(link)});
+  } catch (...) {
+    if (--l.pending == 0) napi_unref_threadsafe_function(env, l.tsfn);
+    throw;
+  }
   return p;
 }
 
