@@ -19,7 +19,7 @@
 // The hits are the best `pool` by similarity (searchReranked fetches more when too many are dropped), so recency
 // reorders the most similar documents rather than scanning for the newest: use `since` for a hard cut-off.
 //
-// searchReranked below is the definition. The native store also does it whole in one call on its thread pool
+// searchReranked below is the definition. The native store also does it whole in one call on its search threads
 // (Collection.searchRerankedAsync, pipeline/store/native/src/rerank.cc: the pool search, feedbackRescored with
 // expandQuery, rerank's collapse with duplicateOf, the doubling) when no option reads metadata during the walk
 // (no recency, no per-site cap); searchCollection picks it. It mirrors this file step for step, rounding for
@@ -391,7 +391,7 @@ export function searchCollection(coll, vector, storeOptions, want, options, serv
 
 /**
  * The arguments of the store's fused call (searchRerankedAsync and its by-id form), or null when it does not apply:
- * the whole re-ranking runs in the store, on its thread pool, when the options need no metadata during the walk (no
+ * the whole re-ranking runs in the store, on its search threads, when the options need no metadata during the walk (no
  * recency, no per-site cap) and something is re-ranked at all.
  * @param {Record<string, any>} storeOptions
  * @param {number} want

@@ -233,7 +233,7 @@ export class Collection {
   }
 
   /**
-   * search() on the libuv thread pool: the event loop stays free (use this in servers).
+   * search() on the store's search threads: the event loop stays free (use this in servers).
    * @param {import('./validate.js').SparseVectorInput} vector
    * @param {import('./validate.js').SearchOptions} [opts]
    * @returns {Promise<SearchHit[]>}
@@ -262,7 +262,7 @@ export class Collection {
 
   /**
    * The related list's re-ranking (pipeline/match/rerank.js, searchReranked: pool search, pseudo-relevance feedback,
-   * near-duplicate collapse, pool doubling) in one call on the libuv pool, from one snapshot: the event loop only
+   * near-duplicate collapse, pool doubling) in one call on a search thread, from one snapshot: the event loop only
    * converts the answer. The hits are searchReranked's bit for bit (tests/store/rerank-native.test.js); no recency
    * and no per-site cap (those read the pool's metadata: the JS path does them).
    * @param {import('./validate.js').SparseVectorInput} vector

@@ -79,7 +79,7 @@ Napi::Value queueSearchReranked(const Napi::CallbackInfo& info, std::shared_ptr<
 
 /**
  * searchRerankedByIdAsync(id, opts, spec): the same with the stored vector of the live document `id` as the query,
- * looked up on the pool; resolves null when no live document has the id.
+ * looked up on a search thread; resolves null when no live document has the id.
  */
 Napi::Value queueSearchRerankedById(const Napi::CallbackInfo& info, std::shared_ptr<const State> st, uint32_t width);
 

@@ -243,12 +243,12 @@ class View : public Napi::ObjectWrap<View> {
   /** searchIdsAsync(indices, values, opts) -> Promise<{ ids: string[], scores: Float64Array }>: searchAsync without metadata */
   Napi::Value SearchIdsAsync(const Napi::CallbackInfo& info) { return queueSearch(info, true); }
 
-  /** searchRerankedAsync(indices, values, opts, spec) -> Promise: the related list's re-ranking on the pool (addon_rerank.cc) */
+  /** searchRerankedAsync(indices, values, opts, spec) -> Promise: the related list's re-ranking on the search threads (addon_rerank.cc) */
   Napi::Value SearchRerankedAsync(const Napi::CallbackInfo& info) { return queueSearchReranked(info, snapshot(), width_); }
 
   /**
    * searchRerankedByIdAsync(id, opts, spec) -> Promise<same | null>: searchRerankedAsync with a live document's stored
-   * vector as the query, looked up on the pool (null: no live document has the id).
+   * vector as the query, looked up on a search thread (null: no live document has the id).
    */
   Napi::Value SearchRerankedByIdAsync(const Napi::CallbackInfo& info) { return queueSearchRerankedById(info, snapshot(), width_); }
 

@@ -1,6 +1,6 @@
 // The related list's re-ranking (pipeline/match/rerank.js, searchReranked) done whole in the store: the pool
 // search, pseudo-relevance feedback, the near-duplicate collapse and the pool doubling, from one snapshot, on the
-// calling thread (the libuv pool's, addon_rerank.cc). The JS function stays the definition: this file mirrors
+// calling thread (a search thread of search_queue.h, addon_rerank.cc). The JS function stays the definition: this file mirrors
 // it bit for bit (tests/store/rerank-native.test.js compares the two), so every rounding step below is the one
 // the JS code makes with its doubles and Float32Arrays.
 #pragma once
