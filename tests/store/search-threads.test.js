@@ -58,7 +58,7 @@ test('a write is acknowledged before a queue of earlier searches has run; search
   }
 });
 
-test('the search threads are named scdv-search and scheduled SCHED_BATCH (Linux)', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
+test('the search threads are named scdv-search, scheduled SCHED_BATCH and niced below the event loop (Linux)', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
   const dir = tempDir('search-threads-policy');
   try {
     const store = openStore(dir, { maintenanceMs: 0, autoFlush: false, autoMerge: false });
@@ -67,15 +67,16 @@ test('the search threads are named scdv-search and scheduled SCHED_BATCH (Linux)
     await c.upsert(Array.from({ length: 500 }, (_, i) => ({ id: `d${i}`, vector: randomVector(r, WIDTH, 50) })));
     await c.flush();
     await Promise.all(Array.from({ length: 8 }, () => c.searchAsync(randomVector(r, WIDTH, 50), { k: 3 })));
-    // /proc/self/task/<tid>/stat: field 41 is the scheduling policy (SCHED_BATCH = 3).
-    const policies = fs.readdirSync('/proc/self/task').flatMap((t) => {
-      const comm = fs.readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim();
-      if (comm !== 'scdv-search') return [];
+    // /proc/self/task/<tid>/stat: field 19 is the niceness, field 41 the scheduling policy (SCHED_BATCH = 3).
+    const fields = (/** @type {string} */ t) => {
       const stat = fs.readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
-      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38])];
-    });
-    assert.ok(policies.length >= 1, 'no thread named scdv-search');
-    assert.deepEqual([...new Set(policies)], [3]);
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    };
+    const searchThreads = fs.readdirSync('/proc/self/task').filter((t) => fs.readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === 'scdv-search');
+    assert.ok(searchThreads.length >= 1, 'no thread named scdv-search');
+    assert.deepEqual([...new Set(searchThreads.map((t) => Number(fields(t)[38])))], [3]);
+    const loopNice = Number(fields(String(process.pid))[16]);
+    for (const t of searchThreads) assert.ok(Number(fields(t)[16]) > loopNice, `search thread ${t} at niceness ${fields(t)[16]}, the event loop at ${loopNice}`);
     await store.close();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -5,9 +5,9 @@
 // scheduler put the woken thread on the waker's core — beside the event loop, often preempting it — while the other
 // core could sit idle: 14 % of a live related load on 2 cores, with any number of searches let onto the pool. Here
 // a thread that finishes a search takes the next queued one itself, so under load the threads do not sleep and
-// queueing wakes nobody (idle 7 %, +20 % req/s). The threads are SCHED_BATCH on Linux: the same share of the CPU
-// as any thread, but a wakeup never preempts the running one (the event loop above all; measured alone: idle
-// 5.5 → 4.0 %, req/s the same within noise). The libuv pool is left to the store's file work (a write's WAL
+// queueing wakes nobody (idle 7 %, +20 % req/s). The threads are SCHED_BATCH on Linux — a wakeup never preempts
+// the running thread (the event loop above all; measured alone: idle 5.5 → 4.0 %, req/s the same within noise) —
+// at niceness 3 (search_queue.cc: kSearchNice). The libuv pool is left to the store's file work (a write's WAL
 // append and fdatasync, flushes, merges), which no longer queues behind searches.
 #pragma once
 #include <napi.h>
