@@ -58,25 +58,20 @@ struct SearchJobRunner {
   static void execute(SearchJob& j) {
     try {
       j.Execute();
-    } catch (const std::exception& e) {
-      j.failed_ = true;
-      j.error_ = e.what();
     } catch (...) {
-      j.failed_ = true;
-      j.error_ = "search failed";
+      j.error_ = std::current_exception();
     }
   }
   static void settle(Napi::Env env, SearchJob& j) {
-    if (j.failed_) {
-      j.deferred_.Reject(Napi::Error::New(env, j.error_).Value());
-      return;
-    }
     try {
+      if (j.error_) std::rethrow_exception(j.error_);
       j.deferred_.Resolve(j.Result(env));
     } catch (const Napi::Error& e) {
       j.deferred_.Reject(e.Value());
     } catch (const std::exception& e) {
-      j.deferred_.Reject(toJsError(env, e).Value());
+      j.deferred_.Reject(toJsError(env, e).Value());  // a StoreError keeps its code, as from the synchronous call
+    } catch (...) {
+      j.deferred_.Reject(Napi::Error::New(env, "search failed").Value());
     }
   }
 };

@@ -13,15 +13,15 @@
 #include <napi.h>
 
 #include <cstdint>
+#include <exception>
 #include <memory>
-#include <string>
 
 namespace scdv::js {
 
 /**
  * One search handed to the search threads: Execute() runs there (no JavaScript), then Result() on the event loop
  * of the environment that queued it, whose promise it settles. An exception from Execute() rejects the promise
- * with its message.
+ * as the synchronous call's would (a StoreError keeps its code).
  */
 class SearchJob {
  public:
@@ -38,8 +38,7 @@ class SearchJob {
  private:
   friend struct SearchJobRunner;
   Napi::Promise::Deferred deferred_;
-  bool failed_ = false;
-  std::string error_;
+  std::exception_ptr error_;  // what Execute() threw
 };
 
 /** Queue `job` (on the event loop): the returned promise settles on this loop. */
