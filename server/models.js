@@ -46,7 +46,7 @@ export class ServingModel {
     this.store = store;
     /** Threads embedding request texts with the same embedder (server.embedThreads; null: on the event loop). */
     this.pool = pool;
-    /** Threads embedding written documents at a lower priority (server.writeEmbedNice; null: those of `pool`). */
+    /** Threads embedding written documents (server.writeEmbedThreads, at server.writeEmbedNice; null: those of `pool`). */
     this.writePool = writePool;
     this.width = embedder.width; // K·d, plus the vocabulary in the hybrid layout (embed.hybrid.alpha < 1)
     this.createdAt = String(embedder.model.manifest.created_at ?? '');
@@ -72,11 +72,11 @@ export class ServingModel {
     let pool = null;
     let writePool = null;
     try {
-      const { embedThreads: threads, writeEmbedNice: nice } = config.server;
+      const { embedThreads: threads, writeEmbedThreads: writeThreads, writeEmbedNice: nice } = config.server;
       // The threads get the settings this process embeds with: the vectors cannot differ.
       const poolOptions = { model: name, config: { ...embedConfig, server: { ...config.server, apiKeyHashes: [] } }, size: threads };
       if (threads > 0) pool = await EmbedPool.start(poolOptions);
-      if (threads > 0 && nice > 0) writePool = await EmbedPool.start({ ...poolOptions, nice });
+      if (threads > 0 && writeThreads > 0) writePool = await EmbedPool.start({ ...poolOptions, size: writeThreads, nice });
       store = await openModelStore(name, config);
     } catch (err) {
       await Promise.all([pool?.close(), writePool?.close()]);
@@ -95,8 +95,9 @@ export class ServingModel {
   }
 
   /**
-   * Embed documents being written (PUT, synchronous bulk): on the lower-priority threads when there are some,
-   * else as request texts are. Under a read load the searches then keep the cores (BENCHMARKS.md, session 10).
+   * Embed documents being written (PUT, synchronous bulk): on their own threads when there are some (fewer, at a
+   * lower priority), else as request texts are. Under a read load the searches then keep the cores (BENCHMARKS.md,
+   * sessions 10 and 15).
    * @param {{title?: string, body: string}[]} docs
    */
   embedWritten(docs) {

@@ -59,13 +59,17 @@ test('every training parameter is checked against its range when the config load
   assert.throws(() => loadConfig({ overrides: { workerProcesses: { maxPerCore: 0 } } }), /workerProcesses\.maxPerCore must be a positive integer/);
 });
 
-test('server time limits and the connection cap are checked', () => {
+test('server time limits, the connection cap and the write-embedding threads are checked', () => {
   const server = (/** @type {object} */ s) => () => loadConfig({ overrides: { server: s } });
   assert.throws(server({ requestTimeoutMs: 0 }), /server\.requestTimeoutMs must be a positive integer/);
   assert.throws(server({ requestTimeoutMs: 1000, headersTimeoutMs: 2000 }), /server\.headersTimeoutMs \(2000\) must not exceed server\.requestTimeoutMs/);
   assert.throws(server({ maxConnections: -1 }), /server\.maxConnections must be 0/);
   assert.throws(server({ idleTimeoutMs: 1.5 }), /server\.idleTimeoutMs must be 0/);
   assert.equal(loadConfig({ overrides: { server: { maxConnections: 0, idleTimeoutMs: 0 } } }).server.maxConnections, 0);
+  assert.throws(server({ writeEmbedThreads: -1 }), /server\.writeEmbedThreads must be a whole number from 0 to 64, got -1/);
+  assert.throws(server({ writeEmbedThreads: 1.5 }), /server\.writeEmbedThreads/);
+  assert.throws(server({ writeEmbedNice: 20 }), /server\.writeEmbedNice must be a whole number from 0 to 19, got 20/);
+  assert.equal(loadConfig({ overrides: { server: { writeEmbedThreads: 0 } } }).server.writeEmbedThreads, 0);
 });
 
 test('server.model is checked as a model name (a folder name: no path tricks)', () => {

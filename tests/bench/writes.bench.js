@@ -6,11 +6,13 @@
 //
 // node tests/bench/writes.bench.js [--data X.csr] [--docs 100000] [--old DIR] [--a-server JSON] [--b-server JSON]
 //   [--a-env JSON] [--b-env JSON] [--read-connections 10] [--write-rate 20] [--write-connections 2] [--duration 8]
-//   [--repeats 3] [--api-collection]
+//   [--repeats 3] [--api-collection] [--warm 1600]
 // --api-collection: read bench:api's collection (.scdv/bench/api, made by `npm run bench:api`) instead of a .csr's.
 // PUTs are sent on --write-connections connections at --write-rate in all: with 2 (bench:api's), slow writes also
 // lower the rate actually reached (each connection waits for its answer); more connections keep the rate.
 // (--a-env / --b-env: environment variables of that server, e.g. '{"UV_THREADPOOL_SIZE":"8"}')
+// --warm: articles each server embeds first (related for their texts), so that its tokenizer is as after a while of
+// serving, as in bench:api's writes phase (which follows its text phase).
 //
 // The read collection `articles` is built once from a .csr file of real SCDV vectors of the bench model
 // (tests/bench/scdv-vectors.js; default: the newest /tmp/scdv-bench-livedoor-dev-<docs>-*.csr) into
@@ -62,7 +64,7 @@ async function main() {
       'read-connections': { type: 'string', default: '10' }, 'write-rate': { type: 'string', default: '20' },
       'write-connections': { type: 'string', default: '2' },
       duration: { type: 'string', default: '8' }, repeats: { type: 'string', default: '3' },
-      'api-collection': { type: 'boolean', default: false },
+      'api-collection': { type: 'boolean', default: false }, warm: { type: 'string', default: '1600' },
     },
   });
   const nDocs = Number(values.docs);
@@ -110,6 +112,16 @@ async function main() {
   const loads = [];
   try {
     const urls = await Promise.all(procs.map((p) => p.listening));
+    // Each server first embeds --warm of the articles as related-for-text queries, as bench:api's text phase does
+    // before its writes: the tokenizer then works as in a server that has run a while (MeCab's index in huge pages
+    // once ~10 MB of text were parsed).
+    for (const url of urls) {
+      let i = 0;
+      await autocannon({
+        url, connections: 2, amount: Number(values.warm),
+        requests: [{ setupRequest: (/** @type {any} */ req) => { const d = JSON.parse(rewrites[i++ % rewrites.length]); return { ...req, method: 'POST', path: '/v1/collections/articles/related', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: d.title, text: d.body, k: 10 }) }; } }],
+      });
+    }
     let offset = 0;
     for (let round = 0; round < Number(values.repeats); round++) {
       const order = round % 2 ? [1, 0] : [0, 1];

@@ -1,7 +1,7 @@
 // Request-time embedding on worker threads (server.embedThreads, pipeline/embed/pool.js): a PUT stores the
 // vector embedDocuments computes on the main thread (the batch path), bit for bit; a thread that dies fails the
 // requests it held with SCDV_EMBED_WORKER_FAILED and the pool replaces it; the event loop stays free meanwhile.
-// Written documents have threads of their own at a lower priority (server.writeEmbedNice).
+// Written documents have threads of their own (server.writeEmbedThreads) at a lower priority (server.writeEmbedNice).
 import fs from 'node:fs';
 import os from 'node:os';
 import { test, before, after } from 'node:test';
@@ -27,7 +27,8 @@ const KEY = { authorization: `Bearer ${h.API_KEY}` };
 
 before(async () => {
   await h.setup();
-  srv = await startServer({ config: h.testConfig({ embedThreads: 2, writeEmbedNice: WRITE_NICE }), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+  // Two write threads (the default is 1): the crash test below needs two to kill.
+  srv = await startServer({ config: h.testConfig({ embedThreads: 2, writeEmbedThreads: 2, writeEmbedNice: WRITE_NICE }), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
 });
 after(async () => {
   await srv?.close();
@@ -78,7 +79,7 @@ test('request texts are embedded on the threads, never by the event loop\'s embe
   }
 });
 
-test('written documents are embedded on threads of their own, at server.writeEmbedNice; request texts are not', async () => {
+test('written documents are embedded on server.writeEmbedThreads threads of their own, at server.writeEmbedNice; request texts are not', async () => {
   const sm = srv.ctx.models.acquire();
   try {
     assert.ok(sm.writePool && sm.pool && sm.writePool !== sm.pool, 'two pools');
@@ -146,5 +147,25 @@ test('a thread that dies fails its requests cleanly (503 SCDV_EMBED_WORKER_FAILE
     assert.equal(gone.statusCode, 404);
   } finally {
     srv.ctx.models.release(sm);
+  }
+});
+
+test('server.writeEmbedThreads sizes the write threads apart from embedThreads; 0 shares the request-text threads', async () => {
+  const { ServingModel } = await import('../../server/models.js');
+  for (const writeEmbedThreads of [1, 0]) {
+    const sm = await ServingModel.open(h.MODEL_A, h.testConfig({ embedThreads: 2, writeEmbedThreads }));
+    try {
+      assert.equal(sm.pool?.slots.length, 2);
+      if (writeEmbedThreads === 0) {
+        assert.equal(sm.writePool, null);
+        const [v] = await sm.embedWritten([{ body: 'サッカーの試合と選手' }]);
+        assert.ok(v.indices.length > 0);
+      } else {
+        assert.equal(sm.writePool?.slots.length, 1);
+        assert.notEqual(sm.writePool, sm.pool);
+      }
+    } finally {
+      await sm.close();
+    }
   }
 });
