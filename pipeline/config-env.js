@@ -34,6 +34,7 @@ export const ENV_TYPES = Object.freeze({
   'store.opensearch.password': 'string|null',
   'store.opensearch.tls.ca': 'string|null',
   'server.model': 'string|null',
+  'server.writeEmbedThreads': 'number|null',
   'server.apiKeyHashes': 'string[]',
   'server.corsOrigins': 'string[]',
   'server.bulkFileRoots': 'string[]',

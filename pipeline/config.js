@@ -221,12 +221,12 @@ export const DEFAULT_CONFIG = Object.freeze({
     embedThreads: 2,
     /**
      * Threads of their own (when embedThreads is above 0) that embed documents written through the API (PUT,
-     * synchronous bulk), at niceness writeEmbedNice; 0: written documents share the request-text threads. 1: a burst
-     * of writes then takes at most one core from the searches, whatever the number of cores: with 2, writes arriving
-     * together took both cores of the reference machine, and the reads' p99 beside 20 writes/s rose +57 % against
-     * +28 % with 1, write p99 29 and 30 ms (BENCHMARKS.md, session 15). One thread embeds ~190 articles a second.
+     * synchronous bulk), at niceness writeEmbedNice; null: as many as embedThreads; 0: written documents share the
+     * request-text threads. Fewer than embedThreads caps the cores a burst of writes can take from the searches (one
+     * thread embeds ~190 articles a second). On the 2-core reference machine 1 was no better than 2 beside 20
+     * writes/s: the reads' p99 +44.9 against +42.7 %, write p99 36 against 30 ms, 9 rounds (BENCHMARKS.md, session 15).
      */
-    writeEmbedThreads: 1,
+    writeEmbedThreads: /** @type {number | null} */ (null),
     /** The niceness (Linux) of the writeEmbedThreads threads: above 0 they yield to the event loop and the request
      * texts' threads (BENCHMARKS.md, session 10). 1: since session 14 the store's search threads do not sleep
      * between searches under load, and at 3 a write's embedding got too small a share beside them (write p99 51 and
@@ -551,7 +551,7 @@ function validateServer(s) {
   }
   if (!Number.isInteger(s.indexWorkers) || s.indexWorkers < 0) throw errors.CONFIG_INVALID(`server.indexWorkers must be 0 or more, got ${s.indexWorkers}`);
   if (!Number.isInteger(s.embedThreads) || s.embedThreads < 0 || s.embedThreads > 64) throw errors.CONFIG_INVALID(`server.embedThreads must be an integer 0-64, got ${s.embedThreads}`);
-  if (!inRange(s.writeEmbedThreads, { min: 0, max: 64, integer: true })) throw errors.CONFIG_INVALID(`server.writeEmbedThreads must be a whole number from 0 to 64, got ${JSON.stringify(s.writeEmbedThreads)}`);
+  if (s.writeEmbedThreads !== null && !inRange(s.writeEmbedThreads, { min: 0, max: 64, integer: true })) throw errors.CONFIG_INVALID(`server.writeEmbedThreads must be a whole number from 0 to 64 or null, got ${JSON.stringify(s.writeEmbedThreads)}`);
   if (!inRange(s.writeEmbedNice, { min: 0, max: 19, integer: true })) throw errors.CONFIG_INVALID(`server.writeEmbedNice must be a whole number from 0 to 19, got ${JSON.stringify(s.writeEmbedNice)}`);
   if (s.maxK > 1000) throw errors.CONFIG_INVALID(`server.maxK must be at most 1000, got ${s.maxK}`);
   if (s.defaultK > s.maxK) throw errors.CONFIG_INVALID(`server.defaultK (${s.defaultK}) must not exceed server.maxK (${s.maxK})`);

@@ -76,7 +76,8 @@ export class ServingModel {
       // The threads get the settings this process embeds with: the vectors cannot differ.
       const poolOptions = { model: name, config: { ...embedConfig, server: { ...config.server, apiKeyHashes: [] } }, size: threads };
       if (threads > 0) pool = await EmbedPool.start(poolOptions);
-      if (threads > 0 && writeThreads > 0) writePool = await EmbedPool.start({ ...poolOptions, size: writeThreads, nice });
+      const writeSize = writeThreads ?? threads;
+      if (threads > 0 && writeSize > 0) writePool = await EmbedPool.start({ ...poolOptions, size: writeSize, nice });
       store = await openModelStore(name, config);
     } catch (err) {
       await Promise.all([pool?.close(), writePool?.close()]);

@@ -66,10 +66,11 @@ test('server time limits, the connection cap and the write-embedding threads are
   assert.throws(server({ maxConnections: -1 }), /server\.maxConnections must be 0/);
   assert.throws(server({ idleTimeoutMs: 1.5 }), /server\.idleTimeoutMs must be 0/);
   assert.equal(loadConfig({ overrides: { server: { maxConnections: 0, idleTimeoutMs: 0 } } }).server.maxConnections, 0);
-  assert.throws(server({ writeEmbedThreads: -1 }), /server\.writeEmbedThreads must be a whole number from 0 to 64, got -1/);
+  assert.throws(server({ writeEmbedThreads: -1 }), /server\.writeEmbedThreads must be a whole number from 0 to 64 or null, got -1/);
   assert.throws(server({ writeEmbedThreads: 1.5 }), /server\.writeEmbedThreads/);
   assert.throws(server({ writeEmbedNice: 20 }), /server\.writeEmbedNice must be a whole number from 0 to 19, got 20/);
   assert.equal(loadConfig({ overrides: { server: { writeEmbedThreads: 0 } } }).server.writeEmbedThreads, 0);
+  assert.equal(loadConfig({ overrides: { server: { writeEmbedThreads: null } } }).server.writeEmbedThreads, null);
 });
 
 test('server.model is checked as a model name (a folder name: no path tricks)', () => {

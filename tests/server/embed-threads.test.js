@@ -27,8 +27,8 @@ const KEY = { authorization: `Bearer ${h.API_KEY}` };
 
 before(async () => {
   await h.setup();
-  // Two write threads (the default is 1): the crash test below needs two to kill.
-  srv = await startServer({ config: h.testConfig({ embedThreads: 2, writeEmbedThreads: 2, writeEmbedNice: WRITE_NICE }), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+  // Two write threads (writeEmbedThreads null: as many as embedThreads): the crash test below needs two to kill.
+  srv = await startServer({ config: h.testConfig({ embedThreads: 2, writeEmbedNice: WRITE_NICE }), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
 });
 after(async () => {
   await srv?.close();
@@ -150,7 +150,7 @@ test('a thread that dies fails its requests cleanly (503 SCDV_EMBED_WORKER_FAILE
   }
 });
 
-test('server.writeEmbedThreads sizes the write threads apart from embedThreads; 0 shares the request-text threads', async () => {
+test('server.writeEmbedThreads sizes the write threads apart from embedThreads (null: as many); 0 shares the request-text threads', async () => {
   const { ServingModel } = await import('../../server/models.js');
   for (const writeEmbedThreads of [1, 0]) {
     const sm = await ServingModel.open(h.MODEL_A, h.testConfig({ embedThreads: 2, writeEmbedThreads }));
