@@ -20,7 +20,8 @@
 // this checkout), b this checkout. <DIR> must hold `pipeline/`, `server/` and built addons (node_modules is looked up
 // from there: symlink this checkout's).
 // Last line: {"a": {read_p99_ms, read_p99_with_writes_ms, read_p99_fine_ms, read_p99_with_writes_fine_ms,
-// read_p99_increase_pct (median of the rounds' increases, from latencies finer than autocannon's whole ms), write_p50_ms,
+// read_p99_increase_pct (median of the rounds' increases, from latencies finer than autocannon's whole ms),
+// read_p99_increase_interleaved_pct (the same from the phase with writes switched on and off every 2 s), write_p50_ms,
 // write_p99_ms, …}, "b": {…}, "load": […]}
 import fs from 'node:fs';
 import os from 'node:os';
@@ -130,7 +131,7 @@ async function main() {
         const m = await writesUnderLoad({ url: urls[i], ids, offset, rewrites, readConns, writeRate, writeConns, duration, autocannon });
         offset += m.readsDone;
         rounds[variants[i].name].push(m);
-        process.stderr.write(`${variants[i].name} round ${round + 1} (load ${os.loadavg()[0].toFixed(1)}): reads alone p99 ${m.readAlone.p99Fine} ms (${m.readAlone.rps.toFixed(0)}/s); with writes p99 ${m.readWithWrites.p99Fine} ms (${m.readWithWrites.rps.toFixed(0)}/s, +${m.readP99IncreasePct} %); writes p50 ${m.writes.p50} p90 ${m.writes.p90} p99 ${m.writes.p99} max ${m.writes.max} ms (${m.writes.total}), errors ${m.writes.errors + m.readWithWrites.errors}\n`);
+        process.stderr.write(`${variants[i].name} round ${round + 1} (load ${os.loadavg()[0].toFixed(1)}): reads alone p99 ${m.readAlone.p99Fine} ms (${m.readAlone.rps.toFixed(0)}/s); with writes p99 ${m.readWithWrites.p99Fine} ms (${m.readWithWrites.rps.toFixed(0)}/s, +${m.readP99IncreasePct} %); writes p50 ${m.writes.p50} p90 ${m.writes.p90} p99 ${m.writes.p99} max ${m.writes.max} ms (${m.writes.total}), errors ${m.writes.errors + m.readWithWrites.errors}; interleaved: reads p99 ${m.interleaved.p99Alone} -> ${m.interleaved.p99With} ms (+${m.interleaved.increasePct} %, ${m.interleaved.readsAlone} / ${m.interleaved.readsWith} reads)\n`);
       }
     }
   } finally {
@@ -149,6 +150,7 @@ async function main() {
       read_p99_ms: median(ms.map((m) => m.readAlone.p99)), read_p99_with_writes_ms: median(ms.map((m) => m.readWithWrites.p99)),
       read_p99_fine_ms: median(ms.map((m) => m.readAlone.p99Fine)), read_p99_with_writes_fine_ms: median(ms.map((m) => m.readWithWrites.p99Fine)),
       read_p99_increase_pct: median(ms.map((m) => m.readP99IncreasePct)), read_p99_increase_rounds: ms.map((m) => m.readP99IncreasePct),
+      read_p99_increase_interleaved_pct: median(ms.map((m) => m.interleaved.increasePct)), read_p99_increase_interleaved_rounds: ms.map((m) => m.interleaved.increasePct),
       read_rps: Math.round(median(ms.map((m) => m.readAlone.rps))), read_rps_with_writes: Math.round(median(ms.map((m) => m.readWithWrites.rps))),
       write_p50_ms: median(ms.map((m) => m.writes.p50)), write_p99_ms: median(ms.map((m) => m.writes.p99)),
       writes_per_s: Number(median(ms.map((m) => m.writes.rps)).toFixed(1)),
