@@ -22,6 +22,7 @@
 // "related_live_p99_ms":…, "related_live_share_pct":… (median, --read-connections), "related_live_nofb_rps":…, "related_live_nofb_p99_ms":… (feedback=false), "text_rps":…, "text_p99_ms":… (at the most connections), "write_p99_ms":…, "read_p99_ms":…,
 // "read_p99_with_writes_ms":…, "read_p99_fine_ms":…, "read_p99_with_writes_fine_ms":…, "read_p99_increase_pct":… (the
 // same p99s from latencies finer than autocannon's whole ms; the increase is the median of the rounds' own),
+// "read_p99_increase_interleaved_pct":… (the same from one read run with the writes switched on and off every 2 s),
 // "write_loop_cpu_ms":… (embedding threads: the event loop's CPU time per write),
 // "inline_write_p99_ms":…, "inline_read_p99_ms":…, "inline_read_p99_with_writes_ms":…, "inline_write_loop_cpu_ms":… (event loop)}
 import fs from 'node:fs';
@@ -219,7 +220,7 @@ async function main() {
           const m = await writesUnderLoad({ url: urls[mode], ids: everyId, offset: liveOffset, rewrites, readConns, writeRate, duration, autocannon, loopCpu: () => benchServerLoopCpu(procs[mode]) });
           liveOffset += m.readsDone;
           rounds[mode].push(m);
-          process.stderr.write(`writes (${mode.padEnd(7)} round ${round + 1}): reads alone p99 ${m.readAlone.p99Fine} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99Fine} ms (${m.readWithWrites.rps.toFixed(0)} req/s, +${m.readP99IncreasePct} %), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, event-loop CPU ${m.writes.loopMs.toFixed(2)} ms a write, errors ${m.writes.errors + m.readWithWrites.errors}\n`);
+          process.stderr.write(`writes (${mode.padEnd(7)} round ${round + 1}): reads alone p99 ${m.readAlone.p99Fine} ms (${m.readAlone.rps.toFixed(0)} req/s); with ${writeRate} writes/s: reads p99 ${m.readWithWrites.p99Fine} ms (${m.readWithWrites.rps.toFixed(0)} req/s, +${m.readP99IncreasePct} %), writes p50 ${m.writes.p50} ms p99 ${m.writes.p99} ms, event-loop CPU ${m.writes.loopMs.toFixed(2)} ms a write, errors ${m.writes.errors + m.readWithWrites.errors}; interleaved: reads p99 ${m.interleaved.p99Alone} -> ${m.interleaved.p99With} ms (+${m.interleaved.increasePct} %)\n`);
         }
       }
     } finally {
@@ -229,6 +230,8 @@ async function main() {
       readAlone: { p99: median(ms.map((m) => m.readAlone.p99)), rps: median(ms.map((m) => m.readAlone.rps)), p99Fine: median(ms.map((m) => m.readAlone.p99Fine)) },
       readWithWrites: { p99: median(ms.map((m) => m.readWithWrites.p99)), rps: median(ms.map((m) => m.readWithWrites.rps)), p99Fine: median(ms.map((m) => m.readWithWrites.p99Fine)) },
       readP99IncreasePct: median(ms.map((m) => m.readP99IncreasePct)),
+      interleavedIncreasePct: median(ms.map((m) => m.interleaved.increasePct)),
+      interleaved: { p99Alone: median(ms.map((m) => m.interleaved.p99Alone)), p99With: median(ms.map((m) => m.interleaved.p99With)) },
       writes: { p50: median(ms.map((m) => m.writes.p50)), p99: median(ms.map((m) => m.writes.p99)), loopMs: median(ms.map((m) => m.writes.loopMs)), errors: ms.reduce((a, m) => a + m.writes.errors + m.readWithWrites.errors, 0) },
     }]));
 
@@ -254,6 +257,7 @@ async function main() {
     console.log(`precomputed match: p99 ${results.match[top].p99} ms at ${top} connections (goal <= 5)`);
     const t = mixed.threads;
     console.log(`reads beside ${writeRate} writes/s: p99 ${t.readAlone.p99Fine} -> ${t.readWithWrites.p99Fine} ms, +${t.readP99IncreasePct} % (median of the rounds' increases; goal within 20 %); write p99 ${t.writes.p99} ms (goal <= 50)`);
+    console.log(`reads beside ${writeRate} writes/s switched on and off every 2 s (one read run, the machine's drift on both sides): p99 ${t.interleaved.p99Alone} -> ${t.interleaved.p99With} ms, +${t.interleavedIncreasePct} % (median of the rounds)`);
     console.log(JSON.stringify({
       related_rps: Math.round(related.rps), related_p99_ms: related.p99, match_rps: Math.round(results.match[top].rps),
       match_p99_ms: results.match[top].p99, ceiling_rps: Math.round(ceiling.rps),
@@ -263,6 +267,7 @@ async function main() {
       write_p99_ms: mixed.threads.writes.p99, read_p99_ms: mixed.threads.readAlone.p99, read_p99_with_writes_ms: mixed.threads.readWithWrites.p99,
       read_p99_fine_ms: mixed.threads.readAlone.p99Fine, read_p99_with_writes_fine_ms: mixed.threads.readWithWrites.p99Fine,
       read_p99_increase_pct: mixed.threads.readP99IncreasePct,
+      read_p99_increase_interleaved_pct: mixed.threads.interleavedIncreasePct,
       inline_write_p99_ms: mixed.inline.writes.p99, inline_read_p99_ms: mixed.inline.readAlone.p99,
       inline_read_p99_with_writes_ms: mixed.inline.readWithWrites.p99,
       write_loop_cpu_ms: Number(mixed.threads.writes.loopMs.toFixed(2)), inline_write_loop_cpu_ms: Number(mixed.inline.writes.loopMs.toFixed(2)),
