@@ -232,7 +232,7 @@ async function main() {
       readP99IncreasePct: median(ms.map((m) => m.readP99IncreasePct)),
       interleavedIncreasePct: median(ms.map((m) => m.interleaved.increasePct)),
       interleaved: { p99Alone: median(ms.map((m) => m.interleaved.p99Alone)), p99With: median(ms.map((m) => m.interleaved.p99With)) },
-      writes: { p50: median(ms.map((m) => m.writes.p50)), p99: median(ms.map((m) => m.writes.p99)), loopMs: median(ms.map((m) => m.writes.loopMs)), errors: ms.reduce((a, m) => a + m.writes.errors + m.readWithWrites.errors, 0) },
+      writes: { p50: median(ms.map((m) => m.writes.p50)), p99: median(ms.map((m) => m.writes.p99)), loopMs: median(ms.map((m) => m.writes.loopMs)), errors: ms.reduce((a, m) => a + m.writes.errors + m.readWithWrites.errors + m.interleaved.errors, 0) },
     }]));
 
     const top = Math.max(...levels);

@@ -154,7 +154,7 @@ async function main() {
       read_rps: Math.round(median(ms.map((m) => m.readAlone.rps))), read_rps_with_writes: Math.round(median(ms.map((m) => m.readWithWrites.rps))),
       write_p50_ms: median(ms.map((m) => m.writes.p50)), write_p99_ms: median(ms.map((m) => m.writes.p99)),
       writes_per_s: Number(median(ms.map((m) => m.writes.rps)).toFixed(1)),
-      write_p99_rounds: ms.map((m) => m.writes.p99), errors: ms.reduce((s, m) => s + m.writes.errors + m.readWithWrites.errors, 0),
+      write_p99_rounds: ms.map((m) => m.writes.p99), errors: ms.reduce((s, m) => s + m.writes.errors + m.readWithWrites.errors + m.interleaved.errors, 0),
     };
   }
   out.load = loads.map((l) => Number(l.toFixed(1)));
