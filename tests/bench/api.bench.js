@@ -257,7 +257,7 @@ async function main() {
     console.log(`precomputed match: p99 ${results.match[top].p99} ms at ${top} connections (goal <= 5)`);
     const t = mixed.threads;
     console.log(`reads beside ${writeRate} writes/s: p99 ${t.readAlone.p99Fine} -> ${t.readWithWrites.p99Fine} ms, +${t.readP99IncreasePct} % (median of the rounds' increases; goal within 20 %); write p99 ${t.writes.p99} ms (goal <= 50)`);
-    console.log(`reads beside ${writeRate} writes/s switched on and off every 2 s (one read run, the machine's drift on both sides): p99 ${t.interleaved.p99Alone} -> ${t.interleaved.p99With} ms, +${t.interleavedIncreasePct} % (median of the rounds)`);
+    console.log(`reads beside ${writeRate} writes/s switched on and off every 2 s (one read run: slow drift falls on both sides alike): p99 ${t.interleaved.p99Alone} -> ${t.interleaved.p99With} ms, +${t.interleavedIncreasePct} % (median of the rounds)`);
     console.log(JSON.stringify({
       related_rps: Math.round(related.rps), related_p99_ms: related.p99, match_rps: Math.round(results.match[top].rps),
       match_p99_ms: results.match[top].p99, ceiling_rps: Math.round(ceiling.rps),

@@ -65,10 +65,11 @@ export async function writesUnderLoad(o) {
 }
 
 /**
- * The same comparison with the machine's drift taken out: reads for 2 × `duration` s while the writes are switched
+ * The same comparison with slow drift of the machine falling on both sides alike: reads for 2 × `duration` s while the writes are switched
  * on and off in blocks of `block` s (off first). A read counts as "alone" when it ran wholly inside an off block,
  * after its first `guard` s (the last writes' answers); "with writes" when wholly inside an on block. On this shared
- * machine the reads-alone p99 of back-to-back 8 s phases moved 7–14 ms by itself, more than the effect measured.
+ * machine the reads-alone p99 of back-to-back 8 s phases moved 7–14 ms by itself, more than the effect measured
+ * (this phase's rounds were steadier in one run of three: BENCHMARKS.md, session 15).
  * @param {Parameters<typeof writesUnderLoad>[0]} o
  * @param {() => number} nextRead
  * @param {() => number} nextWrite
