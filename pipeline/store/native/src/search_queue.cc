@@ -84,17 +84,19 @@ void settleOnLoop(napi_env env, napi_value, void* context, void* data) {
   if (env == nullptr) return;  // the link may be gone already: touch nothing but the job
   auto* link = static_cast<EnvLink*>(context);
   if (--link->pending == 0) napi_unref_threadsafe_function(env, link->tsfn);
-  // A callback scope, as libuv completions get: promise reactions run when it closes.
+  // A callback scope, as libuv completions get: promise reactions run when it closes — before the handle scope its
+  // resource lives in (declared after it, so destroyed first).
   struct Scope {
     napi_env env;
     napi_callback_scope scope = nullptr;
     ~Scope() {
       if (scope) napi_close_callback_scope(env, scope);
     }
-  } cs{env};
+  };
   try {
     Napi::Env e(env);
     Napi::HandleScope hs(e);
+    Scope cs{env};
     napi_value resource;
     if (napi_get_reference_value(env, link->resource, &resource) == napi_ok) napi_open_callback_scope(env, resource, link->ctx, &cs.scope);
     SearchJobRunner::settle(e, *job);
