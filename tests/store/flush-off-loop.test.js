@@ -1,6 +1,7 @@
-// A flush and a merge sync the disk on the libuv thread pool, never on the event loop: a serving process keeps
-// answering while a flush's fsyncs (deletion bitmaps, the new WAL, the manifest, CURRENT, the folder) wait on the
-// disk. And what they published is all there after reopening.
+// A flush and a merge sync the disk and remove the files they replaced on the libuv thread pool, never on the event
+// loop: a serving process keeps answering while a flush's fsyncs (deletion bitmaps, the new WAL, the manifest,
+// CURRENT, the folder) wait on the disk and while a merge's inputs are unlinked. And what they published is all
+// there after reopening, and nothing else.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,24 +13,25 @@ const WIDTH = 64;
 const doc = (/** @type {number} */ i, /** @type {number} */ v) => ({ id: `d${i}`, vector: { indices: [i % WIDTH, (i + 7) % WIDTH], values: [0.6, v] } });
 
 /**
- * Runs fn while counting the synchronous fsync and fdatasync calls of this process.
+ * Runs fn while counting the synchronous fsync and fdatasync calls, and the synchronous file removals, of this process.
  * @param {() => Promise<void>} fn
  */
-async function countSyncFsyncs(fn) {
-  const { fsyncSync, fdatasyncSync } = fs;
-  let calls = 0;
-  fs.fsyncSync = (fd) => { calls++; fsyncSync(fd); };
-  fs.fdatasyncSync = (fd) => { calls++; fdatasyncSync(fd); };
+async function countSyncCalls(fn) {
+  const { fsyncSync, fdatasyncSync, rmSync, unlinkSync } = fs;
+  const calls = { syncs: 0, removals: 0 };
+  fs.fsyncSync = (fd) => { calls.syncs++; fsyncSync(fd); };
+  fs.fdatasyncSync = (fd) => { calls.syncs++; fdatasyncSync(fd); };
+  fs.rmSync = (p, o) => { calls.removals++; rmSync(p, o); };
+  fs.unlinkSync = (p) => { calls.removals++; unlinkSync(p); };
   try {
     await fn();
   } finally {
-    fs.fsyncSync = fsyncSync;
-    fs.fdatasyncSync = fdatasyncSync;
+    Object.assign(fs, { fsyncSync, fdatasyncSync, rmSync, unlinkSync });
   }
   return calls;
 }
 
-test('flush and merge make no synchronous fsync, and what they published survives reopening', async () => {
+test('flush and merge make no synchronous fsync or file removal, and what they published survives reopening', async () => {
   const dir = tempDir('flush-off-loop');
   try {
     const store = openStore(dir, { maintenanceMs: 0, autoFlush: false, autoMerge: false });
@@ -38,13 +40,21 @@ test('flush and merge make no synchronous fsync, and what they published survive
     await c.flush(); // the first segment (creating the collection fsyncs synchronously, once: not measured)
     // Rewrite half of them: the second flush marks their old copies deleted in the first segment's bitmap.
     await c.upsert(Array.from({ length: 20 }, (_, i) => doc(i, -0.8)));
-    const flushSyncs = await countSyncFsyncs(() => c.flush());
+    const before = fs.readdirSync(`${dir}/c`);
+    const flushCalls = await countSyncCalls(() => c.flush());
     assert.equal(c.stats().segments, 2);
     assert.ok(fs.readdirSync(`${dir}/c`).some((f) => /\.del-\d+$/.test(f)), 'a deletion bitmap was written');
-    assert.equal(flushSyncs, 0, 'synchronous fsyncs during a flush');
-    const mergeSyncs = await countSyncFsyncs(() => c.merge());
-    assert.equal(mergeSyncs, 0, 'synchronous fsyncs during a merge');
+    assert.deepEqual(flushCalls, { syncs: 0, removals: 0 }, 'synchronous fsyncs and removals during a flush');
+    const replaced = before.filter((f) => /^(wal-|MANIFEST-)/.test(f));
+    assert.equal(replaced.length, 2, 'the first flush left one WAL and one manifest');
+    for (const f of replaced) assert.ok(!fs.existsSync(`${dir}/c/${f}`), `the flush removed ${f}, which it replaced`);
+    const segsBefore = fs.readdirSync(`${dir}/c`).filter((f) => /^seg-/.test(f));
+    const mergeCalls = await countSyncCalls(() => c.merge());
+    assert.deepEqual(mergeCalls, { syncs: 0, removals: 0 }, 'synchronous fsyncs and removals during a merge');
     assert.equal(c.stats().segments, 1);
+    const left = fs.readdirSync(`${dir}/c`);
+    for (const f of segsBefore) assert.ok(!left.includes(f), `the merge removed its input ${f}`);
+    assert.equal(left.filter((f) => /^seg-/.test(f)).length, 1, `one segment file is left: ${left.join(', ')}`);
     await store.close();
 
     const again = openStore(dir, { maintenanceMs: 0, autoFlush: false, autoMerge: false }).collection('c');
