@@ -1,23 +1,22 @@
 // One thread of EmbedPool (pool.js): builds the model's Embedder once, then answers each {id, docs} with the
 // vectors of Embedder.embedDocumentsHere (the same as embedDocuments; their buffers moved, not copied) or with
 // the error it raised.
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEmbedder } from './index.js';
+import { yieldThisThread } from '../tokenizer/index.js';
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
 /** @param {any} err */
 const plain = (err) => ({ code: err?.code, message: String(err?.message ?? err), status: err?.status, details: err?.details });
 
-// On Linux a thread's niceness is its own (setPriority(0) names the calling thread), so only this thread yields;
-// elsewhere it would be the whole process's, so it is left alone. Never below the process's own: that needs privileges.
-if (workerData.nice > 0 && process.platform === 'linux') os.setPriority(0, Math.max(os.getPriority(0), workerData.nice));
-
 /** @type {import('./index.js').Embedder} */
 let embedder;
 try {
   embedder = await createEmbedder(workerData.model, workerData.config);
+  // nice above 0: this thread gives way to the event loop (SCHED_BATCH: it never takes the loop's core on waking to
+  // a message) and, at that niceness, to the other threads (Linux; only this thread, never below the process's own).
+  if (workerData.nice > 0) await yieldThisThread(workerData.nice);
 } catch (err) {
   port.postMessage({ startError: plain(err) });
   process.exit(1);

@@ -124,3 +124,14 @@ export async function createTokenizer(config, opts = {}) {
   }
   return new Tokenizer(config, native, opts);
 }
+
+/**
+ * The calling thread gives way to the process's other threads: SCHED_BATCH at niceness `nice` (native.js
+ * yieldToOtherThreads; Linux, elsewhere nothing changes). For threads that tokenise beside a serving event loop.
+ * @param {number} nice 0-19
+ * @returns {Promise<import('./native.js').ThreadYield>}
+ */
+export async function yieldThisThread(nice) {
+  const native = await import('./native.js');
+  return native.yieldToOtherThreads(nice);
+}

@@ -56,7 +56,13 @@ import { fileURLToPath } from 'node:url';
  * @property {number} hugePageBytes bytes of the dictionary's index in huge pages (0: in the file's shared pages)
  */
 
-/** @typedef {{ NativeTagger: new (options: NativeTaggerOptions) => RawTagger, mecabVersion: string }} Addon */
+/** @typedef {{ NativeTagger: new (options: NativeTaggerOptions) => RawTagger, mecabVersion: string, yieldToOtherThreads: (nice: number) => ThreadYield }} Addon */
+
+/**
+ * @typedef {object} ThreadYield what yieldToOtherThreads obtained
+ * @property {boolean} batch the thread is SCHED_BATCH (Linux)
+ * @property {number | null} nice its niceness now (null: not Linux)
+ */
 
 const ADDON_PATH = fileURLToPath(new URL('../../build/Release/scdv_mecab.node', import.meta.url));
 
@@ -157,4 +163,16 @@ export class NativeTagger {
   static get mecabVersion() {
     return addon.mecabVersion;
   }
+}
+
+/**
+ * The calling thread gives way to the process's other threads: SCHED_BATCH (on waking it never preempts the thread
+ * that woke it, the event loop above all) at niceness `nice` or the thread's own if higher (Linux; elsewhere nothing
+ * changes). For the threads that embed written documents: MeCab's milliseconds per article otherwise start on the
+ * event loop's core the moment the loop posts the text (BENCHMARKS.md, session 16).
+ * @param {number} nice 0-19
+ * @returns {ThreadYield}
+ */
+export function yieldToOtherThreads(nice) {
+  return addon.yieldToOtherThreads(nice);
 }

@@ -18,11 +18,15 @@ const { storeDirFor } = await import('../../pipeline/paths.js');
 let srv;
 const WRITE_NICE = 15;
 
-/** Niceness of each thread of this process (/proc/self/task/<tid>/stat, field 19). */
-const threadNiceness = () => fs.readdirSync('/proc/self/task').map((tid) => {
+/** Each thread of this process: its niceness and scheduling policy (/proc/self/task/<tid>/stat, fields 19 and 41). */
+const threadScheduling = () => fs.readdirSync('/proc/self/task').map((tid) => {
   const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { tid: Number(tid), nice: Number(fields[16]), policy: Number(fields[38]) };
 });
+const threadNiceness = () => threadScheduling().map((t) => t.nice);
+const SCHED_OTHER = 0;
+const SCHED_BATCH = 3;
 const KEY = { authorization: `Bearer ${h.API_KEY}` };
 
 before(async () => {
@@ -79,7 +83,7 @@ test('request texts are embedded on the threads, never by the event loop\'s embe
   }
 });
 
-test('written documents are embedded on server.writeEmbedThreads threads of their own, at server.writeEmbedNice; request texts are not', async () => {
+test('written documents are embedded on server.writeEmbedThreads threads of their own, at server.writeEmbedNice and SCHED_BATCH; request texts are not', async () => {
   const sm = srv.ctx.models.acquire();
   try {
     assert.ok(sm.writePool && sm.pool && sm.writePool !== sm.pool, 'two pools');
@@ -90,6 +94,10 @@ test('written documents are embedded on server.writeEmbedThreads threads of thei
     assert.ok(base < WRITE_NICE, `the tests run at niceness ${base}`);
     const nice = threadNiceness();
     assert.equal(nice.filter((n) => n === WRITE_NICE).length, 2, `thread niceness: ${nice.join(' ')}`);
+    // ... and SCHED_BATCH (woken by the loop's message, they do not take its core), while the loop is not.
+    const threads = threadScheduling();
+    assert.deepEqual(threads.filter((t) => t.nice === WRITE_NICE).map((t) => t.policy), [SCHED_BATCH, SCHED_BATCH]);
+    assert.equal(threads.find((t) => t.tid === process.pid)?.policy, SCHED_OTHER, 'the event loop keeps SCHED_OTHER');
     // A PUT goes to the write pool only.
     const calls = { write: 0, text: 0 };
     const spy = (/** @type {any} */ pool, /** @type {'write' | 'text'} */ kind) => {

@@ -7,7 +7,8 @@
 // state in the Tagger and are never used here.
 //
 // Files: mecab_addon.cc (this: the JS class and the async batch), mecab_core.h (Core), mecab_options.cc
-// (options), mecab_filter.h (token filter), mecab_text.h (characters, UTF-8, feature fields).
+// (options), mecab_filter.h (token filter), mecab_text.h (characters, UTF-8, feature fields), thread_yield.cc
+// (the calling thread's scheduling, for the embedding threads).
 
 #include <napi.h>
 #include <mecab.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "mecab_core.h"
+#include "thread_yield.h"
 
 namespace {
 
@@ -167,6 +169,7 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeTagger", NativeTagger::Define(env));
   exports.Set("mecabVersion", Napi::String::New(env, MeCab::Model::version()));
+  exports.Set("yieldToOtherThreads", Napi::Function::New(env, YieldToOtherThreads, "yieldToOtherThreads"));
   return exports;
 }
 
