@@ -228,7 +228,8 @@ export const DEFAULT_CONFIG = Object.freeze({
      */
     writeEmbedThreads: /** @type {number | null} */ (null),
     /** The niceness (Linux) of the writeEmbedThreads threads: above 0 they yield to the event loop and the request
-     * texts' threads (BENCHMARKS.md, session 10). Before session 15, 0 also meant sharing the request-text threads:
+     * texts' threads (BENCHMARKS.md, session 10), and are SCHED_BATCH: a thread woken by a write's message does not
+     * take the event loop's core (session 16). Before session 15, 0 also meant sharing the request-text threads:
      * that is writeEmbedThreads 0 now. 1: since session 14 the store's search threads do not sleep
      * between searches under load, and at 3 a write's embedding got too small a share beside them (write p99 51 and
      * 56 ms against 42–47 at 0 and 1; reads the same within noise: BENCHMARKS.md, session 14). */
