@@ -9,7 +9,7 @@
 // the event loop (embedThreads 0): both up, taking turns for --write-repeats interleaved rounds (medians).
 //
 // node tests/bench/api.bench.js [--docs 100000] [--ads 2000] [--duration 8] [--connections 1,10,50] [--rebuild]
-//   [--read-connections 10] [--write-rate 20] [--write-repeats 3] [--share-repeats 5]
+//   [--read-connections 10] [--write-rate 20] [--write-repeats 5] [--share-repeats 5]
 //
 // The live-related goal's ratio (live related by id / the constant route, req/s) is measured at --read-connections
 // in --share-repeats interleaved rounds: `related_live_share_pct`, the median of the rounds.
@@ -63,7 +63,7 @@ async function main() {
       docs: { type: 'string', default: '100000' }, ads: { type: 'string', default: '2000' }, duration: { type: 'string', default: '8' },
       connections: { type: 'string', default: '1,10,50' }, rebuild: { type: 'boolean', default: false },
       'read-connections': { type: 'string', default: '10' }, 'write-rate': { type: 'string', default: '20' },
-      'write-repeats': { type: 'string', default: '3' }, 'share-repeats': { type: 'string', default: '5' },
+      'write-repeats': { type: 'string', default: '5' }, 'share-repeats': { type: 'string', default: '5' },
     },
   });
   const nDocs = Number(values.docs);
