@@ -12,8 +12,8 @@ const STAMP = path.join(REPO_ROOT, 'node_modules', '.scdv-lock.sha256');
  * A stamp of the sources' hash beside the output decides whether to rebuild.
  */
 const ADDONS = [
-  { name: 'MeCab binding', dir: REPO_ROOT, sources: ['binding.gyp', 'pipeline/tokenizer/native'], output: 'build/Release/scdv_mecab.node', script: 'build:native' },
-  { name: 'vector store', dir: path.join(REPO_ROOT, 'pipeline', 'store', 'native'), sources: ['binding.gyp', 'src'], output: 'build/Release/scdv_store.node', script: 'build:store' },
+  { name: 'MeCab binding', dir: REPO_ROOT, sources: ['binding.gyp', 'pipeline/tokenizer/native', 'pipeline/native-shared'], output: 'build/Release/scdv_mecab.node', script: 'build:native' },
+  { name: 'vector store', dir: path.join(REPO_ROOT, 'pipeline', 'store', 'native'), sources: ['binding.gyp', 'src', '../../native-shared'], output: 'build/Release/scdv_store.node', script: 'build:store' },
 ];
 
 /**

@@ -25,7 +25,7 @@
         "src/search_scan.cc",
         "src/util.cc"
       ],
-      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "../../native-shared"],
       "defines": [
         "NAPI_VERSION=8",
         "NODE_ADDON_API_CPP_EXCEPTIONS",

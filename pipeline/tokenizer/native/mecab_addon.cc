@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "mecab_core.h"
-#include "thread_yield.h"
+#include "mecab_thread_yield.h"
 
 namespace {
 

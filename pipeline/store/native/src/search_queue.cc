@@ -13,15 +13,10 @@
 
 #ifdef __linux__
 #include <pthread.h>
-#include <sched.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <cerrno>
 #endif
 
 #include "addon_js.h"
+#include "thread_yield.h"
 
 namespace scdv::js {
 
@@ -146,16 +141,9 @@ constexpr int kSearchNice = 3;
 void becomeSearchThread() {
 #ifdef __linux__
   pthread_setname_np(pthread_self(), "scdv-search");
-  // SCHED_BATCH: never preempting a thread on wakeup (the event loop above all). Refused (a restricted sandbox):
-  // the thread stays SCHED_OTHER.
-  sched_param sp{};
-  pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-  // On Linux a thread's niceness is its own; never below the process's.
-  const id_t tid = static_cast<id_t>(::syscall(SYS_gettid));
-  errno = 0;
-  const int current = ::getpriority(PRIO_PROCESS, tid);
-  if (errno == 0) ::setpriority(PRIO_PROCESS, tid, std::max(current, kSearchNice));
 #endif
+  // SCHED_BATCH: never preempting a thread on wakeup (the event loop above all).
+  scdv_native::giveWayToOtherThreads(kSearchNice);
 }
 
 /** The queue and its threads; never destroyed (detached threads wait on it). */

@@ -1,4 +1,4 @@
-// The calling thread's scheduling (thread_yield.cc).
+// The calling thread's scheduling, for JS (thread_yield.cc).
 #pragma once
 
 #include <napi.h>

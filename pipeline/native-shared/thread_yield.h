@@ -1,0 +1,48 @@
+// giveWayToOtherThreads(nice): the calling thread becomes one that gives way to the process's other threads —
+// SCHED_BATCH (on waking it never preempts the running thread, the event loop above all) at niceness `nice` or its
+// own if higher (Linux; elsewhere nothing changes). Header-only, shared by both native addons: the MeCab binding's
+// embedding threads (pipeline/tokenizer/native/thread_yield.cc) and the store's search threads
+// (pipeline/store/native/src/search_queue.cc). Setup rebuilds both when it changes (pipeline/setup/node-deps.js).
+#pragma once
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#endif
+
+namespace scdv_native {
+
+/** What giveWayToOtherThreads obtained. */
+struct ThreadYield {
+  bool batch = false;  // the thread is SCHED_BATCH
+  bool known = false;  // `nice` is the thread's niceness now (false: not Linux, or unreadable)
+  int nice = 0;
+};
+
+inline ThreadYield giveWayToOtherThreads(int nice) {
+  ThreadYield got;
+#if defined(__linux__)
+  // Refused (a restricted sandbox): the thread stays SCHED_OTHER.
+  sched_param sp{};
+  got.batch = pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp) == 0;
+  // On Linux a thread's niceness is its own; never below the process's (lowering it needs privileges).
+  const id_t tid = static_cast<id_t>(::syscall(SYS_gettid));
+  errno = 0;
+  const int current = ::getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) {
+    got.known = true;
+    got.nice = ::setpriority(PRIO_PROCESS, tid, std::max(current, nice)) == 0 ? std::max(current, nice) : current;
+  }
+#else
+  (void)nice;
+#endif
+  return got;
+}
+
+}  // namespace scdv_native
