@@ -30,6 +30,13 @@ export function inRange(v, r) {
   return r.max === undefined || v <= r.max;
 }
 
+/** @param {Config['server']['writePace']} pace */
+export function validateWritePace(pace) {
+  const bad = (/** @type {string} */ key, /** @type {string} */ range) => errors.CONFIG_INVALID(`server.writePace.${key} must be ${range}, got ${JSON.stringify(pace?.[/** @type {'share'} */ (key)])}`);
+  if (!inRange(pace?.sliceUs, { min: 50, max: 1e6 })) throw bad('sliceUs', 'a number from 50 to 1000000 (microseconds)');
+  if (!inRange(pace.share, { min: 0, exclusiveMin: true, max: 1 })) throw bad('share', 'a number above 0 and at most 1');
+  if (!inRange(pace.budgetMs, { min: 0, max: 1e5 })) throw bad('budgetMs', 'a number from 0 to 100000 (milliseconds; 0: never paced)');
+}
 
 /** @param {Config['store']} s */
 export function validateStore(s) {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { errors } from './errors.js';
 import { validateModelName } from './paths.js';
-import { describeRange, inRange, validateEvents, validateRerank, validateStore } from './config-checks.js';
+import { describeRange, inRange, validateEvents, validateRerank, validateStore, validateWritePace } from './config-checks.js';
 
 export { describeRange, inRange } from './config-checks.js';
 import { envOverrides, warnUnknownEnv } from './config-env.js';
@@ -234,6 +234,14 @@ export const DEFAULT_CONFIG = Object.freeze({
      * between searches under load, and at 3 a write's embedding got too small a share beside them (write p99 51 and
      * 56 ms against 42–47 at 0 and 1; reads the same within noise: BENCHMARKS.md, session 14). */
     writeEmbedNice: 1,
+    /**
+     * While this process has searches in flight, a written document's embedding takes at most `share` of a core
+     * (it checks every sliceUs and sleeps off any excess) until it has lasted budgetMs; then, and with no search in
+     * flight, it runs freely (Linux; pipeline/tokenizer/native/thread_pacing.cc). Unpaced, an article's embedding
+     * takes a core for ~5 ms and the reads queued on that core make the reads' p99; paced, the same CPU comes in
+     * slices (BENCHMARKS.md, session 17). budgetMs 0: never paced.
+     */
+    writePace: { sliceUs: 250, share: 0.25, budgetMs: 20 },
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
     indexWorkers: 1,
     /** How often every process reads the active-model record (the file; on OpenSearch, the shared Redis, where a
@@ -555,6 +563,7 @@ function validateServer(s) {
   if (!Number.isInteger(s.embedThreads) || s.embedThreads < 0 || s.embedThreads > 64) throw errors.CONFIG_INVALID(`server.embedThreads must be an integer 0-64, got ${s.embedThreads}`);
   if (s.writeEmbedThreads !== null && !inRange(s.writeEmbedThreads, { min: 0, max: 64, integer: true })) throw errors.CONFIG_INVALID(`server.writeEmbedThreads must be a whole number from 0 to 64 or null, got ${JSON.stringify(s.writeEmbedThreads)}`);
   if (!inRange(s.writeEmbedNice, { min: 0, max: 19, integer: true })) throw errors.CONFIG_INVALID(`server.writeEmbedNice must be a whole number from 0 to 19, got ${JSON.stringify(s.writeEmbedNice)}`);
+  validateWritePace(s.writePace);
   if (s.maxK > 1000) throw errors.CONFIG_INVALID(`server.maxK must be at most 1000, got ${s.maxK}`);
   if (s.defaultK > s.maxK) throw errors.CONFIG_INVALID(`server.defaultK (${s.defaultK}) must not exceed server.maxK (${s.maxK})`);
   s.apiKeyHashes.forEach((h, i) => {

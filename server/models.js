@@ -17,7 +17,7 @@ import {
   activationRefused, activationShortfall, checkModelFiles, dropModelCollection, listModels, readLayoutsOf, resolveModelName,
   servingEmbedConfig,
 } from '../pipeline/serving/index.js';
-import { openModelStore } from '../pipeline/store/index.js';
+import { openModelStore, searchesInFlight } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
 
 /** @typedef {import('../pipeline/config.js').Config} Config */
@@ -77,7 +77,9 @@ export class ServingModel {
       const poolOptions = { model: name, config: { ...embedConfig, server: { ...config.server, apiKeyHashes: [] } }, size: threads };
       if (threads > 0) pool = await EmbedPool.start(poolOptions);
       const writeSize = writeThreads ?? threads;
-      if (threads > 0 && writeSize > 0) writePool = await EmbedPool.start({ ...poolOptions, size: writeSize, nice });
+      // Paced while this process's searches are in flight (server.writePace; budgetMs 0: never).
+      const pace = config.server.writePace.budgetMs > 0 ? { busy: searchesInFlight, ...config.server.writePace } : null;
+      if (threads > 0 && writeSize > 0) writePool = await EmbedPool.start({ ...poolOptions, size: writeSize, nice, pace });
       store = await openModelStore(name, config);
     } catch (err) {
       await Promise.all([pool?.close(), writePool?.close()]);

@@ -69,6 +69,10 @@ test('server time limits, the connection cap and the write-embedding threads are
   assert.throws(server({ writeEmbedThreads: -1 }), /server\.writeEmbedThreads must be a whole number from 0 to 64 or null, got -1/);
   assert.throws(server({ writeEmbedThreads: 1.5 }), /server\.writeEmbedThreads/);
   assert.throws(server({ writeEmbedNice: 20 }), /server\.writeEmbedNice must be a whole number from 0 to 19, got 20/);
+  assert.throws(server({ writePace: { share: 0 } }), /server\.writePace\.share must be a number above 0 and at most 1, got 0/);
+  assert.throws(server({ writePace: { sliceUs: 10 } }), /server\.writePace\.sliceUs must be a number from 50 to 1000000 \(microseconds\), got 10/);
+  assert.throws(server({ writePace: { budgetMs: -1 } }), /server\.writePace\.budgetMs must be a number from 0 to 100000/);
+  assert.deepEqual(loadConfig({ overrides: { server: { writePace: { budgetMs: 0 } } } }).server.writePace, { sliceUs: 250, share: 0.25, budgetMs: 0 });
   assert.equal(loadConfig({ overrides: { server: { writeEmbedThreads: 0 } } }).server.writeEmbedThreads, 0);
   assert.equal(loadConfig({ overrides: { server: { writeEmbedThreads: null } } }).server.writeEmbedThreads, null);
 });

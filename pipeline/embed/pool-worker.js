@@ -1,9 +1,10 @@
 // One thread of EmbedPool (pool.js): builds the model's Embedder once, then answers each {id, docs} with the
 // vectors of Embedder.embedDocumentsHere (the same as embedDocuments; their buffers moved, not copied) or with
-// the error it raised.
+// the error it raised. With workerData.pace each embedding is a paced section (pauses never change a vector), and
+// the answer says what it paused (`paced`).
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEmbedder } from './index.js';
-import { yieldThisThread } from '../tokenizer/index.js';
+import { paceThisThread, yieldThisThread } from '../tokenizer/index.js';
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
@@ -12,11 +13,15 @@ const plain = (err) => ({ code: err?.code, message: String(err?.message ?? err),
 
 /** @type {import('./index.js').Embedder} */
 let embedder;
+/** @type {import('../tokenizer/index.js').ThreadPacer | null} */
+let pacer = null;
 try {
   embedder = await createEmbedder(workerData.model, workerData.config);
   // nice above 0: this thread gives way to the event loop (SCHED_BATCH: it never takes the loop's core on waking to
   // a message) and, at that niceness, to the other threads (Linux; only this thread, never below the process's own).
   if (workerData.nice > 0) await yieldThisThread(workerData.nice);
+  // With `pace`: each embedding runs in slices while searches are in flight (server.writePace).
+  if (workerData.pace) pacer = await paceThisThread(workerData.pace.busy, workerData.pace);
 } catch (err) {
   port.postMessage({ startError: plain(err) });
   process.exit(1);
@@ -26,7 +31,16 @@ port.on('message', (/** @type {{id: number, docs: {title: string, body: string}[
   try {
     // Tokenised here, not on the libuv pool: this thread is off the event loop already, and the pool is busy
     // with searches under load.
-    const vectors = embedder.embedDocumentsHere(m.docs);
+    pacer?.begin();
+    /** @type {import('./vectorizer.js').Embedding[]} */
+    let vectors;
+    /** @type {import('../tokenizer/native.js').PacedSection | undefined} */
+    let paced;
+    try {
+      vectors = embedder.embedDocumentsHere(m.docs);
+    } finally {
+      paced = pacer?.end();
+    }
     /** @type {ArrayBuffer[]} */
     const moved = [];
     for (const v of vectors) {
@@ -35,7 +49,7 @@ port.on('message', (/** @type {{id: number, docs: {title: string, body: string}[
         if (a.byteOffset === 0 && a.byteLength === a.buffer.byteLength && a.buffer instanceof ArrayBuffer) moved.push(a.buffer);
       }
     }
-    port.postMessage({ id: m.id, vectors }, moved);
+    port.postMessage({ id: m.id, vectors, paced }, moved);
   } catch (err) {
     port.postMessage({ id: m.id, error: plain(err) });
   }

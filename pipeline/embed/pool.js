@@ -9,6 +9,16 @@ const WORKER_FILE = new URL('./pool-worker.js', import.meta.url);
 
 /** @typedef {import('./vectorizer.js').Embedding} Embedding */
 /** @typedef {{resolve: (v: Embedding[]) => void, reject: (e: Error) => void}} Call */
+/**
+ * @typedef {object} PoolOptions
+ * @property {string} model
+ * @property {import('../config.js').Config} config
+ * @property {number} size threads
+ * @property {number} [nice] the threads' niceness (Linux; never below the process's own): above 0 they yield the
+ *   cores to the other threads
+ * @property {({busy: Int32Array} & import('../config.js').Config['server']['writePace']) | null} [pace] each
+ *   embedding in slices while busy[0] > 0 (paceThisThread, pipeline/tokenizer/index.js)
+ */
 
 /**
  * @typedef {object} Slot one thread of the pool
@@ -23,8 +33,7 @@ export class EmbedPool {
   /**
    * Start `size` threads and wait until each has loaded the model (a model that cannot be loaded is the
    * catalogue error its loading raised, here, not at the first request).
-   * @param {{model: string, config: import('../config.js').Config, size: number, nice?: number}} opts nice: the
-   *   threads' niceness (Linux; never below the process's own): above 0 they yield the cores to the other threads
+   * @param {PoolOptions} opts
    */
   static async start(opts) {
     const pool = new EmbedPool(opts);
@@ -37,12 +46,15 @@ export class EmbedPool {
     return pool;
   }
 
-  /** @param {{model: string, config: import('../config.js').Config, size: number, nice?: number}} opts */
-  constructor({ model, config, size, nice = 0 }) {
+  /** @param {PoolOptions} opts */
+  constructor({ model, config, size, nice = 0, pace = null }) {
     if (!(Number.isInteger(size) && size >= 1)) throw errors.CONFIG_INVALID(`embed pool size must be a positive integer, got ${size}`);
     this.model = model;
     this.config = config;
     this.nice = nice;
+    this.pace = pace;
+    /** What pacing took from the embeddings so far (pace): sections paced, pauses, milliseconds paused. */
+    this.paced = { sections: 0, pauses: 0, pausedMs: 0 };
     this.nextId = 1;
     this.closed = false;
     /** Threads replaced after dying (for logs and tests). */
@@ -53,7 +65,7 @@ export class EmbedPool {
 
   /** @returns {Slot} */
   spawn() {
-    const worker = new Worker(WORKER_FILE, { workerData: { model: this.model, config: this.config, nice: this.nice } });
+    const worker = new Worker(WORKER_FILE, { workerData: { model: this.model, config: this.config, nice: this.nice, pace: this.pace } });
     /** @type {Slot} */
     const slot = { worker, calls: new Map(), ready: Promise.resolve(), up: false, dead: false };
     /** @type {Error | null} */
@@ -65,6 +77,11 @@ export class EmbedPool {
         const call = slot.calls.get(m.id);
         if (!call) return;
         slot.calls.delete(m.id);
+        if (m.paced?.pauses) {
+          this.paced.sections++;
+          this.paced.pauses += m.paced.pauses;
+          this.paced.pausedMs += m.paced.pausedMs;
+        }
         if (m.error) call.reject(revive(m.error)); else call.resolve(m.vectors);
       });
       worker.on('error', (err) => { crash ??= err; });

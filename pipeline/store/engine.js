@@ -26,6 +26,7 @@ import { EngineState, isEnoent, wrapNative } from './engine-state.js';
 import { refresh, truncateTornTail } from './engine-view.js';
 import { enqueue } from './engine-writes.js';
 import { cleanup, merge, shouldFlush } from './engine-maintenance.js';
+import { searchesInFlight } from './search-threads.js';
 
 export { DEFAULT_ENGINE_OPTIONS } from './engine-state.js';
 /** @typedef {import('./engine-state.js').EngineOptions} EngineOptions */
@@ -247,10 +248,13 @@ export class NativeEngine {
    */
   async #searchAsync(search) {
     const s = this.#readable();
+    Atomics.add(searchesInFlight, 0, 1);
     try {
       return await search(s.view);
     } catch (err) {
       throw wrapNative(err, s.dir);
+    } finally {
+      Atomics.sub(searchesInFlight, 0, 1);
     }
   }
 

@@ -10,6 +10,7 @@ export { Collection } from './collection.js';
 export { validateCollectionName, COLLECTION_NAME_RE } from './names.js';
 export { DEFAULT_ENGINE_OPTIONS } from './engine.js';
 export { MAX_K } from './validate.js';
+export { searchesInFlight } from './search-threads.js';
 /** @typedef {import('./collection.js').SearchHit} SearchHit */
 /** @typedef {import('./collection.js').StoredDoc} StoredDoc */
 /** @typedef {import('./collection.js').StoreDocInput} StoreDocInput */

@@ -9,3 +9,10 @@ import os from 'node:os';
  * and made each search dearer (ten paired rounds, median 0.95x the req/s: BENCHMARKS.md, session 14).
  */
 export const searchThreads = () => os.availableParallelism();
+
+/**
+ * This process's searches in flight (queued for or running on the search threads): one Int32 in shared memory, so
+ * that threads which should give way to searches can read it without a message (the write-embedding threads:
+ * server.writePace, pipeline/tokenizer/native/thread_pacing.cc). Counted by engine.js for every async search.
+ */
+export const searchesInFlight = new Int32Array(new SharedArrayBuffer(4));

@@ -1,7 +1,8 @@
 // Request-time embedding on worker threads (server.embedThreads, pipeline/embed/pool.js): a PUT stores the
 // vector embedDocuments computes on the main thread (the batch path), bit for bit; a thread that dies fails the
 // requests it held with SCDV_EMBED_WORKER_FAILED and the pool replaces it; the event loop stays free meanwhile.
-// Written documents have threads of their own (server.writeEmbedThreads) at a lower priority (server.writeEmbedNice).
+// Written documents have threads of their own (server.writeEmbedThreads) at a lower priority (server.writeEmbedNice),
+// paced while searches are in flight (server.writePace).
 import fs from 'node:fs';
 import os from 'node:os';
 import { test, before, after } from 'node:test';
@@ -11,7 +12,7 @@ import { storedValues } from '../store/helpers.js';
 const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
 const { createEmbedder } = await import('../../pipeline/embed/index.js');
-const { openStore } = await import('../../pipeline/store/index.js');
+const { openStore, searchesInFlight } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
@@ -115,6 +116,41 @@ test('written documents are embedded on server.writeEmbedThreads threads of thei
       assert.deepEqual(calls, { write: 1, text: 1 });
     } finally {
       for (const u of undo) u();
+    }
+  } finally {
+    srv.ctx.models.release(sm);
+  }
+});
+
+test('a written document is embedded in paced sections while the store has searches in flight (server.writePace), never otherwise, to the same vector', async () => {
+  const sm = srv.ctx.models.acquire();
+  const pool = /** @type {import('../../pipeline/embed/pool.js').EmbedPool} */ (sm.writePool);
+  try {
+    // Long enough to outlast a slice (0.25 ms) many times over.
+    const body = h.sampleDocs().slice(0, 20).map((d) => d.body).join('\n');
+    const put = (/** @type {string} */ id) => srv.app.inject({ method: 'PUT', url: `/v1/collections/threads/documents/${id}`, headers: KEY, payload: { title: 'pace', body } });
+    const before = { ...pool.paced };
+    assert.equal((await put('pace-idle')).statusCode, 200);
+    assert.deepEqual(pool.paced, before, 'no search in flight: no pause');
+    // A search in flight, as the store's searchAsync counts it.
+    Atomics.add(searchesInFlight, 0, 1);
+    try {
+      const res = await put('pace-busy');
+      assert.equal(res.statusCode, 200, res.body);
+    } finally {
+      Atomics.sub(searchesInFlight, 0, 1);
+    }
+    assert.equal(pool.paced.sections, before.sections + 1, JSON.stringify(pool.paced));
+    assert.ok(pool.paced.pauses > before.pauses && pool.paced.pausedMs > before.pausedMs, JSON.stringify(pool.paced));
+    const store = openStore(storeDirFor(h.MODEL_A));
+    try {
+      const coll = store.collection('threads');
+      const [idle, busy] = [coll.get('pace-idle'), coll.get('pace-busy')];
+      assert.ok(idle && busy, 'both written');
+      assert.deepEqual([...busy.vector.indices], [...idle.vector.indices]);
+      assert.deepEqual([...busy.vector.values], [...idle.vector.values]);
+    } finally {
+      await store.close();
     }
   } finally {
     srv.ctx.models.release(sm);

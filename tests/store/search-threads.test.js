@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { openStore } from '../../pipeline/store/index.js';
 import { loadAddon } from '../../pipeline/store/native.js';
-import { searchThreads } from '../../pipeline/store/search-threads.js';
+import { searchesInFlight, searchThreads } from '../../pipeline/store/search-threads.js';
 import { randomVector, rng, tempDir } from './helpers.js';
 
 const WIDTH = 400;
@@ -77,6 +77,27 @@ test('the search threads are named scdv-search, scheduled SCHED_BATCH and niced 
     assert.deepEqual([...new Set(searchThreads.map((t) => Number(fields(t)[38])))], [3]);
     const loopNice = Number(fields(String(process.pid))[16]);
     for (const t of searchThreads) assert.ok(Number(fields(t)[16]) > loopNice, `search thread ${t} at niceness ${fields(t)[16]}, the event loop at ${loopNice}`);
+    await store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('searchesInFlight counts the async searches queued or running, and goes back to 0 after answers and failures', async () => {
+  const dir = tempDir('search-in-flight');
+  try {
+    const store = openStore(dir, { maintenanceMs: 0, autoFlush: false, autoMerge: false });
+    const c = store.collection('c', { width: WIDTH });
+    const r = rng(11);
+    await c.upsert(Array.from({ length: 500 }, (_, j) => ({ id: `d${j}`, vector: randomVector(r, WIDTH, 50) })));
+    const start = Atomics.load(searchesInFlight, 0);
+    const searches = Array.from({ length: 6 }, () => c.searchAsync(randomVector(r, WIDTH, 40), { k: 3 }));
+    assert.equal(Atomics.load(searchesInFlight, 0), start + 6, 'six in flight');
+    await Promise.all(searches);
+    assert.equal(Atomics.load(searchesInFlight, 0), start);
+    // A search the native side refuses (k 0) leaves no count behind.
+    await assert.rejects(c.searchAsync(randomVector(r, WIDTH, 40), { k: 0 }));
+    assert.equal(Atomics.load(searchesInFlight, 0), start);
     await store.close();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

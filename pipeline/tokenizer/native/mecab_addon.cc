@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "mecab_core.h"
+#include "mecab_thread_pacing.h"
 #include "mecab_thread_yield.h"
 
 namespace {
@@ -170,6 +171,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeTagger", NativeTagger::Define(env));
   exports.Set("mecabVersion", Napi::String::New(env, MeCab::Model::version()));
   exports.Set("yieldToOtherThreads", Napi::Function::New(env, YieldToOtherThreads, "yieldToOtherThreads"));
+  exports.Set("paceThisThread", Napi::Function::New(env, PaceThisThread, "paceThisThread"));
+  exports.Set("beginPaced", Napi::Function::New(env, BeginPaced, "beginPaced"));
+  exports.Set("endPaced", Napi::Function::New(env, EndPaced, "endPaced"));
   return exports;
 }
 
