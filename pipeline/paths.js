@@ -1,4 +1,5 @@
 // Where things live. One place, so that moving a folder is a one-line change.
+import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +64,40 @@ const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export function validateModelName(name) {
   if (typeof name !== 'string' || !MODEL_NAME.test(name) || name.includes('..')) throw errors.MODEL_NAME_INVALID(String(name));
   return name;
+}
+/**
+ * A path, links resolved, when it lies inside one of `roots` (folders, or files allowed by themselves); else the
+ * error `refuse(reason)` makes. Relative paths and `..` segments are refused before anything is resolved; a path
+ * that does not exist yet is resolved through its deepest existing folder (a link there cannot lead out).
+ * @param {unknown} p
+ * @param {string[]} roots
+ * @param {(reason: string) => Error} refuse
+ * @returns {string}
+ */
+export function confinedPath(p, roots, refuse) {
+  if (typeof p !== 'string' || p === '' || p.includes('\0')) throw refuse('is not a path');
+  if (!path.isAbsolute(p)) throw refuse('is not an absolute path');
+  if (p.split(/[\\/]/).includes('..')) throw refuse('has a ".." segment');
+  const real = realpathSoFar(p);
+  const inside = roots.map(realpathSoFar).some((r) => real === r || real.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+  if (!inside) throw refuse('is outside the folders this process may use');
+  return real;
+}
+
+/** @param {string} p the real path of its deepest existing ancestor, joined with the rest */
+function realpathSoFar(p) {
+  let head = path.resolve(p);
+  /** @type {string[]} */
+  const rest = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(head), ...rest.reverse());
+    } catch { /* not there (yet) */ }
+    const up = path.dirname(head);
+    if (up === head) return path.resolve(p);
+    rest.push(path.basename(head));
+    head = up;
+  }
 }
 export const VENV_DIR = path.join(REPO_ROOT, '.venv');
 export const VENV_PYTHON = path.join(VENV_DIR, 'bin', 'python');

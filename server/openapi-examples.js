@@ -127,7 +127,7 @@ export const EXAMPLES = {
       200: {
         id: 'bulk-3f6c1a52-9d1e-4b7a-8f0e-2c5d7a9b1e34', kind: 'bulk', state: 'completed', model: 'livedoor-sample', collection: 'ads',
         created_at: '2026-11-24T13:22:43.000Z', lines: 2, lines_done: 2, progress: 1, shards: { total: 1, done: 1, failed: 0 },
-        documents: 1, rejected: 1, empty: 0, issues: [{ line: 2, code: ISSUE.MISSING_FIELD, reason: 'field "body" is missing', id: 'ad-2' }], errors: [],
+        documents: 1, rejected: 1, empty: 0, issues: [{ line: 2, code: ISSUE.MISSING_FIELD, reason: 'field "body" is missing', id: 'ad-2' }], errors: [], redacted: false,
       },
       404: errorBody(errors.JOB_NOT_FOUND('bulk-0')),
     },

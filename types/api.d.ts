@@ -1576,7 +1576,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** State, progress and errors of a bulk job */
+        /**
+         * State, progress and errors of a bulk job
+         * @description Without a key (where reads are open) the answer has the state and the counts only, with `redacted: true`: model, collection, issues, errors need a key (a wrong key is a 403).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1640,20 +1643,21 @@ export interface paths {
                          *           "id": "ad-2"
                          *         }
                          *       ],
-                         *       "errors": []
+                         *       "errors": [],
+                         *       "redacted": false
                          *     }
                          */
                         "application/json": {
                             collection?: string;
-                            created_at?: string;
-                            documents?: number;
-                            empty?: number;
+                            created_at: string;
+                            documents: number;
+                            empty: number;
                             errors?: {
                                 first_line?: number;
                                 message?: string;
                                 shard?: number;
                             }[];
-                            id?: string;
+                            id: string;
                             /** @description the first 100 lines rejected or without a known word */
                             issues?: {
                                 code?: string;
@@ -1661,19 +1665,21 @@ export interface paths {
                                 line?: number;
                                 reason?: string;
                             }[];
-                            kind?: string;
-                            lines?: number;
-                            lines_done?: number;
+                            kind: string;
+                            lines: number;
+                            lines_done: number;
                             model?: string;
-                            progress?: number;
-                            rejected?: number;
-                            shards?: {
+                            progress: number;
+                            /** @description true when asked without a key: model, collection, issues, errors are left out */
+                            redacted: boolean;
+                            rejected: number;
+                            shards: {
                                 done?: number;
                                 failed?: number;
                                 total?: number;
                             };
                             /** @enum {string} */
-                            state?: "queued" | "running" | "completed" | "failed";
+                            state: "queued" | "running" | "completed" | "failed";
                         };
                     };
                 };

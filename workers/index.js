@@ -94,7 +94,7 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
 
 /**
  * Run a worker on the `index` queue until SIGTERM/SIGINT.
- * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number}} opts
+ * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number, allowPaths?: string[]}} opts
  */
 export function runIndexWorker(opts) {
   return runQueueWorker({

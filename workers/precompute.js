@@ -82,7 +82,7 @@ export const localPrecompute = { process: processPrecompute, close: closePrecomp
 
 /**
  * Run a worker on the `precompute` queue until SIGTERM/SIGINT.
- * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number}} opts
+ * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number, allowPaths?: string[]}} opts
  */
 export function runPrecomputeWorker(opts) {
   return runQueueWorker({

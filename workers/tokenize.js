@@ -115,7 +115,7 @@ function countSpaces(s) {
 
 /**
  * Run a worker on the `tokenize` queue until SIGTERM/SIGINT; resolves when it has stopped.
- * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number}} opts
+ * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, concurrency?: number, allowPaths?: string[]}} opts
  */
 export function runTokenizeWorker(opts) {
   return runQueueWorker({

@@ -35,7 +35,7 @@ export function runPythonStage(job, onProgress, opts = {}) {
 /**
  * Run a worker on the `train` queue until SIGTERM/SIGINT. Stopping kills the Python stage in flight:
  * stages write atomically, so only its own unfinished work is lost.
- * @param {{redisUrl: string, config: import('../pipeline/config.js').Config}} opts
+ * @param {{redisUrl: string, config: import('../pipeline/config.js').Config, allowPaths?: string[]}} opts
  */
 export function runTrainWorker(opts) {
   return runQueueWorker({

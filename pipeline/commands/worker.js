@@ -1,4 +1,5 @@
 // scdv worker <stage>: run queue workers alone, so that more machines can join the same Redis.
+import path from 'node:path';
 import { errors } from '../errors.js';
 import { redactUrl } from '../queue/redis.js';
 import { configFromFlags, intFlag } from './common.js';
@@ -12,6 +13,8 @@ export const command = {
   options: [
     opt('--concurrency <n>', 'jobs at a time (tokenize and index: 1; precompute: config server.precompute.concurrency)'),
     CONFIG_OPTION,
+    opt('--allow-paths <paths>', `files or folders outside the data folder whose paths jobs may name, "${path.delimiter}"-separated ` +
+      '(corpora also from server.bulkFileRoots; a job naming any other path is refused)'),
     opt('--config-json <json>', 'the whole config as JSON (from the process that starts local workers)', { hidden: true }),
   ],
   examples: ['REDIS_URL=redis://10.0.0.5:6379 scdv worker index --concurrency 2'],
@@ -30,18 +33,19 @@ async function run(values, positionals) {
   const redisUrl = process.env.REDIS_URL;
   if (!redisUrl) throw errors.USAGE('scdv worker needs REDIS_URL: workers join the Redis of a running `scdv tokenize`');
   const config = configFromFlags(values);
+  const allowPaths = typeof values['allow-paths'] === 'string' ? values['allow-paths'].split(path.delimiter).filter(Boolean).map((p) => path.resolve(p)) : [];
   if (!values['config-json']) process.stderr.write(`worker ${process.pid}: ${stage} queue on ${redactUrl(redisUrl)}\n`);
   if (stage === 'index') {
     const { runIndexWorker } = await import('../../workers/index.js');
-    await runIndexWorker({ redisUrl, config, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
+    await runIndexWorker({ redisUrl, config, allowPaths, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
   } else if (stage === 'precompute') {
     const { runPrecomputeWorker } = await import('../../workers/precompute.js');
-    await runPrecomputeWorker({ redisUrl, config, concurrency: intFlag(values.concurrency, '--concurrency') ?? config.server.precompute.concurrency });
+    await runPrecomputeWorker({ redisUrl, config, allowPaths, concurrency: intFlag(values.concurrency, '--concurrency') ?? config.server.precompute.concurrency });
   } else if (stage === 'train') {
     const { runTrainWorker } = await import('../../workers/train.js');
-    await runTrainWorker({ redisUrl, config });
+    await runTrainWorker({ redisUrl, config, allowPaths });
   } else {
     const { runTokenizeWorker } = await import('../../workers/tokenize.js');
-    await runTokenizeWorker({ redisUrl, config, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
+    await runTokenizeWorker({ redisUrl, config, allowPaths, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
   }
 }

@@ -21,6 +21,19 @@ const OPTIONAL_STRINGS = /** @type {const} */ (['url', 'site', 'category']);
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 /**
+ * Where and how a line is not JSON, from JSON.parse's message without the part of the line it quotes (V8 quotes
+ * its start): reasons reach job statuses and reports, and a corpus line is no business of theirs.
+ * @param {string} message
+ */
+export function jsonProblem(message) {
+  const at = /at position (\d+)/.exec(message);
+  const kind = message.replace(/^Unexpected token '.*?'/s, 'Unexpected token').replace(/, ".*$/s, '')
+    .replace(/\s*(?:in|after) JSON\b.*$/s, '').replace(/\s*at position \d+.*$/s, '');
+  const safe = /^[A-Za-z ,':{}[\]-]{1,80}$/.test(kind) ? kind.toLowerCase() : 'not valid JSON';
+  return `${at ? ` at character ${Number(at[1]) + 1}` : ''}: ${safe}`;
+}
+
+/**
  * Parse and validate one line.
  * @param {Buffer} buf the line without its newline
  * @param {number} line 1-based line number
@@ -34,7 +47,7 @@ export function parseDocument(buf, line) {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    return { error: { line, code: ISSUE.INVALID_JSON, reason: `invalid JSON: ${/** @type {Error} */ (err).message}` } };
+    return { error: { line, code: ISSUE.INVALID_JSON, reason: `invalid JSON${jsonProblem(/** @type {Error} */ (err).message)}` } };
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { error: { line, code: ISSUE.NOT_AN_OBJECT, reason: 'a line must hold one JSON object' } };

@@ -7,6 +7,7 @@
 // the backend instead of a store folder; the worker opens the model's store from its own config.
 import { duplicatesIn } from '../corpus/duplicates.js';
 import { shardBytes } from './shard.js';
+import { jobSettings } from './job-schemas.js';
 
 /**
  * @typedef {object} IndexShardFields
@@ -48,16 +49,6 @@ export const shardsTravel = (config) => backendOf(config) === 'opensearch';
 export const backendOf = (config) => config.store.backend;
 
 /**
- * Job data is visible to everyone with access to Redis (and in Bull Board), and a worker reaches the store with
- * its own settings anyway: the cluster's credentials stay out of it.
- * @param {import('../config.js').Config} config
- * @returns {import('../config.js').Config}
- */
-const withoutStoreSecrets = (config) => ({
-  ...config, store: { ...config.store, opensearch: { ...config.store.opensearch, password: null } },
-});
-
-/**
  * The payload of one `index` shard job.
  * @param {object} run
  * @param {string} run.runKey
@@ -76,7 +67,9 @@ export function indexShardJob(run, shard) {
   const backend = backendOf(run.config);
   return {
     runKey: run.runKey, corpus: run.corpus, shard, outDir: run.outDir, model: run.model, backend,
-    collection: run.collection, config: withoutStoreSecrets(run.config), duplicates: duplicatesIn(run.duplicates, shard),
+    // Only how documents are cut and embedded (jobSettings): no store, queue or server settings (visible in Redis
+    // and the board, and a worker uses its own), which the worker refuses (checkJob).
+    collection: run.collection, config: /** @type {any} */ (jobSettings(run.config)), duplicates: duplicatesIn(run.duplicates, shard),
     ...(run.travel ? { lines: shardBytes(run.corpus, shard), modelFilesSha256: run.modelFilesSha256 } : {}),
   };
 }

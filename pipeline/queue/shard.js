@@ -16,7 +16,8 @@ import { ISSUE } from '../line-issues.js';
  * @property {string} corpus absolute path (on the host that queued the job)
  * @property {import('../corpus/plan.js').Shard} shard
  * @property {string} outDir the run folder (shard markers live in outDir/shards)
- * @property {import('../config.js').Config} config
+ * @property {import('../config.js').Config} config queued as jobSettings(config); checkJob gives the processor its own
+ *   configuration with those settings on top
  * @property {string} [lines] the shard's bytes, base64: a job that carries them can run on any host. Its worker
  *   reads them instead of `corpus` and returns the shard's result through the queue (job.returnvalue) instead of
  *   writing the marker, which lives on the queuing host: that host writes it (runShards)

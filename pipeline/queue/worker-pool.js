@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { REPO_ROOT } from '../paths.js';
+import { REPO_ROOT, dataDir, modelsDir, storeDir } from '../paths.js';
 import { hasSetpriv } from './redis.js';
 
 const CLI = path.join(REPO_ROOT, 'pipeline', 'scdv.cjs');
@@ -29,19 +29,20 @@ export function localWorkerCount(o) {
 /**
  * Start the local workers of a sharded run (tokenise, index) once its pending shards are known: as many as
  * localWorkerCount allows.
- * @param {{stage: string, requested: number, shards: number, redisUrl: string, config: import('../config.js').Config, log: (m: string) => void}} o
+ * @param {{stage: string, requested: number, shards: number, redisUrl: string, config: import('../config.js').Config, log: (m: string) => void, allowPaths?: string[]}} o
+ *   allowPaths: the run's own files and folders outside the data folder (its corpus, its output), which its jobs may name
  * @returns {WorkerPool}
  */
 export function startShardWorkers(o) {
   const count = localWorkerCount(o);
-  const pool = new WorkerPool({ stage: o.stage, count, redisUrl: o.redisUrl, config: o.config, log: o.log });
+  const pool = new WorkerPool({ stage: o.stage, count, redisUrl: o.redisUrl, config: o.config, log: o.log, allowPaths: o.allowPaths });
   pool.start();
   return pool;
 }
 
 export class WorkerPool {
   /**
-   * @param {{stage: string, count: number, redisUrl: string, config: import('../config.js').Config, log: (m: string) => void, maxRestarts?: number}} opts
+   * @param {{stage: string, count: number, redisUrl: string, config: import('../config.js').Config, log: (m: string) => void, maxRestarts?: number, allowPaths?: string[]}} opts
    */
   constructor(opts) {
     this.opts = opts;
@@ -67,11 +68,13 @@ export class WorkerPool {
 
   spawnOne() {
     const args = [CLI, 'worker', this.opts.stage, '--config-json', JSON.stringify(this.opts.config)];
+    if (this.opts.allowPaths?.length) args.push('--allow-paths', this.opts.allowPaths.map((p) => path.resolve(p)).join(path.delimiter));
     // Through setpriv when there is one: the kernel sends the worker SIGTERM when its owner dies, even by
     // SIGKILL (a killed `scdv serve` or `scdv index`), so no worker outlives the process that started it.
     const [cmd, argv] = hasSetpriv() ? ['setpriv', ['--pdeathsig', 'TERM', '--', process.execPath, ...args]] : [process.execPath, args];
     const child = spawn(cmd, argv, {
-      env: { ...process.env, REDIS_URL: this.opts.redisUrl },
+      // This process's folders (chosen with usePaths or the environment): its workers' jobs may name paths only there.
+      env: { ...process.env, REDIS_URL: this.opts.redisUrl, SCDV_DATA_DIR: dataDir(), SCDV_MODELS_DIR: modelsDir(), SCDV_STORE_DIR: storeDir() },
       stdio: ['ignore', 'inherit', 'pipe'],
     });
     this.children.add(child);

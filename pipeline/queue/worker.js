@@ -1,8 +1,8 @@
-// The life of a queue worker process: process jobs of one queue until SIGTERM/SIGINT, report progress
-// at most a few times a second, the last state of each phase included (best effort: the job's lock and its
-// result are what count), then finish
-// the job in hand and leave.
+// The life of a queue worker process: process jobs of one queue until SIGTERM/SIGINT, each checked first
+// (job-schemas.js), report progress at most a few times a second, the last state of each phase included (best
+// effort: the job's lock and its result are what count), then finish the job in hand and leave.
 import { closeWorkerQueue, openQueue } from './queues.js';
+import { checkJob } from './job-schemas.js';
 
 /**
  * @template T, R
@@ -12,6 +12,7 @@ import { closeWorkerQueue, openQueue } from './queues.js';
  * @param {string} opts.redisUrl
  * @param {import('../config.js').Config} opts.config
  * @param {number} [opts.concurrency]
+ * @param {string[]} [opts.allowPaths] files or folders outside the data folder that jobs may name (checkJob)
  * @param {(job: import('bull').Job<T>, progress: (p: object) => void, signal: AbortSignal) => Promise<R>} opts.handle
  * @param {() => void} [opts.onStop] after the queue is closed
  * @param {(m: string) => void} [opts.log]
@@ -22,6 +23,15 @@ export async function runQueueWorker(opts) {
   queue.on('error', (err) => log(`redis: ${err.message}`));
   const abort = new AbortController();
   queue.process(opts.jobName, opts.concurrency ?? 1, async (/** @type {import('bull').Job<T>} */ job) => {
+    try {
+      // Before anything else: a payload that fails its schema, or names a path outside the allowed folders,
+      // fails at once and for good (a retry would fail the same way).
+      job.data = checkJob(opts.queueName, job.data, { config: opts.config, allowPaths: opts.allowPaths }, job.id);
+    } catch (err) {
+      job.discard();
+      log(/** @type {Error} */ (err).message);
+      throw err;
+    }
     const progress = progressThrottle((p) => job.progress(p).catch(() => {}));
     try {
       return await opts.handle(job, progress, abort.signal);

@@ -100,7 +100,7 @@ export async function runIndex(opts) {
       ` -> model ${opts.model}, collection ${collection}`);
     if (pending.length) {
       // Workers start once the shards to do are known: never more workers than shards.
-      pool = startShardWorkers({ stage: 'index', requested: opts.workers ?? config.index.workers, shards: pending.length, redisUrl: opts.redisUrl, config, log });
+      pool = startShardWorkers({ stage: 'index', requested: opts.workers ?? config.index.workers, shards: pending.length, redisUrl: opts.redisUrl, config, log, allowPaths: [corpus] });
       opts.onWorkersStarted?.(pool);
       await runShards({
         queueName: 'index', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool, travel,

@@ -4,6 +4,7 @@
 // on the same Redis. Failed batches are retried per queue.attempts; a batch that fails for good fails the run.
 import { errors } from '../errors.js';
 import { closeWorkerQueue, openQueue } from '../queue/queues.js';
+import { checkJob } from '../queue/job-schemas.js';
 import { openModelStore } from '../store/index.js';
 
 /** @typedef {import('../match/index.js').PrecomputeJob} PrecomputeJob */
@@ -52,7 +53,15 @@ export async function runPrecompute(o) {
   try {
     queue.process('batch', config.server.precompute.concurrency, async (/** @type {import('bull').Job<PrecomputeJob>} */ job) => {
       let last = 0;
-      const r = await o.processor.process(job.data, redis, (n) => { done += n - last; last = n; o.onProgress?.({ done, total }); }, config);
+      /** @type {PrecomputeJob} */
+      let data;
+      try {
+        data = checkJob('precompute', job.data, { config }, job.id); // any process on the Redis may queue on `precompute`
+      } catch (err) {
+        job.discard();
+        throw err;
+      }
+      const r = await o.processor.process(data, redis, (n) => { done += n - last; last = n; o.onProgress?.({ done, total }); }, config);
       return r;
     });
     const jobs = [];

@@ -8,6 +8,7 @@ import { planShards } from '../corpus/plan.js';
 import { hashOf } from '../config.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { startShardWorkers } from '../queue/worker-pool.js';
+import { jobSettings } from '../queue/job-schemas.js';
 /** @typedef {import('../queue/worker-pool.js').WorkerPool} WorkerPool */
 import { writeFileAtomic } from '../fsutil.js';
 import { plural } from '../progress.js';
@@ -79,11 +80,11 @@ export async function runTokenize(opts) {
 
     if (pending.length) {
       // Workers start once the shards to do are known: never more workers than shards.
-      pool = startShardWorkers({ stage: 'tokenize', requested: opts.workers ?? config.tokenize.workers, shards: pending.length, redisUrl: opts.redisUrl, config, log });
+      pool = startShardWorkers({ stage: 'tokenize', requested: opts.workers ?? config.tokenize.workers, shards: pending.length, redisUrl: opts.redisUrl, config, log, allowPaths: [corpus, outDir] });
       opts.onWorkersStarted?.(pool);
       await runShards({
         queueName: 'tokenize', label, outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool,
-        jobData: (shard) => ({ runKey, corpus, shard, outDir, config }),
+        jobData: (shard) => ({ runKey, corpus, shard, outDir, config: /** @type {any} */ (jobSettings(config)) }),
       });
     }
     // Workers shut down (each closes its Redis connections) while the coordinator merges.

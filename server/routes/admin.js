@@ -1,5 +1,7 @@
-// Bull Board at /admin/queues: every pipeline queue (it can retry and remove jobs), behind the write key. Scripts send
-// the key as a header; a browser logs in at /admin/login and carries a session cookie (server/admin-session.js).
+// Bull Board at /admin/queues (/admin leads there): every pipeline queue, read-only, behind the write key. Read-only
+// because a job added or edited there would run with whatever payload it names (workers check every job anyway,
+// pipeline/queue/job-schemas.js): jobs are queued by the API and the CLI only. Scripts send the key as a header; a
+// browser logs in at /admin/login and carries a session cookie (server/admin-session.js).
 // Nothing is loaded from other hosts: the board's link to Google Fonts is dropped (the page falls back to the
 // system's sans-serif). Its routes are hidden from the OpenAPI document: they are a UI, not the API.
 import { createBullBoard } from '@bull-board/api';
@@ -81,12 +83,14 @@ export default async function adminRoutes(app, ctx) {
       return reply.redirect(LOGIN_PATH, 303);
     };
     scope.get(LOGOUT_PATH, { config: open }, logout);
+    // The board's own root, for whoever types /admin.
+    scope.get(ADMIN_ROOT, { config: open }, async (_request, reply) => reply.redirect(ADMIN_PATH, 302));
     scope.post(LOGOUT_PATH, { config: open }, logout);
   });
 
   const board = new FastifyAdapter();
   createBullBoard({
-    queues: Object.values(hub.queues).map((q) => new BullAdapter(q, { readOnlyMode: false })),
+    queues: Object.values(hub.queues).map((q) => new BullAdapter(q, { readOnlyMode: true })),
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'scdv queues', hideDocsLink: true, miscLinks: [{ text: 'Log out', url: LOGOUT_PATH }] } },
   });
@@ -105,6 +109,13 @@ export default async function adminRoutes(app, ctx) {
       if (wantsHtml(request)) return reply.redirect(`${LOGIN_PATH}?next=${encodeURIComponent(safeNext(request.url))}`, 303);
       const e = errors.UNAUTHORIZED();
       return reply.code(e.status).header('www-authenticate', 'Bearer').send(errorBody(e));
+    });
+    // Read-only beyond the board's own readOnlyMode (which leaves some routes, such as pausing every queue, to each
+    // queue's flag): no request but a read reaches its API.
+    scope.addHook('onRequest', async (request, reply) => {
+      if (reply.sent || request.method === 'GET' || request.method === 'HEAD' || !request.url.startsWith(`${ADMIN_PATH}/api/`)) return;
+      const e = errors.BOARD_READ_ONLY(request.method, request.url.split('?')[0]);
+      return reply.code(e.status).header('allow', 'GET, HEAD').send(errorBody(e));
     });
     // The board's API reads the queues: with Redis down its calls would wait for the reconnect (Bull queues
     // keep commands while offline), so they answer 503 at once, like the other queue routes.

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { indexShardJob } from '../../pipeline/queue/index-job.js';
+import { jobSettings } from '../../pipeline/queue/job-schemas.js';
 import { findDuplicateIds } from '../../pipeline/corpus/duplicates.js';
 import { planShards } from '../../pipeline/corpus/plan.js';
 import { usePaths } from '../../pipeline/paths.js';
@@ -27,8 +28,9 @@ test('an index job carries the model and its store backend (no store folder) and
     assert.deepEqual(jobs.map((j) => j.duplicates), [[[3, 1]], [[5, 2]], [[7, 1]]]);
     assert.deepEqual(jobs[1], {
       runKey: 'k1', corpus, shard: plan.shards[1], outDir: run.outDir, model: 'm1', backend: 'native',
-      collection: 'news', config, duplicates: [[5, 2]],
+      collection: 'news', config: jobSettings(config), duplicates: [[5, 2]],
     });
+    for (const key of ['store', 'server', 'queue', 'events']) assert.ok(!(key in jobs[0].config), `a job carries no ${key} settings`);
     const remote = loadConfig({ overrides: { store: { backend: 'opensearch' } } });
     assert.equal(indexShardJob({ ...run, config: remote }, plan.shards[0]).backend, 'opensearch');
     assert.ok(!('storeDir' in jobs[0]), 'a store folder is a path on the submitting host: it does not travel');

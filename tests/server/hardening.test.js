@@ -1,6 +1,7 @@
 // What an outside probe found (issue 11), server side: slow request bodies and connection floods are bounded;
 // impossible dates and non-decimal numbers are refused naming the field; the OpenAPI document says what the
 // server checks (date formats, exactly one of id/text, the collection-name pattern) and a wrong method is 405.
+// The queue board cannot change queues, and a bulk job's status shows its details only to a key holder.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -176,6 +177,77 @@ test('a method the path lacks is 405 with Allow; the OpenAPI document states the
     assert.deepEqual(put.properties.published_at.anyOf.map((/** @type {any} */ s) => s.format), ['date', 'date-time']);
     const bulk = doc.paths['/v1/collections/{collection}/documents:bulk'].post.requestBody.content['application/x-ndjson'].schema;
     assert.deepEqual([bulk.type, bulk.format], ['string', 'binary']);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('the queue board is read-only: adding, editing, retrying, cleaning, emptying and pausing are refused; /admin leads to it', async () => {
+  const srv = await start({});
+  try {
+    const board = '/admin/queues/api/queues';
+    const index = srv.ctx.hub?.queues.index;
+    assert.ok(index);
+    // A job as the bulk route queues it, to copy: the board would have run it with any payload.
+    const real = await index.add('shard', { runKey: 'bulk-copied', corpus: '/x', note: 'queued by the API' }, { jobId: 'board-copied-0' });
+    const before = await index.getJobCounts();
+    const attack = { name: 'shard', data: { ...real.data, corpus: '/etc/passwd', outDir: '/some/where' } };
+    const mutating = [
+      { method: 'POST', url: `${board}/index/add`, payload: attack },
+      { method: 'PATCH', url: `${board}/index/${real.id}/update-data`, payload: { data: attack.data } },
+      { method: 'PUT', url: `${board}/index/${real.id}/retry` }, { method: 'PUT', url: `${board}/index/retry/failed` },
+      { method: 'PUT', url: `${board}/index/${real.id}/clean` }, { method: 'PUT', url: `${board}/index/clean/completed` },
+      { method: 'PUT', url: `${board}/index/empty` }, { method: 'PUT', url: `${board}/index/obliterate` },
+      { method: 'PUT', url: `${board}/index/pause` }, { method: 'PUT', url: `${board}/pause` }, { method: 'PUT', url: `${board}/index/promote` },
+    ];
+    for (const m of mutating) {
+      const r = await h.inject(srv.app, { ...m, headers: KEY });
+      assert.equal(r.status, 405, `${m.method} ${m.url}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error, 'SCDV_BOARD_READ_ONLY');
+    }
+    assert.deepEqual(await index.getJobCounts(), before, 'no job added, removed or moved');
+    assert.deepEqual((await index.getJob(real.id))?.data, real.data, 'the job\'s data unchanged');
+    assert.equal(await index.isPaused(), false);
+    // Reading still works, and the board says it is read-only (its UI shows no buttons).
+    const list = await h.inject(srv.app, { url: `${board}?activeQueue=index&status=waiting&page=1`, headers: KEY });
+    assert.equal(list.status, 200);
+    assert.ok(list.body.queues.length >= 4 && list.body.queues.every((/** @type {any} */ q) => q.readOnlyMode === true));
+    await real.remove();
+    const root = await srv.app.inject({ url: '/admin' });
+    assert.equal(root.statusCode, 302);
+    assert.equal(root.headers.location, '/admin/queues');
+  } finally {
+    await srv.close();
+  }
+});
+
+test('GET /v1/jobs/<id> without a key shows state and counts only; the failure reason, model and collection need the key', async () => {
+  const srv = await start({});
+  try {
+    const r = await h.inject(srv.app, {
+      method: 'POST', url: '/v1/collections/job-secret/documents:bulk', payload: '{"id":"a","body":"野球の試合"}\n',
+      headers: { ...KEY, 'content-type': 'application/x-ndjson' },
+    });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    // No worker runs here: fail the shard as a worker would, with a reason that must not be shown to anyone.
+    const shard = /** @type {import('bull').Job} */ (await /** @type {any} */ (srv.ctx.hub?.queues.index).getNextJob());
+    assert.equal(shard?.id, `${r.body.job}-0`);
+    shard.discard();
+    await shard.moveToFailed({ message: 'invalid JSON: Unexpected token \'r\', "root:x:0:0"' });
+    const open = await h.inject(srv.app, { url: r.body.status_url });
+    assert.equal(open.status, 200);
+    assert.equal(open.body.state, 'failed');
+    assert.equal(open.body.redacted, true);
+    assert.deepEqual(open.body.shards, { total: 1, done: 0, failed: 1 });
+    for (const k of ['model', 'collection', 'issues', 'errors']) assert.ok(!(k in open.body), `${k} is not shown without a key`);
+    assert.ok(!JSON.stringify(open.body).includes('root:x') && !JSON.stringify(open.body).includes('job-secret'), JSON.stringify(open.body));
+    const keyed = await h.inject(srv.app, { url: r.body.status_url, headers: KEY });
+    assert.equal(keyed.body.redacted, false);
+    assert.equal(keyed.body.collection, 'job-secret');
+    assert.match(keyed.body.errors[0].message, /invalid JSON/);
+    const wrong = await h.inject(srv.app, { url: r.body.status_url, headers: { authorization: 'Bearer wrong-key' } });
+    assert.equal(wrong.status, 403);
+    assert.ok(!JSON.stringify(wrong.body).includes('root:x'));
   } finally {
     await srv.close();
   }

@@ -257,7 +257,7 @@ test('bulk: JSON Lines body or an allowed file -> Bull index jobs; progress, err
   assert.equal(r.body.status_url, `/v1/jobs/${r.body.job}`);
   let status;
   for (let i = 0; i < 150; i++) {
-    status = (await call(r.body.status_url)).body;
+    status = (await call({ url: r.body.status_url, headers: KEY })).body;
     if (status.state === 'completed' || status.state === 'failed') break;
     await new Promise((res) => setTimeout(res, 100));
   }
