@@ -69,6 +69,8 @@ export const DEFAULT_CONFIG = Object.freeze({
     lockDurationMs: 30_000,
     /** How often workers look for jobs whose lock expired, ms. */ stalledIntervalMs: 15_000,
     /** A job taken over this many times fails (a job that kills its worker does not loop). */ maxStalledCount: 3,
+    /** Finished jobs kept per queue (Bull Board shows what ran): for up to ageS seconds, at most count of them. */
+    keepCompleted: { ageS: 86_400, count: 1000 }, keepFailed: { ageS: 30 * 86_400, count: 10_000 },
   },
   /** The Python training stages' parameters (workers/scdv/config.py validates them again; a test keeps both in step). */
   train: {
@@ -162,13 +164,8 @@ export const DEFAULT_CONFIG = Object.freeze({
       bulkDocs: 500,
       /** How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms. */
       versionPollMs: 250,
-      /**
-       * Documents re-ranked exactly per search: max(min, perK·k) + perShard·(shards − 1), at most max (OpenSearch's
-       * max_result_window). Measured on 20,000 real hybrid vectors (tests/bench/opensearch-candidates.js,
-       * pipeline/store/README.md): recall 0.994/0.990 with k candidates, 1.000 with 2k (k = 10) and 1.5k (k = 100),
-       * the same with 2 shards as with 1 (linear rank_feature scores use no shard statistics). 3k and at least 50
-       * leave a margin at little cost; perShard is slack for ties at each shard's cut.
-       */
+      /** Documents re-ranked exactly per search: max(min, perK·k) + perShard·(shards − 1), at most max (OpenSearch's
+       * max_result_window); recall 1.000 from 2k, measured in pipeline/store/README.md. */
       candidates: { min: 50, perK: 3, perShard: 10, max: 10_000 },
       /** Query terms sent as rank_feature clauses (the largest by magnitude): the cluster's max_clause_count caps it. */
       maxQueryTerms: 1024,
@@ -472,7 +469,8 @@ function validate(cfg) {
     ['tokenize.workers', cfg.tokenize.workers], ['tokenize.batchSize', cfg.tokenize.batchSize],
     ['queue.attempts', cfg.queue.attempts], ['tokenizer.maxTokenBytes', cfg.tokenizer.maxTokenBytes],
     ['index.writeBatchSize', cfg.index.writeBatchSize], ['index.shardSize', cfg.index.shardSize], ['index.workers', cfg.index.workers],
-    ['index.queuedShards', cfg.index.queuedShards],
+    ['index.queuedShards', cfg.index.queuedShards], ['queue.keepCompleted.ageS', cfg.queue.keepCompleted.ageS], ['queue.keepCompleted.count', cfg.queue.keepCompleted.count],
+    ['queue.keepFailed.ageS', cfg.queue.keepFailed.ageS], ['queue.keepFailed.count', cfg.queue.keepFailed.count],
   ]);
   for (const [name, v] of positive) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);

@@ -115,3 +115,24 @@ test('store: native by default; the backend and the cluster come from the file, 
   assert.throws(os({ username: 'u' }), /without a password/);
   assert.equal(loadConfig({ overrides: { store: { opensearch: { replicas: 0 } } } }).store.opensearch.replicas, 0);
 });
+
+test('finished jobs kept per queue: bounded by age and count, with defaults, checked', async () => {
+  const c = loadConfig({});
+  assert.deepEqual(c.queue.keepCompleted, { ageS: 86_400, count: 1000 });
+  assert.deepEqual(c.queue.keepFailed, { ageS: 30 * 86_400, count: 10_000 });
+  for (const [key, part] of [['keepCompleted', 'ageS'], ['keepCompleted', 'count'], ['keepFailed', 'ageS'], ['keepFailed', 'count']]) {
+    for (const v of [0, -1, 1.5]) {
+      assert.throws(() => loadConfig({ overrides: { queue: { [key]: { [part]: v } } } }), new RegExp(`queue\\.${key}\\.${part} must be a positive integer`));
+    }
+  }
+  // The queues are opened with them: Bull removes beyond these bounds.
+  const { openQueue } = await import('../pipeline/queue/queues.js');
+  const q = openQueue('index', 'redis://127.0.0.1:1', { ...c.queue, keepCompleted: { ageS: 60, count: 5 } });
+  try {
+    assert.deepEqual(/** @type {any} */ (q).defaultJobOptions.removeOnComplete, { age: 60, count: 5 });
+    assert.deepEqual(/** @type {any} */ (q).defaultJobOptions.removeOnFail, { age: 30 * 86_400, count: 10_000 });
+  } finally {
+    /** @type {any} */ (q).clients?.forEach((/** @type {any} */ cl) => cl.disconnect());
+    await q.close().catch(() => {});
+  }
+});

@@ -30,8 +30,10 @@ export function openQueue(name, redisUrl, cfg) {
     defaultJobOptions: {
       attempts: cfg.attempts,
       backoff: { type: 'exponential', delay: cfg.backoffMs },
-      removeOnComplete: true,
-      removeOnFail: false,
+      // Finished jobs stay a while (the board shows what ran), bounded by age and count; runs decide by their
+      // shard markers, not by these, and replace a shard's finished job when they queue it again.
+      removeOnComplete: { age: cfg.keepCompleted.ageS, count: cfg.keepCompleted.count },
+      removeOnFail: { age: cfg.keepFailed.ageS, count: cfg.keepFailed.count },
     },
   });
 }

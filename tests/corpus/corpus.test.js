@@ -93,6 +93,23 @@ test('parseDocument names line, field and reason for each kind of bad line', () 
   }
 });
 
+test('an invalid-JSON reason names the position and the kind, never the line\'s text (a line of /etc/passwd, a secret)', () => {
+  /** @type {[string, RegExp][]} */
+  const cases = [
+    ['root:x:0:0:root:/root:/bin/bash', /^invalid JSON: unexpected token$/],
+    ['{"id": "s3cr3t-value", "body": "xyzq', /^invalid JSON at character 37: unterminated string$/],
+    ['{"id": "s3cr3t-value" "body": 1}', /^invalid JSON at character 23: expected ',' or '}' after property value$/],
+    ['{"id": "s3cr3t-value"} trailing', /^invalid JSON at character 24: unexpected non-whitespace character$/],
+    ['{"id": "s3cr3t-value", "body": ', /^invalid JSON: unexpected end of json input$/],
+  ];
+  for (const [line, reason] of cases) {
+    const r = parse(line);
+    assert.ok('error' in r && r.error.code === 'INVALID_JSON', line);
+    assert.match(r.error.reason, reason);
+    for (const secret of ['root', 's3cr3t', 'bash', 'xyzq', 'trailing']) assert.ok(!r.error.reason.includes(secret), `${r.error.reason} quotes the line`);
+  }
+});
+
 test('parseDocument warns about control characters, keeps numeric ids, skips blank lines', () => {
   const r = parse('{"id":12,"body":"本文\\u0000です"}');
   assert.ok('doc' in r);

@@ -2,9 +2,14 @@
 // (401, with WWW-Authenticate) and with a wrong one (403), by either header; a key in the query string counts for
 // nothing. The server (`scdv serve`, logging at debug level, every request logged) never writes a key to its
 // logs, and never writes the Redis password to its logs or an error body, through a Redis outage and a start
-// with a wrong password.
+// with a wrong password. Jobs are not trusted: a bulk job copied with `corpus: "/etc/passwd"` and an `outDir`
+// elsewhere cannot be added through the board, and queued straight into Redis it is refused by the worker before it
+// reads or writes anything, with a reason that quotes nothing of the file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { restartableRedis, report, sleep, waitFor } from './lib.js';
 import { serveProcess } from './serve.js';
 
@@ -12,6 +17,8 @@ const h = await import('../server/helpers.js');
 const { startServer } = await import('../../server/start.js');
 const { keyDigest } = await import('../../pipeline/api-keys.js');
 const { ADMIN_PATH } = await import('../../server/routes/admin.js');
+const { indexShardJob } = await import('../../pipeline/queue/index-job.js');
+const { dataDir } = await import('../../pipeline/paths.js');
 
 before(async () => { await h.setup(); });
 after(async () => { await h.teardown(); });
@@ -170,4 +177,66 @@ test('keys and the Redis password never appear in logs or error bodies (debug lo
     assert.ok(!bodies.some((b) => b.includes(secret)), `${secret.slice(0, 9)}… is not in any answer`);
   }
   report(t, 'secrets-in-logs', { logLines: logs.length, answers: bodies.length, secretsChecked: 4, found: 0 });
+});
+
+test('a bulk job copied with corpus /etc/passwd and outDir elsewhere: the board refuses it, the worker refuses it unread', async (t) => {
+  const config = h.testConfig({ apiKeyHashes: [keyDigest(GOOD_KEY)] });
+  const srv = await startServer({ config, model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, indexWorkers: 1 });
+  const elsewhere = path.join(os.tmpdir(), `scdv-elsewhere-${process.pid}`);
+  fs.rmSync(elsewhere, { recursive: true, force: true });
+  const keyed = { authorization: `Bearer ${GOOD_KEY}` };
+  try {
+    const hub = /** @type {import('../../server/queues.js').QueueHub} */ (srv.ctx.hub);
+    /** @param {string} lines */
+    const bulk = async (lines) => {
+      const r = await call(`${srv.url}/v1/collections/sec-bulk/documents:bulk`, { method: 'POST', headers: { ...keyed, 'content-type': 'application/x-ndjson' }, body: lines });
+      assert.equal(r.status, 202, r.raw);
+      return /** @type {any} */ (await waitFor(async () => {
+        const s = await call(`${srv.url}${r.body.status_url}`, { headers: keyed });
+        return ['completed', 'failed'].includes(s.body?.state) ? s.body : null;
+      }, { timeoutMs: 60_000, what: 'a bulk job' }));
+    };
+    const real = await bulk('{"id":"sec-b1","body":"野球の試合で投手が完封した"}\n');
+    assert.equal(real.state, 'completed');
+    // The job as the bulk route queued it (the one builder), with its paths moved.
+    const record = JSON.parse(fs.readFileSync(path.join(dataDir(), 'server', 'jobs', real.id, 'job.json'), 'utf8'));
+    const copied = indexShardJob({ runKey: real.id, corpus: record.corpus, outDir: path.join(dataDir(), 'server', 'jobs', real.id), model: record.model, collection: record.collection, config, duplicates: new Map() }, record.shards[0]);
+    const attacks = [
+      { ...copied, runKey: 'attack-1', corpus: '/etc/passwd', shard: { index: 0, start: 0, end: fs.statSync('/etc/passwd').size, firstLine: 1, lines: 1 } },
+      { ...copied, runKey: 'attack-2', outDir: elsewhere },
+      { ...copied, runKey: 'attack-3', config: { ...copied.config, store: config.store } },
+    ];
+    const before = await hub.queues.index.getJobCounts();
+    const viaBoard = await call(`${srv.url}${ADMIN_PATH}/api/queues/index/add`, {
+      method: 'POST', headers: { ...keyed, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'shard', data: attacks[0], options: {} }),
+    });
+    assert.equal(viaBoard.status, 405, viaBoard.raw);
+    assert.equal(viaBoard.body?.error, 'SCDV_BOARD_READ_ONLY');
+    assert.equal((await hub.queues.index.getJobCounts()).waiting, before.waiting, 'nothing was queued through the board');
+    // Whoever can still write to the Redis: the worker checks the job before touching a file.
+    /** @type {string[]} */
+    const reasons = [];
+    for (const data of attacks) {
+      const job = await hub.queues.index.add('shard', data, { jobId: `${data.runKey}-0` });
+      const state = await waitFor(async () => {
+        const s = await job.getState();
+        return s === 'failed' || s === 'completed' ? s : null;
+      }, { timeoutMs: 30_000, what: `the worker to take ${data.runKey}` });
+      const done = await hub.queues.index.getJob(String(job.id));
+      assert.equal(state, 'failed', `${data.runKey} ran: ${JSON.stringify(done?.returnvalue)}`);
+      assert.equal(done?.attemptsMade, 1, 'refused at once, not retried');
+      reasons.push(String(done?.failedReason));
+    }
+    assert.match(reasons[0], /refused before any work: corpus is outside the folders/);
+    assert.match(reasons[1], /refused before any work: outDir is outside the folders/);
+    assert.match(reasons[2], /refused before any work: config has the key "store"/);
+    for (const r of reasons) assert.ok(!r.includes('root:') && !r.includes('/bin/'), `no content of the file: ${r}`);
+    assert.ok(!fs.existsSync(elsewhere), `${elsewhere} was not created`);
+    // The worker lives on and takes the next real job.
+    assert.equal((await bulk('{"id":"sec-b2","body":"サッカーの試合で得点した"}\n')).documents, 1);
+    report(t, 'jobs-not-trusted', { boardAdd: viaBoard.status, refusedJobs: reasons.length, filesCreatedOutside: 0 });
+  } finally {
+    await srv.close();
+    fs.rmSync(elsewhere, { recursive: true, force: true });
+  }
 });
