@@ -198,6 +198,11 @@ test('a bulk job copied with corpus /etc/passwd and outDir elsewhere: the board 
     };
     const real = await bulk('{"id":"sec-b1","body":"野球の試合で投手が完封した"}\n');
     assert.equal(real.state, 'completed');
+    // The board shows what ran: the finished shard job stays (queue.keepCompleted).
+    const shown = await call(`${srv.url}${ADMIN_PATH}/api/queues?activeQueue=index&status=completed&page=1`, { headers: keyed });
+    const indexQueue = shown.body.queues.find((/** @type {any} */ q) => q.name === 'index');
+    assert.ok(indexQueue.counts.completed >= 1, JSON.stringify(indexQueue.counts));
+    assert.ok(indexQueue.jobs.some((/** @type {any} */ j) => j.id === `${real.id}-0`), 'the bulk job\'s shard is listed');
     // The job as the bulk route queued it (the one builder), with its paths moved.
     const record = JSON.parse(fs.readFileSync(path.join(dataDir(), 'server', 'jobs', real.id, 'job.json'), 'utf8'));
     const copied = indexShardJob({ runKey: real.id, corpus: record.corpus, outDir: path.join(dataDir(), 'server', 'jobs', real.id), model: record.model, collection: record.collection, config, duplicates: new Map() }, record.shards[0]);
