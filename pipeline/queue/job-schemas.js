@@ -32,7 +32,8 @@ export function jobSettings(config) {
 
 /**
  * A JSON schema for a value shaped like `v` (a default of pipeline/config.js): the same keys, none other, the same
- * types (a null default: a scalar, a list of strings, or null; the stage that uses the value checks its range).
+ * types (a number or a null default may be null, a null default also a scalar or a list of strings; the stage that
+ * uses the value checks its range).
  * @param {unknown} v
  * @returns {Record<string, any>}
  */
@@ -43,7 +44,7 @@ function shapeOf(v) {
     return { type: 'object', additionalProperties: false, properties: Object.fromEntries(Object.entries(/** @type {object} */ (v)).map(([k, x]) => [k, shapeOf(x)])) };
   }
   if (typeof v === 'string') return { type: 'string', maxLength: 1000 };
-  return { type: typeof v };
+  return typeof v === 'number' ? { type: ['number', 'null'] } : { type: typeof v }; // some numbers may be null (keep_fraction)
 }
 
 const settingsShape = shapeOf(jobSettings(/** @type {Config} */ (/** @type {unknown} */ (DEFAULT_CONFIG))));

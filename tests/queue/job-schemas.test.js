@@ -94,6 +94,8 @@ test('train and precompute jobs: paths in the data folder, the worker\'s own Red
   const work = path.join(dataDir(), 'work', 'm1', 'train');
   const train = { stage: 'gmm', corpus: path.join(work, 'corpus.txt'), workDir: work, params: config.train };
   assert.equal(checkJob('train', train, { config }).workDir, work);
+  const nullable = { ...train, params: { ...config.train, topics: { ...config.train.topics, keep_fraction: null, keep_count: 40 } } };
+  assert.equal(checkJob('train', nullable, { config }).params.topics.keep_count, 40);
   refused(() => checkJob('train', { ...train, workDir: '/some/where' }, { config }), /workDir is outside/);
   refused(() => checkJob('train', { ...train, stage: 'shell' }, { config }), /stage must be equal to one of the allowed values/);
   refused(() => checkJob('train', { ...train, params: { ...config.train, out: '/x' } }, { config }), /params has the key "out"/);
