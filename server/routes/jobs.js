@@ -31,6 +31,7 @@ export default function jobRoutes(app, ctx) {
               type: 'array',
               items: { type: 'object', properties: { shard: { type: 'integer' }, first_line: { type: 'integer' }, message: { type: 'string' } } },
             },
+            reason: { type: ['string', 'null'], description: 'why the job failed as a whole (cancelled: its collection was deleted, its corpus is gone); null otherwise' },
           },
         },
         ...errorResponses,
