@@ -88,3 +88,50 @@ test('server SIGKILLed mid-bulk with its private Redis: after a restart the acce
     await srv.stop('SIGTERM');
   }
 });
+
+test('collection deleted while a bulk job writes to it: the job ends failed with the reason, nothing re-creates the collection', async (t) => {
+  const config = slowBulkConfig();
+  await h.indexDocs(h.MODEL_A, 'race', docs.slice(0, 20), config);
+  const srv = await serveProcess({ config, model: h.MODEL_A, redisUrl: /** @type {any} */ (undefined), dir: h.tmp, indexWorkers: 1, env: { SCDV_FAULT_BATCH_DELAY_MS: '60' } });
+  const { body } = bulkBody('race', 240);
+  const collections = async () => (await json(`${srv.url}/v1/collections`)).body.collections.map((/** @type {{name: string}} */ c) => c.name);
+  try {
+    const bulk = await json(`${srv.url}/v1/collections/race/documents:bulk`, {
+      method: 'POST', headers: { ...KEY, 'content-type': 'application/x-ndjson' }, body,
+    });
+    assert.equal(bulk.status, 202, JSON.stringify(bulk.body));
+    const id = bulk.body.job;
+    await waitFor(() => markers(id) >= 1, { timeoutMs: 60_000, what: 'a first shard done' });
+    const del = await json(`${srv.url}/v1/collections/race`, { method: 'DELETE', headers: KEY });
+    assert.equal(del.status, 200, JSON.stringify(del.body));
+    const status = await finalState(srv.url, id);
+    assert.equal(status.state, 'failed', JSON.stringify(status));
+    assert.match(String(status.reason), /collection "race" .*was deleted/);
+    assert.ok(status.documents < 240, `not every document is reported written: ${status.documents}`);
+    // Shards that were waiting or retrying would have written by now.
+    await sleep(1500);
+    assert.ok(!(await collections()).includes('race'), 'the deleted collection was not created again');
+    assert.equal((await json(`${srv.url}/v1/jobs/${id}`)).body.state, 'failed');
+    assert.ok(!fs.existsSync(path.join(uploads(), `${id}.jsonl`)), 'the failed job\'s upload is removed');
+    report(t, 'bulk-racing-collection-delete', { lines: 240, shards: bulk.body.shards, shardsDoneAtDelete: status.shards.done, state: status.state, documentsReported: status.documents });
+  } finally {
+    await srv.stop('SIGTERM');
+  }
+});
+
+test('orphan uploads (no job) are removed on start; a recent one after server.requestTimeoutMs', async () => {
+  const { sweepUploads } = await import('../../server/jobs.js');
+  fs.mkdirSync(uploads(), { recursive: true });
+  const old = path.join(uploads(), 'bulk-00000000-0000-0000-0000-000000000001.jsonl');
+  const recent = path.join(uploads(), 'bulk-00000000-0000-0000-0000-000000000002.jsonl');
+  fs.writeFileSync(old, '{"id":"a","body":"x"}\n');
+  fs.writeFileSync(recent, '{"id":"b","body":"y"}\n');
+  const past = new Date(Date.now() - 120_000);
+  fs.utimesSync(old, past, past);
+  const r = sweepUploads(60_000);
+  assert.equal(r.removed, 1);
+  assert.ok(!fs.existsSync(old) && fs.existsSync(recent), 'the old orphan is gone, the recent one waits');
+  assert.ok(r.recheckInMs !== null && r.recheckInMs > 59_000 && r.recheckInMs <= 60_200, `looked at again after the grace: ${r.recheckInMs}`);
+  assert.equal(sweepUploads(0).removed, 1);
+  assert.ok(!fs.existsSync(recent));
+});
