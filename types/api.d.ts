@@ -1666,6 +1666,8 @@ export interface paths {
                             lines_done?: number;
                             model?: string;
                             progress?: number;
+                            /** @description why the job failed as a whole (cancelled: its collection was deleted, its corpus is gone); null otherwise */
+                            reason?: string | null;
                             rejected?: number;
                             shards?: {
                                 done?: number;
