@@ -75,6 +75,12 @@ export async function saveUpload(body, id, limit) {
 }
 
 /**
+ * Remove a request body saved by saveUpload that will not become a job.
+ * @param {string} file
+ */
+export const discardUpload = (file) => fs.rmSync(file, { force: true });
+
+/**
  * A file named in a bulk request: it must resolve (links followed) inside an allowed folder, so that a key
  * holder cannot make the server read /etc/… and echo fragments back in rejection reasons.
  * @param {string} p
@@ -173,7 +179,7 @@ export async function createBulkJob(o) {
   } catch (err) {
     // Not accepted: nothing of it may run later (shards queued so far stop at once), and the upload goes.
     if (written) cancelRun(outDir, `not accepted: ${/** @type {Error} */ (err)?.message ?? err}`);
-    if (o.uploaded) fs.rmSync(o.corpus, { force: true });
+    if (o.uploaded) discardUpload(o.corpus);
     throw err;
   }
 }
@@ -257,13 +263,14 @@ export async function resumeBulkJobs(hub, config) {
  * Cancel the unfinished bulk jobs that write to a collection about to be deleted: they end failed with `reason`,
  * their waiting shards are removed from the queue and running ones stop before their next write (a write after
  * the delete would create the collection again, without the documents written before).
- * @param {import('./queues.js').QueueHub | null} hub
+ * @param {import('./queues.js').QueueHub | null} hub null without Redis (waiting shards then fail when they start)
+ * @param {import('../pipeline/config.js').Config} config
  * @param {string} model
  * @param {string} collection
  * @param {string} reason
  * @returns {Promise<string[]>} the ids of the jobs cancelled
  */
-export async function cancelBulkJobs(hub, model, collection, reason) {
+export async function cancelBulkJobs(hub, config, model, collection, reason) {
   const cancelled = [];
   for (const [id, outDir, rec] of unfinishedJobs()) {
     if (rec.model !== model || rec.collection !== collection || runCancelled(outDir)) continue;
@@ -278,6 +285,8 @@ export async function cancelBulkJobs(hub, model, collection, reason) {
       if (job && ['waiting', 'delayed', 'paused'].includes(await job.getState())) await job.remove().catch(() => {});
     }
   }
+  // Over now: uploads go (a running shard has its file open already, and stops before its next write).
+  for (const id of cancelled) await bulkStatus(id, hub, config).catch(() => {});
   return cancelled;
 }
 
