@@ -18,29 +18,18 @@ import { findDuplicateIds } from '../pipeline/corpus/duplicates.js';
 import { servingEmbedConfig } from '../pipeline/serving/index.js';
 import { cancelRun, prepareRunDir, readShardResult, runCancelled, shardJobId } from '../pipeline/queue/shard.js';
 import { indexShardJob } from '../pipeline/queue/index-job.js';
+import { JOB_ID_RE, bulkJobsDir, cancelCollectionBulkJobs, unfinishedBulkJobs } from '../pipeline/queue/bulk-jobs.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { invalidate } from '../pipeline/match/index.js';
 import { invalid } from './errors.js';
 
-export const JOB_ID_RE = /^bulk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const jobsDir = () => path.join(dataDir(), 'server', 'jobs');
+export { JOB_ID_RE };
+const jobsDir = bulkJobsDir;
 const uploadsDir = () => path.join(dataDir(), 'server', 'uploads');
 /** Default folder whose files a bulk request may name by path (with server.bulkFileRoots). */
 export const importsDir = () => path.join(dataDir(), 'imports');
 
-/**
- * @typedef {object} BulkRecord
- * @property {string} id
- * @property {'bulk'} kind
- * @property {string} model
- * @property {string} collection
- * @property {string} corpus
- * @property {boolean} uploaded the corpus is a request body saved by the server (deleted when done)
- * @property {number} lines
- * @property {string} [sha256] of the corpus when accepted: a changed {"path"} file is not resumed
- * @property {import('../pipeline/corpus/plan.js').Shard[]} shards
- * @property {string} created_at
- */
+/** @typedef {import('../pipeline/queue/bulk-jobs.js').BulkRecord} BulkRecord */
 
 /** A fresh job id; the upload file is named after it. */
 export const newJobId = () => `bulk-${crypto.randomUUID()}`;
@@ -206,23 +195,6 @@ async function queueShards(rec, outDir, hub, config, shards) {
 }
 
 /**
- * Unfinished bulk jobs: [id, folder, record] of each job folder without its `finished` mark.
- * @returns {[string, string, BulkRecord][]}
- */
-function unfinishedJobs() {
-  let names;
-  try { names = fs.readdirSync(jobsDir()); } catch { return []; }
-  /** @type {[string, string, BulkRecord][]} */
-  const out = [];
-  for (const id of names) {
-    const outDir = path.join(jobsDir(), id);
-    if (!JOB_ID_RE.test(id) || fs.existsSync(path.join(outDir, 'finished'))) continue;
-    try { out.push([id, outDir, JSON.parse(fs.readFileSync(path.join(outDir, 'job.json'), 'utf8'))]); } catch { /* being created */ }
-  }
-  return out;
-}
-
-/**
  * Queue again the shards of unfinished bulk jobs that Redis lost (neither a marker nor a Bull job), from the kept
  * corpus; finish jobs that are over. A job whose corpus is gone or changed fails with that reason.
  * @param {import('./queues.js').QueueHub} hub
@@ -232,7 +204,7 @@ function unfinishedJobs() {
 export async function resumeBulkJobs(hub, config) {
   let jobs = 0;
   let shards = 0;
-  for (const [id, outDir, rec] of unfinishedJobs()) {
+  for (const [id, outDir, rec] of unfinishedBulkJobs()) {
     /** @type {import('../pipeline/corpus/plan.js').Shard[]} */
     const lost = [];
     if (!runCancelled(outDir)) {
@@ -271,23 +243,19 @@ export async function resumeBulkJobs(hub, config) {
  * @returns {Promise<string[]>} the ids of the jobs cancelled
  */
 export async function cancelBulkJobs(hub, config, model, collection, reason) {
-  const cancelled = [];
-  for (const [id, outDir, rec] of unfinishedJobs()) {
-    if (rec.model !== model || rec.collection !== collection || runCancelled(outDir)) continue;
-    const pending = rec.shards.filter((s) => !readShardResult(outDir, s.index, id));
-    if (!pending.length) continue;
-    cancelRun(outDir, reason);
-    cancelled.push(id);
-    if (!hub?.up) continue;
-    for (const shard of pending) {
-      const job = await hub.queues.index.getJob(shardJobId(id, shard.index)).catch(() => null);
-      // An active job cannot be removed (its worker holds the lock): it stops at its next write.
-      if (job && ['waiting', 'delayed', 'paused'].includes(await job.getState())) await job.remove().catch(() => {});
+  const cancelled = cancelCollectionBulkJobs(model, collection, reason);
+  if (hub?.up) {
+    for (const { id, pending } of cancelled) {
+      for (const shard of pending) {
+        const job = await hub.queues.index.getJob(shardJobId(id, shard.index)).catch(() => null);
+        // An active job cannot be removed (its worker holds the lock): it stops at its next write.
+        if (job && ['waiting', 'delayed', 'paused'].includes(await job.getState())) await job.remove().catch(() => {});
+      }
     }
   }
   // Over now: uploads go (a running shard has its file open already, and stops before its next write).
-  for (const id of cancelled) await bulkStatus(id, hub, config).catch(() => {});
-  return cancelled;
+  for (const { id } of cancelled) await bulkStatus(id, hub, config).catch(() => {});
+  return cancelled.map((c) => c.id);
 }
 
 /**

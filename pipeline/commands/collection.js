@@ -59,9 +59,9 @@ async function run(values, positionals) {
       return;
     }
     await store.collection(name); // SCDV_COLLECTION_NOT_FOUND when absent: a bulk job about to create it goes on
-    // The server's bulk jobs writing to it would create it again: they end failed (their waiting shards when they start).
-    const { cancelBulkJobs } = await import('../../server/jobs.js');
-    await cancelBulkJobs(null, config, model, name, `collection "${name}" of model ${model} was deleted (scdv collection delete) while the job ran`);
+    // The server's bulk jobs writing to it would create it again: they end failed (waiting shards fail as they start).
+    const { cancelCollectionBulkJobs } = await import('../queue/bulk-jobs.js');
+    cancelCollectionBulkJobs(model, name, `collection "${name}" of model ${model} was deleted (scdv collection delete) while the job ran`);
     await dropModelCollection(store, model, name);
     await invalidatePrecomputed(model, name, config);
     process.stderr.write(`deleted collection "${name}" of model ${model}\n`);
