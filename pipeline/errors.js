@@ -83,6 +83,7 @@ export const errors = {
   COLLECTION_NOT_FOUND: define('SCDV_COLLECTION_NOT_FOUND', 404, 'collection "%s" not found in the store of model %s'),
   DOCUMENT_NOT_FOUND: define('SCDV_DOCUMENT_NOT_FOUND', 404, 'document "%s" not found in collection "%s"'),
   JOB_NOT_FOUND: define('SCDV_JOB_NOT_FOUND', 404, 'job "%s" not found'),
+  RUN_CANCELLED: define('SCDV_RUN_CANCELLED', 409, 'the run was cancelled: %s'),
   MODEL_NOT_BUILT: define('SCDV_MODEL_NOT_BUILT', 409, 'model "%s" cannot be activated: its store lacks collection(s) %s that %s. Index each first: %s%s'),
   SERVER_UNREACHABLE: define('SCDV_SERVER_UNREACHABLE', 503, 'no scdv server answers at %s (%s): start one (`scdv serve`), pass --server URL, or --server local to record the activation for the next start'),
   MODEL_CHANGING: define('SCDV_MODEL_CHANGING', 409, 'model %s is being activated; try again when it is done'),

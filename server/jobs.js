@@ -1,7 +1,11 @@
 // Bulk uploads as Bull `index` jobs: the same shards, job data (pipeline/queue/index-job.js), worker and completion
 // markers (pipeline/queue/shard.js) as `scdv index`, without waiting for the end. A bulk job
 // is a folder dataDir()/server/jobs/<id>/ (job.json, then one marker per finished shard), so its status
-// survives restarts of the server and of Redis; Redis only adds the progress of shards still running.
+// survives restarts of the server and of Redis; Redis only adds the progress of shards still running. Redis may
+// lose the queued shards (the private Redis of `scdv serve` keeps nothing, nor does a Redis without persistence):
+// on start and on every reconnect, the shards of unfinished jobs that have neither a marker nor a Bull job are
+// queued again from the kept corpus (resumeBulkJobs), and since every write is an upsert by id, a shard redone
+// rewrites the same documents. The upload is kept until its job is over.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,30 +16,20 @@ import { errors } from '../pipeline/errors.js';
 import { planShards } from '../pipeline/corpus/plan.js';
 import { findDuplicateIds } from '../pipeline/corpus/duplicates.js';
 import { servingEmbedConfig } from '../pipeline/serving/index.js';
-import { prepareRunDir, readShardResult, shardJobId } from '../pipeline/queue/shard.js';
+import { cancelRun, prepareRunDir, readShardResult, runCancelled, shardJobId } from '../pipeline/queue/shard.js';
 import { indexShardJob } from '../pipeline/queue/index-job.js';
+import { JOB_ID_RE, bulkJobsDir, cancelCollectionBulkJobs, unfinishedBulkJobs } from '../pipeline/queue/bulk-jobs.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { invalidate } from '../pipeline/match/index.js';
 import { invalid } from './errors.js';
 
-export const JOB_ID_RE = /^bulk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const jobsDir = () => path.join(dataDir(), 'server', 'jobs');
+export { JOB_ID_RE };
+const jobsDir = bulkJobsDir;
 const uploadsDir = () => path.join(dataDir(), 'server', 'uploads');
 /** Default folder whose files a bulk request may name by path (with server.bulkFileRoots). */
 export const importsDir = () => path.join(dataDir(), 'imports');
 
-/**
- * @typedef {object} BulkRecord
- * @property {string} id
- * @property {'bulk'} kind
- * @property {string} model
- * @property {string} collection
- * @property {string} corpus
- * @property {boolean} uploaded the corpus is a request body saved by the server (deleted when done)
- * @property {number} lines
- * @property {import('../pipeline/corpus/plan.js').Shard[]} shards
- * @property {string} created_at
- */
+/** @typedef {import('../pipeline/queue/bulk-jobs.js').BulkRecord} BulkRecord */
 
 /** A fresh job id; the upload file is named after it. */
 export const newJobId = () => `bulk-${crypto.randomUUID()}`;
@@ -68,6 +62,12 @@ export async function saveUpload(body, id, limit) {
   }
   return file;
 }
+
+/**
+ * Remove a request body saved by saveUpload that will not become a job.
+ * @param {string} file
+ */
+export const discardUpload = (file) => fs.rmSync(file, { force: true });
 
 /**
  * A file named in a bulk request: it must resolve (links followed) inside an allowed folder, so that a key
@@ -147,30 +147,186 @@ export function elasticsearchBulkError(head) {
  */
 export async function createBulkJob(o) {
   refuseElasticsearchBulk(o.corpus, o.uploaded);
-  const plan = await planShards(o.corpus, o.config.index.shardSize);
-  if (plan.lines === 0) throw errors.BULK_SOURCE_INVALID(o.uploaded ? 'body' : o.corpus, 'has no lines');
   const outDir = path.join(jobsDir(), o.id);
-  /** @type {BulkRecord} */
-  const record = {
-    id: o.id, kind: 'bulk', model: o.model, collection: o.collection, corpus: o.corpus, uploaded: o.uploaded,
-    lines: plan.lines, shards: plan.shards, created_at: new Date().toISOString(),
-  };
-  fs.mkdirSync(outDir, { recursive: true });
-  prepareRunDir(outDir, o.id, () => {});
-  writeFileAtomic(path.join(outDir, 'job.json'), JSON.stringify(record));
-  const queue = o.hub.queues.index;
+  let written = false;
+  try {
+    const plan = await planShards(o.corpus, o.config.index.shardSize);
+    if (plan.lines === 0) throw errors.BULK_SOURCE_INVALID(o.uploaded ? 'body' : o.corpus, 'has no lines');
+    /** @type {BulkRecord} */
+    const record = {
+      id: o.id, kind: 'bulk', model: o.model, collection: o.collection, corpus: o.corpus, uploaded: o.uploaded,
+      lines: plan.lines, sha256: plan.sha256, shards: plan.shards, created_at: new Date().toISOString(),
+    };
+    fs.mkdirSync(outDir, { recursive: true });
+    prepareRunDir(outDir, o.id, () => {});
+    writeFileAtomic(path.join(outDir, 'job.json'), JSON.stringify(record));
+    written = true;
+    await queueShards(record, outDir, o.hub, o.config, plan.shards);
+    // Documents of the target may change: precomputed matches listing them go stale now.
+    await invalidate(o.hub.redis, o.config.queue.prefix, o.model, o.collection, []);
+    return record;
+  } catch (err) {
+    // Not accepted: nothing of it may run later (shards queued so far stop at once), and the upload goes.
+    if (written) cancelRun(outDir, `not accepted: ${/** @type {Error} */ (err)?.message ?? err}`);
+    if (o.uploaded) discardUpload(o.corpus);
+    throw err;
+  }
+}
+
+/**
+ * Queue `shards` of a bulk job, one `index` job each. Job ids are fixed per shard: a shard still queued is left
+ * as it is, so queuing again is harmless.
+ * @param {BulkRecord} rec
+ * @param {string} outDir
+ * @param {import('./queues.js').QueueHub} hub
+ * @param {import('../pipeline/config.js').Config} config
+ * @param {import('../pipeline/corpus/plan.js').Shard[]} shards
+ */
+async function queueShards(rec, outDir, hub, config, shards) {
   // Job data is visible in Redis and in Bull Board: the key digests stay out of it. Documents are embedded
   // with the settings the model's collections were indexed with, as requests are.
-  const config = { ...o.config, embed: await servingEmbedConfig(o.model, o.config), server: { ...o.config.server, apiKeyHashes: [] } };
+  const jobConfig = { ...config, embed: await servingEmbedConfig(rec.model, config), server: { ...config.server, apiKeyHashes: [] } };
   // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
-  const dups = await findDuplicateIds(o.corpus, o.config.corpus.maxDocumentBytes);
-  for (const shard of plan.shards) {
-    const job = indexShardJob({ runKey: o.id, corpus: o.corpus, outDir, model: o.model, collection: o.collection, config, duplicates: dups }, shard);
-    await queue.add('shard', job, { jobId: shardJobId(o.id, shard.index) });
+  const dups = await findDuplicateIds(rec.corpus, config.corpus.maxDocumentBytes);
+  for (const shard of shards) {
+    const job = indexShardJob({ runKey: rec.id, corpus: rec.corpus, outDir, model: rec.model, collection: rec.collection, config: jobConfig, duplicates: dups }, shard);
+    await hub.queues.index.add('shard', job, { jobId: shardJobId(rec.id, shard.index) });
   }
-  // Documents of the target may change: precomputed matches listing them go stale now.
-  await invalidate(o.hub.redis, o.config.queue.prefix, o.model, o.collection, []);
-  return record;
+}
+
+/**
+ * Queue again the shards of unfinished bulk jobs that Redis lost (neither a marker nor a Bull job), from the kept
+ * corpus; finish jobs that are over. A job whose corpus is gone or changed fails with that reason.
+ * @param {import('./queues.js').QueueHub} hub
+ * @param {import('../pipeline/config.js').Config} config
+ * @returns {Promise<{jobs: number, shards: number}>} jobs and shards queued again
+ */
+export async function resumeBulkJobs(hub, config) {
+  let jobs = 0;
+  let shards = 0;
+  for (const [id, outDir, rec] of unfinishedBulkJobs()) {
+    /** @type {import('../pipeline/corpus/plan.js').Shard[]} */
+    const lost = [];
+    if (!runCancelled(outDir)) {
+      for (const shard of rec.shards) {
+        if (readShardResult(outDir, shard.index, id)) continue;
+        if (await hub.queues.index.getJob(shardJobId(id, shard.index))) continue;
+        // A shard's Bull job is removed after its marker is written: done meanwhile.
+        if (!readShardResult(outDir, shard.index, id)) lost.push(shard);
+      }
+    }
+    if (lost.length) {
+      const now = fs.existsSync(rec.corpus) ? await planShards(rec.corpus, config.index.shardSize) : null;
+      if (!now) cancelRun(outDir, `its corpus ${rec.uploaded ? '(the uploaded body)' : rec.corpus} is gone: ${lost.length} shards cannot be resumed`);
+      else if (rec.sha256 && now.sha256 !== rec.sha256) cancelRun(outDir, `its corpus ${rec.corpus} changed since the job was accepted: ${lost.length} shards cannot be resumed`);
+      else {
+        await queueShards(rec, outDir, hub, config, lost);
+        jobs++;
+        shards += lost.length;
+        continue;
+      }
+    }
+    await bulkStatus(id, hub, config); // finishes a job that is over
+  }
+  return { jobs, shards };
+}
+
+/**
+ * Cancel the unfinished bulk jobs that write to a collection about to be deleted: they end failed with `reason`,
+ * their waiting shards are removed from the queue and running ones stop before their next write (a write after
+ * the delete would create the collection again, without the documents written before).
+ * @param {import('./queues.js').QueueHub | null} hub null without Redis (waiting shards then fail when they start)
+ * @param {import('../pipeline/config.js').Config} config
+ * @param {string} model
+ * @param {string} collection
+ * @param {string} reason
+ * @returns {Promise<string[]>} the ids of the jobs cancelled
+ */
+export async function cancelBulkJobs(hub, config, model, collection, reason) {
+  const cancelled = cancelCollectionBulkJobs(model, collection, reason);
+  if (hub?.up) {
+    for (const { id, pending } of cancelled) {
+      for (const shard of pending) {
+        const job = await hub.queues.index.getJob(shardJobId(id, shard.index)).catch(() => null);
+        // An active job cannot be removed (its worker holds the lock): it stops at its next write.
+        if (job && ['waiting', 'delayed', 'paused'].includes(await job.getState())) await job.remove().catch(() => {});
+      }
+    }
+  }
+  // Over now: uploads go (a running shard has its file open already, and stops before its next write).
+  for (const { id } of cancelled) await bulkStatus(id, hub, config).catch(() => {});
+  return cancelled.map((c) => c.id);
+}
+
+/**
+ * Remove uploads that no unfinished job needs: those of finished jobs and those without a job (a server stopped
+ * between receiving a body and recording its job). An upload without a job that was written to within
+ * `graceMs` may still be being received or planned by a live process: it is looked at again after the grace.
+ * @param {number} graceMs
+ * @returns {{removed: number, recheckInMs: number | null}}
+ */
+export function sweepUploads(graceMs) {
+  let names;
+  try { names = fs.readdirSync(uploadsDir()); } catch { return { removed: 0, recheckInMs: null }; }
+  let removed = 0;
+  let recheck = Infinity;
+  for (const name of names) {
+    const file = path.join(uploadsDir(), name);
+    const id = name.replace(/\.jsonl$/, '');
+    const outDir = path.join(jobsDir(), id);
+    if (JOB_ID_RE.test(id) && fs.existsSync(path.join(outDir, 'job.json')) && !fs.existsSync(path.join(outDir, 'finished'))) continue;
+    let age;
+    try { age = Date.now() - fs.statSync(file).mtimeMs; } catch { continue; }
+    if (!fs.existsSync(path.join(outDir, 'job.json')) && age < graceMs) { recheck = Math.min(recheck, graceMs - age); continue; }
+    fs.rmSync(file, { force: true });
+    removed++;
+  }
+  return { removed, recheckInMs: Number.isFinite(recheck) ? Math.ceil(recheck) + 100 : null };
+}
+
+/**
+ * Keep bulk jobs going for the life of a server: resume them now and after every Redis reconnect (a Redis that
+ * came back empty lost their queued shards), finish a job (its upload removed) as soon as its last shard ends,
+ * and sweep orphan uploads.
+ * @param {import('./queues.js').QueueHub} hub
+ * @param {import('../pipeline/config.js').Config} config
+ * @param {{warn: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} log
+ * @returns {() => void} stop
+ */
+export function keepBulkJobs(hub, config, log) {
+  let running = Promise.resolve();
+  let stopped = false;
+  const resume = () => {
+    running = running.then(async () => {
+      if (stopped || !hub.up) return;
+      const r = await resumeBulkJobs(hub, config);
+      if (r.shards) log.info({ jobs: r.jobs, shards: r.shards }, `bulk jobs resumed: ${r.shards} shards of ${r.jobs} jobs queued again (Redis had lost them)`);
+    }).catch((err) => log.warn({ err: err?.message ?? String(err) }, 'resuming bulk jobs failed; tried again at the next Redis reconnect or start'));
+  };
+  const onEnd = (/** @type {string} */ jobId) => {
+    const m = /^(bulk-[0-9a-f-]{36})-\d+$/.exec(String(jobId));
+    if (m && !stopped) void bulkStatus(m[1], hub, config).catch(() => {});
+  };
+  hub.queues.index.on('global:completed', onEnd);
+  hub.queues.index.on('global:failed', onEnd);
+  hub.redis.on('ready', resume);
+  resume();
+  /** @type {NodeJS.Timeout | null} */
+  let timer = null;
+  const sweep = () => {
+    if (stopped) return;
+    const r = sweepUploads(config.server.requestTimeoutMs);
+    if (r.removed) log.info({ removed: r.removed }, `removed ${r.removed} uploads that no bulk job needs`);
+    if (r.recheckInMs !== null) (timer = setTimeout(sweep, r.recheckInMs)).unref();
+  };
+  sweep();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    hub.redis.off('ready', resume);
+    hub.queues.index.off('global:completed', onEnd);
+    hub.queues.index.off('global:failed', onEnd);
+  };
 }
 
 /**
@@ -190,6 +346,7 @@ export async function createBulkJob(o) {
  * @property {number} empty documents without a known word (not indexed)
  * @property {{line: number, code: string, reason: string, id?: string}[]} issues the first 100 rejected or empty lines
  * @property {{shard: number, first_line: number, message: string}[]} errors shards that failed after every retry
+ * @property {string | null} reason why a cancelled job failed as a whole (its collection deleted, its corpus gone)
  */
 
 /**
@@ -230,7 +387,9 @@ export async function bulkStatus(id, hub, config) {
     for (const x of [...r.rejected, ...r.empty]) if (issues.length < 100) issues.push(x);
   }
   let active = 0;
-  if (pending.length) {
+  // A cancelled job asks Redis nothing: its shards still out will not write.
+  const cancelled = runCancelled(outDir);
+  if (pending.length && !cancelled) {
     // Shards still out: only Redis knows whether they wait, run or failed for good.
     if (!hub) throw errors.QUEUE_UNAVAILABLE();
     hub.requireUp();
@@ -253,12 +412,14 @@ export async function bulkStatus(id, hub, config) {
   if (done === total) state = 'completed';
   else if (failures.length && done + failures.length === total) state = 'failed';
   else if (done > 0 || active > 0 || failures.length) state = 'running';
+  if (cancelled && state !== 'completed') state = 'failed';
   if (state === 'completed' || state === 'failed') await finish(rec, outDir, hub, config);
   issues.sort((a, b) => a.line - b.line);
   return {
     id, kind: 'bulk', state, model: rec.model, collection: rec.collection, created_at: rec.created_at,
     lines: rec.lines, lines_done: Math.min(linesDone, rec.lines), progress: rec.lines ? Math.min(1, linesDone / rec.lines) : 1,
     shards: { total, done, failed: failures.length }, documents, rejected, empty, issues, errors: failures,
+    reason: state === 'failed' && cancelled ? cancelled.reason : null,
   };
 }
 

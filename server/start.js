@@ -14,6 +14,7 @@ import { ModelState } from './models.js';
 import { activeRecords, resolveModelName } from '../pipeline/serving/index.js';
 import { QueueHub } from './queues.js';
 import { ResultCache } from './cache.js';
+import { keepBulkJobs } from './jobs.js';
 
 /**
  * @typedef {object} StartOptions
@@ -63,6 +64,9 @@ export async function startServer(opts) {
     ctx.hub = hub;
     cleanups.push(() => hub.close());
     await hub.ready(2000);
+    // Bulk jobs whose shards Redis lost (a private Redis, or one without persistence, restarted) go on.
+    const stopBulkJobs = keepBulkJobs(hub, config, hubLog);
+    cleanups.push(async () => stopBulkJobs());
     const app = await buildApp(ctx, { logger: opts.logger });
     ctx.log = app.log;
     models.log = app.log;

@@ -1578,7 +1578,7 @@ export interface paths {
         };
         /**
          * State, progress and errors of a bulk job
-         * @description Without a key (where reads are open) the answer has the state and the counts only, with `redacted: true`: model, collection, issues, errors need a key (a wrong key is a 403).
+         * @description Without a key (where reads are open) the answer has the state and the counts only, with `redacted: true`: model, collection, issues, errors, reason need a key (a wrong key is a 403).
          */
         get: {
             parameters: {
@@ -1670,7 +1670,9 @@ export interface paths {
                             lines_done: number;
                             model?: string;
                             progress: number;
-                            /** @description true when asked without a key: model, collection, issues, errors are left out */
+                            /** @description why the job failed as a whole (cancelled: its collection was deleted, its corpus is gone); null otherwise */
+                            reason?: string | null;
+                            /** @description true when asked without a key: model, collection, issues, errors, reason are left out */
                             redacted: boolean;
                             rejected: number;
                             shards: {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { openModelStore } from '../pipeline/store/index.js';
 import { runQueueWorker } from '../pipeline/queue/worker.js';
-import { processShardLines } from '../pipeline/queue/shard.js';
+import { processShardLines, refuseCancelledRun } from '../pipeline/queue/shard.js';
 import { ISSUE } from '../pipeline/line-issues.js';
 import { hashOf } from '../pipeline/config.js';
 import { storeRows } from '../pipeline/embed/meta.js';
@@ -75,6 +75,8 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
       result.empty.push({ line, id: doc.id, code: ISSUE.NO_KNOWN_WORDS, reason: `none of its ${vectors[i].unknownWords} distinct words is in model ${job.model}` });
     }
     if (writes.length) {
+      // Checked again after embedding, just before the write: a run cancelled meanwhile writes nothing.
+      refuseCancelledRun(job);
       // Batch writes skip the per-request refresh of a cluster; `scdv index` flushes once at the end of the run.
       await collection.upsert(writes, { refresh: false });
       result.writes++;

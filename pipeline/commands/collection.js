@@ -58,6 +58,10 @@ async function run(values, positionals) {
       else for (const c of collections) process.stdout.write(`${c.name}\t${c.count} documents\twidth ${c.width}\n`);
       return;
     }
+    await store.collection(name); // SCDV_COLLECTION_NOT_FOUND when absent: a bulk job about to create it goes on
+    // The server's bulk jobs writing to it would create it again: they end failed (waiting shards fail as they start).
+    const { cancelCollectionBulkJobs } = await import('../queue/bulk-jobs.js');
+    cancelCollectionBulkJobs(model, name, `collection "${name}" of model ${model} was deleted (scdv collection delete) while the job ran`);
     await dropModelCollection(store, model, name);
     await invalidatePrecomputed(model, name, config);
     process.stderr.write(`deleted collection "${name}" of model ${model}\n`);

@@ -8,6 +8,7 @@ import { writeFileAtomic } from '../fsutil.js';
 import { readLines } from '../corpus/lines.js';
 import { parseDocument } from '../corpus/document.js';
 import { ISSUE } from '../line-issues.js';
+import { errors } from '../errors.js';
 
 /**
  * The payload of a shard job; each stage adds its own fields.
@@ -96,6 +97,43 @@ export function shardBytes(corpus, shard) {
   }
 }
 
+/** @param {string} outDir */
+const cancelMarker = (outDir) => path.join(outDir, 'cancelled.json');
+
+/**
+ * Cancel a run: its shards stop before their next write and fail for good (SCDV_RUN_CANCELLED, not retried).
+ * Written (atomically) before whatever makes the run pointless is done, e.g. its collection deleted.
+ * @param {string} outDir
+ * @param {string} reason
+ */
+export function cancelRun(outDir, reason) {
+  writeFileAtomic(cancelMarker(outDir), JSON.stringify({ reason, at: new Date().toISOString() }) + '\n');
+}
+
+/**
+ * Why the run was cancelled (cancelRun), or null when it was not.
+ * @param {string} outDir
+ * @returns {{reason: string, at: string} | null}
+ */
+export function runCancelled(outDir) {
+  try {
+    return JSON.parse(fs.readFileSync(cancelMarker(outDir), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A job of a run that was cancelled must not go on. Only jobs whose run folder is on this host (without
+ * ShardJob.lines) can tell.
+ * @param {ShardJob} job
+ * @throws SCDV_RUN_CANCELLED
+ */
+export function refuseCancelledRun(job) {
+  const c = job.lines === undefined ? runCancelled(job.outDir) : null;
+  if (c) throw errors.RUN_CANCELLED(c.reason);
+}
+
 /**
  * Keep the folder's finished shards when they belong to this run; otherwise start it over.
  * @param {string} outDir
@@ -150,9 +188,12 @@ export async function processShardLines(job, o) {
     if (batch.length === 0) return;
     const full = batch;
     batch = [];
+    // A cancelled run writes nothing more (its collection may be gone: a write would create it again).
+    refuseCancelledRun(job);
     await o.flush(full);
     if (FAULT_BATCH_DELAY_MS > 0) await new Promise((r) => setTimeout(r, FAULT_BATCH_DELAY_MS));
   };
+  refuseCancelledRun(job);
   const source = job.lines === undefined ? job.corpus : Buffer.from(job.lines, 'base64');
   const range = typeof source === 'string' ? { start: shard.start, end: shard.end } : { start: 0, end: source.length };
   try {
@@ -178,6 +219,8 @@ export async function processShardLines(job, o) {
     await o.finish?.();
   } catch (err) {
     o.abandon?.();
+    // A write refused because the run was cancelled meanwhile (its collection deleted) is the cancellation.
+    refuseCancelledRun(job);
     throw err;
   }
   result.seconds = (Date.now() - t0) / 1000;

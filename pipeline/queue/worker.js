@@ -35,6 +35,10 @@ export async function runQueueWorker(opts) {
     const progress = progressThrottle((p) => job.progress(p).catch(() => {}));
     try {
       return await opts.handle(job, progress, abort.signal);
+    } catch (err) {
+      // A cancelled run's job fails for good: retrying cannot help.
+      if (/** @type {any} */ (err)?.code === 'SCDV_RUN_CANCELLED') await job.discard();
+      throw err;
     } finally {
       progress.flush(); // the last state before the result, not one from up to PROGRESS_MS earlier
     }

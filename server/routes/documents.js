@@ -3,7 +3,7 @@ import { parseDocument } from '../../pipeline/corpus/document.js';
 import { invalidate, invalidateCollection } from '../../pipeline/match/index.js';
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
-import { allowedCorpusPath, createBulkJob, newJobId, saveUpload } from '../jobs.js';
+import { allowedCorpusPath, cancelBulkJobs, createBulkJob, discardUpload, newJobId, saveUpload } from '../jobs.js';
 import { collectionName, dateSchema, documentId, keyed } from '../schemas.js';
 import { readSyncBody, syncBulk, writeDocuments } from '../writes.js';
 
@@ -97,6 +97,9 @@ export default function documentRoutes(app, ctx) {
     const { collection } = /** @type {{collection: string}} */ (request.params);
     const sm = models.acquire();
     try {
+      await sm.collection(collection); // 404 when absent: a job about to create it goes on
+      // Bulk jobs writing to it would create it again, without the documents written before: they end failed.
+      await cancelBulkJobs(ctx.hub, config, sm.name, collection, `collection "${collection}" of model ${sm.name} was deleted (DELETE /v1/collections/${collection}) while the job ran`);
       await sm.dropCollection(collection);
       ctx.relatedCache.forgetCollection(`${sm.name}\0${collection}`);
       if (ctx.hub) await invalidateCollection(ctx.hub.redis, config.queue.prefix, sm.name, collection);
@@ -290,7 +293,12 @@ export default function documentRoutes(app, ctx) {
       }
       const sm = models.acquire();
       try {
-        await sm.writableCollection(collection);
+        try {
+          await sm.writableCollection(collection);
+        } catch (err) {
+          if (uploaded) discardUpload(corpus);
+          throw err;
+        }
         const rec = await createBulkJob({ id, corpus, uploaded, model: sm.name, collection, config, hub });
         reply.code(202);
         return { job: id, status_url: `/v1/jobs/${id}`, model: sm.name, collection, lines: rec.lines, shards: rec.shards.length };

@@ -7,7 +7,7 @@ import { keyChecker, presentedKey } from '../auth.js';
 import { keyed } from '../schemas.js';
 
 /** Fields of a job's status given only with a key. */
-const KEYED_FIELDS = /** @type {const} */ (['model', 'collection', 'issues', 'errors']);
+const KEYED_FIELDS = /** @type {const} */ (['model', 'collection', 'issues', 'errors', 'reason']);
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -43,6 +43,7 @@ export default function jobRoutes(app, ctx) {
               items: { type: 'object', properties: { shard: { type: 'integer' }, first_line: { type: 'integer' }, message: { type: 'string' } } },
             },
             redacted: { type: 'boolean', description: `true when asked without a key: ${KEYED_FIELDS.join(', ')} are left out` },
+            reason: { type: ['string', 'null'], description: 'why the job failed as a whole (cancelled: its collection was deleted, its corpus is gone); null otherwise' },
           },
           required: ['id', 'kind', 'state', 'created_at', 'lines', 'lines_done', 'progress', 'shards', 'documents', 'rejected', 'empty', 'redacted'],
         },

@@ -152,6 +152,41 @@ test('scdv collection list / delete: removes a collection a running server has o
   assert.equal(usage.status, 2);
 });
 
+test('deleting a collection cancels the bulk jobs writing to it (route and CLI): they end failed with the reason, waiting shards leave the queue', async () => {
+  // A server of its own (its own Redis, no index workers): the jobs stay queued until the delete.
+  const idle = await startServer({ config: h.testConfig(), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+  const bulk = async () => {
+    assert.equal((await h.inject(idle.app, { method: 'PUT', url: '/v1/collections/doomed-bulk/documents/seed', headers: KEY, payload: { body: 'サッカーの試合と選手' } })).status, 200);
+    const r = await h.inject(idle.app, {
+      method: 'POST', url: '/v1/collections/doomed-bulk/documents:bulk', headers: { ...KEY, 'content-type': 'application/x-ndjson' },
+      payload: '{"id":"b1","body":"野球の試合で監督が語った。"}\n{"id":"b2","body":"映画の試写会に招待された。"}\n',
+    });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    assert.equal((await h.inject(idle.app, `/v1/jobs/${r.body.job}`)).body.state, 'queued');
+    return /** @type {string} */ (r.body.job);
+  };
+  const upload = (/** @type {string} */ id) => path.join(process.env.SCDV_DATA_DIR ?? '', 'server', 'uploads', `${id}.jsonl`);
+  try {
+    const first = await bulk();
+    assert.ok(fs.existsSync(upload(first)));
+    assert.equal((await h.inject(idle.app, { method: 'DELETE', url: '/v1/collections/doomed-bulk', headers: KEY })).status, 200);
+    const s1 = (await h.inject(idle.app, { url: `/v1/jobs/${first}`, headers: KEY })).body;
+    assert.equal(s1.state, 'failed', JSON.stringify(s1));
+    assert.match(s1.reason, /collection "doomed-bulk" of model srv-a was deleted \(DELETE/);
+    assert.equal(await idle.ctx.hub?.queues.index.getJob(`${first}-0`), null, 'its waiting shard left the queue');
+    assert.ok(!fs.existsSync(upload(first)), 'its upload is removed');
+
+    const second = await bulk();
+    const del = spawnSync(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), 'collection', 'delete', 'doomed-bulk', '--model', h.MODEL_A], { encoding: 'utf8' });
+    assert.equal(del.status, 0, del.stderr);
+    const s2 = (await h.inject(idle.app, { url: `/v1/jobs/${second}`, headers: KEY })).body;
+    assert.equal(s2.state, 'failed', JSON.stringify(s2));
+    assert.match(s2.reason, /was deleted \(scdv collection delete\)/);
+  } finally {
+    await idle.close();
+  }
+});
+
 test('an empty collection (left by older versions) does not block activating another model', async () => {
   const store = openStore(storeA());
   try {
