@@ -10,7 +10,7 @@ export const modelName = {
   type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'model: 1-64 letters, digits, ".", "_", "-"',
 };
 export const documentId = {
-  type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: ID_PATTERN, description: 'document id (URL-encoded in paths); no tab, line break or lone surrogate',
+  type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: ID_PATTERN, description: 'document id (URL-encoded in paths)',
 };
 
 /**
