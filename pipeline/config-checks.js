@@ -38,6 +38,16 @@ export function validateWritePace(pace) {
   if (!inRange(pace.budgetMs, { min: 0, max: 1e5 })) throw bad('budgetMs', 'a number from 0 to 100000 (milliseconds; 0: never paced)');
 }
 
+/** @param {Config['server']['keyFailures']} k */
+export function validateKeyFailures(k) {
+  for (const key of /** @type {const} */ (['perAddress', 'perKey', 'total', 'windowS'])) {
+    const min = key === 'windowS' ? 1 : 0;
+    if (!inRange(k[key], { min, max: 1e9, integer: true })) {
+      throw errors.CONFIG_INVALID(`server.keyFailures.${key} must be a whole number from ${min} to 1000000000${min ? ' (seconds)' : ' (0: no limit)'}, got ${JSON.stringify(k[key])}`);
+    }
+  }
+}
+
 /** @param {Config['store']} s */
 export function validateStore(s) {
   if (!['native', 'opensearch'].includes(s.backend)) throw errors.CONFIG_INVALID(`store.backend must be native or opensearch, got ${JSON.stringify(s.backend)}`);

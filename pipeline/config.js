@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { errors } from './errors.js';
 import { validateModelName } from './paths.js';
-import { describeRange, inRange, validateEvents, validateRerank, validateStore, validateWritePace } from './config-checks.js';
+import { describeRange, inRange, validateEvents, validateKeyFailures, validateRerank, validateStore, validateWritePace } from './config-checks.js';
 
 export { describeRange, inRange } from './config-checks.js';
 import { envOverrides, warnUnknownEnv } from './config-env.js';
@@ -265,6 +265,8 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** Honour X-Forwarded-For behind a proxy (the logged client address). */
     trustProxy: false,
     /** Queue board login (/admin/login): lifetime of its session cookie (Max-Age), seconds. */ adminSessionS: 8 * 3600,
+    /** Wrong API keys (header or login form) per windowS seconds, per process, from one address, for one presented key and
+     * from all addresses together; past one, wrong keys get 429 (0: no limit). A valid key is always accepted. */ keyFailures: { perAddress: 10, perKey: 10, total: 100, windowS: 900 },
     logLevel: /** @type {'fatal'|'error'|'warn'|'info'|'debug'|'silent'} */ ('info'),
     /**
      * Re-ranking of result lists (pipeline/match/rerank.js); each route's request options override these:
@@ -276,11 +278,8 @@ export const DEFAULT_CONFIG = Object.freeze({
       /** … on match lists (GET/POST /v1/match, scdv precompute): off, ads are not syndicated stories. */
       collapseMatch: false,
       /**
-       * A result more similar than this to the query document or to a result ranked above it is a near-duplicate.
-       * 0.8 by measurement on the hybrid layout (docs/relevance.md, `npm run bench:dups`): with the binary lexical
-       * block, of 600 near-copies of livedoor articles 32 still reach their original's top 10 (0.85: 54), precision@10
-       * unchanged; 2 % of articles have a distinct neighbour above it, mostly templated notices of one series.
-       * Pure SCDV vectors (alpha 1) score distinct articles higher: raise it there.
+       * A result more similar than this to the query document or to a result ranked above it is a near-duplicate;
+       * 0.8 measured on the hybrid layout (docs/relevance.md, `npm run bench:dups`). Pure SCDV (alpha 1): raise it.
        */
       duplicateThreshold: 0.8,
       /** Related lists (unless feedback=false) re-rank their first `pool` hits by cosine to q + weight · mean of their first `docs`: dev P@10 85.4 → 86.7 for ~1.2x the CPU (docs/relevance.md). */ relatedFeedback: { enabled: true, docs: 3, weight: 1, pool: 20 },
@@ -562,6 +561,7 @@ function validateServer(s) {
   if (s.writeEmbedThreads !== null && !inRange(s.writeEmbedThreads, { min: 0, max: 64, integer: true })) throw errors.CONFIG_INVALID(`server.writeEmbedThreads must be a whole number from 0 to 64 or null, got ${JSON.stringify(s.writeEmbedThreads)}`);
   if (!inRange(s.writeEmbedNice, { min: 0, max: 19, integer: true })) throw errors.CONFIG_INVALID(`server.writeEmbedNice must be a whole number from 0 to 19, got ${JSON.stringify(s.writeEmbedNice)}`);
   validateWritePace(s.writePace);
+  validateKeyFailures(s.keyFailures);
   if (s.maxK > 1000) throw errors.CONFIG_INVALID(`server.maxK must be at most 1000, got ${s.maxK}`);
   if (s.defaultK > s.maxK) throw errors.CONFIG_INVALID(`server.defaultK (${s.defaultK}) must not exceed server.maxK (${s.maxK})`);
   s.apiKeyHashes.forEach((h, i) => {

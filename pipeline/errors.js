@@ -76,7 +76,7 @@ export const errors = {
   REQUEST_INVALID: define('SCDV_REQUEST_INVALID', 400, 'invalid request: %s'),
   UNAUTHORIZED: define('SCDV_UNAUTHORIZED', 401, 'an API key is required: send `authorization: Bearer <key>` or `x-api-key: <key>`'),
   FORBIDDEN: define('SCDV_FORBIDDEN', 403, 'the API key is not valid for %s'),
-  LOGIN_RATE_LIMITED: define('SCDV_LOGIN_RATE_LIMITED', 429, '%s wrong keys from this address: logins are refused for %s s more'),
+  LOGIN_RATE_LIMITED: define('SCDV_LOGIN_RATE_LIMITED', 429, '%s wrong API keys %s: wrong keys are refused for %s s more (a valid key is still accepted)'),
   ROUTE_NOT_FOUND: define('SCDV_ROUTE_NOT_FOUND', 404, 'no route %s %s (see /docs)'),
   METHOD_NOT_ALLOWED: define('SCDV_METHOD_NOT_ALLOWED', 405, 'method %s is not allowed on %s (allowed: %s)'),
   BOARD_READ_ONLY: define('SCDV_BOARD_READ_ONLY', 405, 'the queue board is read-only: %s %s would change a queue (jobs are queued by the API and the CLI, which check them)'),

@@ -9,10 +9,6 @@ export const SESSION_COOKIE = 'scdv_admin';
 /** The cookie's Path: the login page and the board both live under it, nothing else does. */
 export const ADMIN_ROOT = '/admin';
 
-/** Wrong keys an address may send per window before its logins are refused for the rest of the window. */
-export const LOGIN_FAILURES_ALLOWED = 10;
-const LOGIN_WINDOW_MS = 15 * 60_000;
-
 /**
  * The value of one cookie in a Cookie header, or undefined.
  * @param {string | undefined} header
@@ -35,8 +31,6 @@ export class AdminSessions {
     this.prefix = o.prefix;
     this.digests = new Set(o.apiKeyHashes.map((h) => h.toLowerCase()));
     this.maxAgeS = o.maxAgeS;
-    /** @type {Map<string, {failures: number, since: number}>} wrong keys per client address */
-    this.failures = new Map();
   }
 
   /** @param {string} id */
@@ -83,25 +77,5 @@ export class AdminSessions {
   cookie(id, secure) {
     return [`${SESSION_COOKIE}=${id ?? ''}`, `Path=${ADMIN_ROOT}`, `Max-Age=${id ? this.maxAgeS : 0}`, 'HttpOnly', 'SameSite=Strict',
       ...(secure ? ['Secure'] : [])].join('; ');
-  }
-
-  /**
-   * Seconds until this address may try again, or 0 when it may now.
-   * @param {string} ip
-   */
-  retryAfter(ip) {
-    const f = this.failures.get(ip);
-    if (!f || Date.now() - f.since > LOGIN_WINDOW_MS) return 0;
-    return f.failures >= LOGIN_FAILURES_ALLOWED ? Math.ceil((f.since + LOGIN_WINDOW_MS - Date.now()) / 1000) : 0;
-  }
-
-  /** @param {string} ip */
-  recordFailure(ip) {
-    const now = Date.now();
-    const f = this.failures.get(ip);
-    if (!f || now - f.since > LOGIN_WINDOW_MS) this.failures.set(ip, { failures: 1, since: now });
-    else f.failures++;
-    // Bounded memory: windows that are over are forgotten.
-    if (this.failures.size > 10_000) for (const [k, v] of this.failures) if (now - v.since > LOGIN_WINDOW_MS) this.failures.delete(k);
   }
 }

@@ -4,7 +4,7 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { accessHook } from './auth.js';
+import { KeyFailures, accessHook } from './auth.js';
 import { STATUS_CODES } from 'node:http';
 import { errors } from '../pipeline/errors.js';
 import { errorBody, installErrorHandlers } from './errors.js';
@@ -32,6 +32,7 @@ import { EventLog } from '../pipeline/events/log.js';
  * @property {import('fastify').FastifyBaseLogger} [log] the app's logger, once built
  * @property {import('./cache.js').ResultCache} relatedCache related-by-id replies, per collection version
  * @property {EventLog} [events] the reader-event log of this process (made by buildApp when absent, closed with the app)
+ * @property {KeyFailures} [keyFailures] wrong API keys counted (made by buildApp when absent): the header and the login form
  */
 
 /**
@@ -212,7 +213,8 @@ export async function buildApp(ctx, opts = {}) {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: false } });
 
-  const access = accessHook(s);
+  ctx.keyFailures ??= new KeyFailures(s.keyFailures, (scope) => metrics.keyRefusals.inc({ scope }));
+  const access = accessHook(s, ctx.keyFailures);
   app.addHook('onRequest', access);
   // While shutting down, every answer closes its connection: keep-alive clients reconnect elsewhere, and
   // the server's close does not wait for their idle timeout.

@@ -50,6 +50,12 @@ export class Metrics {
       labelNames: ['type'],
       registers: [this.registry],
     });
+    this.keyRefusals = new client.Counter({
+      name: 'scdv_key_refusals_total',
+      help: 'Wrong API keys answered 429 past server.keyFailures, by the limit passed: address, key or all (addresses).',
+      labelNames: ['scope'],
+      registers: [this.registry],
+    });
     this.armAnswers = new client.Counter({
       name: 'scdv_arm_answers_total',
       help: 'Related and match answers by the arm that answered (config experiments.arms).',

@@ -1,7 +1,7 @@
 // Schema fragments shared by the routes. Names follow the store's and the model loader's rules, checked at
 // the edge so that a name never reaches a path unchecked ("../x" is a 400 here, before any file is touched).
 import { COLLECTION_NAME_RE } from '../pipeline/store/names.js';
-import { MAX_ID_LENGTH } from '../pipeline/corpus/document.js';
+import { ID_PATTERN, MAX_ID_LENGTH } from '../pipeline/corpus/document.js';
 
 export const collectionName = {
   type: 'string', pattern: COLLECTION_NAME_RE.source, description: 'collection: 1-64 of a-z, 0-9, "_", "-"',
@@ -10,7 +10,7 @@ export const modelName = {
   type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'model: 1-64 letters, digits, ".", "_", "-"',
 };
 export const documentId = {
-  type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '^[^\\t\\n\\r]+$', description: 'document id (URL-encoded in paths)',
+  type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: ID_PATTERN, description: 'document id (URL-encoded in paths)',
 };
 
 /**

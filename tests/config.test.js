@@ -59,7 +59,7 @@ test('every training parameter is checked against its range when the config load
   assert.throws(() => loadConfig({ overrides: { workerProcesses: { maxPerCore: 0 } } }), /workerProcesses\.maxPerCore must be a positive integer/);
 });
 
-test('server time limits, the connection cap and the write-embedding threads are checked', () => {
+test('server time limits, the connection cap, the write-embedding threads and the wrong-key limits are checked', () => {
   const server = (/** @type {object} */ s) => () => loadConfig({ overrides: { server: s } });
   assert.throws(server({ requestTimeoutMs: 0 }), /server\.requestTimeoutMs must be a positive integer/);
   assert.throws(server({ requestTimeoutMs: 1000, headersTimeoutMs: 2000 }), /server\.headersTimeoutMs \(2000\) must not exceed server\.requestTimeoutMs/);
@@ -75,6 +75,11 @@ test('server time limits, the connection cap and the write-embedding threads are
   assert.deepEqual(loadConfig({ overrides: { server: { writePace: { budgetMs: 0 } } } }).server.writePace, { sliceUs: 250, share: 0.25, budgetMs: 0 });
   assert.equal(loadConfig({ overrides: { server: { writeEmbedThreads: 0 } } }).server.writeEmbedThreads, 0);
   assert.equal(loadConfig({ overrides: { server: { writeEmbedThreads: null } } }).server.writeEmbedThreads, null);
+  assert.deepEqual(loadConfig().server.keyFailures, { perAddress: 10, perKey: 10, total: 100, windowS: 900 });
+  assert.throws(server({ keyFailures: { perAddress: -1 } }), /server\.keyFailures\.perAddress must be a whole number from 0 to 1000000000 \(0: no limit\), got -1/);
+  assert.throws(server({ keyFailures: { total: 1.5 } }), /server\.keyFailures\.total must be a whole number/);
+  assert.throws(server({ keyFailures: { windowS: 0 } }), /server\.keyFailures\.windowS must be a whole number from 1 to 1000000000 \(seconds\), got 0/);
+  assert.equal(loadConfig({ overrides: { server: { keyFailures: { perKey: 0 } } } }).server.keyFailures.perKey, 0);
 });
 
 test('server.model is checked as a model name (a folder name: no path tricks)', () => {

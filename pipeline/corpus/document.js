@@ -17,6 +17,25 @@ import { parseDate } from '../dates.js';
 /** @typedef {{line: number, code: import('../line-issues.js').LineIssueCode, reason: string, id?: string}} LineIssue one line's issue (codes: pipeline/line-issues.js) */
 
 export const MAX_ID_LENGTH = 512;
+/**
+ * A UTF-16 surrogate without its pair: such a string is not Unicode text and cannot be stored as UTF-8 (it would
+ * become U+FFFD, so "t\ud800" and "t\udbff" would be one document).
+ */
+export const LONE_SURROGATE = /\p{Cs}/u;
+/** A document id as JSON schemas check it (ajv compiles patterns with the u flag): what idProblem accepts. */
+export const ID_PATTERN = '^[^\\t\\n\\r\\p{Cs}]+$';
+
+/**
+ * Why a string cannot be a document id, or undefined when it can. The one rule for ids, wherever they come from.
+ * @param {string} id
+ */
+export function idProblem(id) {
+  if (id.length > MAX_ID_LENGTH) return `is longer than ${MAX_ID_LENGTH} characters`;
+  if (/[\t\n\r]/.test(id)) return 'contains a tab or line break';
+  const lone = LONE_SURROGATE.exec(id);
+  if (lone) return `contains a lone surrogate (\\u${lone[0].charCodeAt(0).toString(16)} at ${lone.index}): not well-formed Unicode, it cannot be stored as UTF-8`;
+  return undefined;
+}
 const OPTIONAL_STRINGS = /** @type {const} */ (['url', 'site', 'category']);
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
@@ -59,8 +78,8 @@ export function parseDocument(buf, line) {
   if (id === undefined || id === null || id === '') return fail(ISSUE.MISSING_FIELD, 'field "id" is missing or empty');
   if (Number.isInteger(id)) id = String(id);
   if (typeof id !== 'string') return fail(ISSUE.INVALID_FIELD, `field "id" must be a string, got ${typeof id}`);
-  if (id.length > MAX_ID_LENGTH) return fail(ISSUE.INVALID_FIELD, `field "id" is longer than ${MAX_ID_LENGTH} characters`);
-  if (/[\t\n\r]/.test(id)) return fail(ISSUE.INVALID_FIELD, 'field "id" contains a tab or line break');
+  const problem = idProblem(id);
+  if (problem) return fail(ISSUE.INVALID_FIELD, `field "id" ${problem}`);
 
   if (raw.body === undefined || raw.body === null) return fail(ISSUE.MISSING_FIELD, 'field "body" is missing');
   if (typeof raw.body !== 'string') return fail(ISSUE.INVALID_FIELD, `field "body" must be a string, got ${typeof raw.body}`);

@@ -6,13 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import readline from 'node:readline';
 import { errors } from '../errors.js';
 import { dataDir } from '../paths.js';
 
 /** A writer that never fills a segment still applies retention this often. */
 const RETENTION_EVERY_MS = 3_600_000;
 const SEGMENT_RE = /^events-(\d{8}T\d{6}\d{3}Z)-(\d+)-([0-9a-f]{6})\.ndjson$/;
+const RAW_BREAK = /[\r\n]/;
+const RAW_BREAKS = /[\r\n]/g;
 
 /**
  * @param {import('../config.js').Config['events']} e
@@ -101,7 +102,9 @@ export class EventLog {
   }
 
   /**
-   * Append lines that are JSON objects already (no newline inside), e.g. the NDJSON lines of a request.
+   * Append lines that are JSON objects already, e.g. the NDJSON lines of a request. A raw CR or LF in JSON text can
+   * only be whitespace between tokens (inside a string it must be escaped), so it is dropped: the file's lines are
+   * framed by LF alone and each reads back as the event that was acknowledged.
    * @param {string[]} lines
    */
   appendLines(lines) {
@@ -109,7 +112,7 @@ export class EventLog {
     if (this.pendingBytes > this.options.maxPendingBytes) {
       return Promise.reject(errors.EVENTS_BACKLOG(this.pendingBytes, this.options.maxPendingBytes));
     }
-    const text = `${lines.join('\n')}\n`;
+    const text = `${lines.map((l) => (RAW_BREAK.test(l) ? l.replace(RAW_BREAKS, '') : l)).join('\n')}\n`;
     this.pending.push(text);
     this.pendingBytes += text.length;
     const done = new Promise((resolve, reject) => { this.waiters.push({ resolve: () => resolve(undefined), reject }); });
@@ -195,6 +198,28 @@ export class EventLog {
  */
 
 /**
+ * The lines of a file, split at LF alone (a CR before it is dropped; any other CR is JSON whitespace and stays):
+ * the framing the writer uses. Splitting the bytes at 0x0A is safe in UTF-8 (no multi-byte sequence holds it).
+ * @param {string} file
+ * @returns {AsyncGenerator<string>}
+ */
+async function* linesOf(file) {
+  /** @type {Buffer} */
+  let rest = Buffer.alloc(0);
+  for await (const chunk of fs.createReadStream(file)) {
+    const buf = rest.length ? Buffer.concat([rest, /** @type {Buffer} */ (chunk)]) : /** @type {Buffer} */ (chunk);
+    let start = 0;
+    for (let nl = buf.indexOf(0x0a); nl !== -1; nl = buf.indexOf(0x0a, start)) {
+      const end = nl > start && buf[nl - 1] === 0x0d ? nl - 1 : nl;
+      yield buf.toString('utf8', start, end);
+      start = nl + 1;
+    }
+    rest = buf.subarray(start);
+  }
+  if (rest.length) yield rest.toString('utf8', 0, rest[rest.length - 1] === 0x0d ? rest.length - 1 : rest.length);
+}
+
+/**
  * Every event of a log, oldest segment first, as parsed objects.
  * @param {string} dir
  * @param {(event: Record<string, any>) => void} onEvent
@@ -204,12 +229,9 @@ export async function readEvents(dir, onEvent) {
   const summary = { lines: 0, torn: 0, segments: 0 };
   for (const seg of listSegments(dir)) {
     summary.segments++;
-    let stream;
-    try { stream = fs.createReadStream(seg.file); } catch { continue; }
-    const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
     try {
-      for await (const line of rl) {
-        if (line === '') continue;
+      for await (const line of linesOf(seg.file)) {
+        if (line.trim() === '') continue;
         let ev;
         try { ev = JSON.parse(line); } catch { summary.torn++; continue; }
         if (ev === null || typeof ev !== 'object' || Array.isArray(ev)) { summary.torn++; continue; }

@@ -1,9 +1,9 @@
 // The reader events' schema, one place: the route validates against it (ajv), the simulator writes it, the
 // report reads it. An impression is the list a widget showed for one answer; a click is one of its items opened.
-import { MAX_ID_LENGTH } from '../corpus/document.js';
+import { ID_PATTERN, MAX_ID_LENGTH } from '../corpus/document.js';
 import { COLLECTION_NAME_RE } from '../store/names.js';
 
-const docId = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '^[^\\t\\n\\r]+$' };
+const docId = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: ID_PATTERN };
 const shortText = (/** @type {string} */ description) => ({ type: 'string', minLength: 1, maxLength: 200, description });
 const requestId = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:-]+$', description: 'the request_id of the related/match answer shown' };
 

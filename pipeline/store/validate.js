@@ -2,6 +2,7 @@
 // Every failure is an ScdvError from the catalogue that names the document or the option.
 import { parseDate } from '../dates.js';
 import { errors } from '../errors.js';
+import { LONE_SURROGATE } from '../corpus/document.js';
 
 /** Longest accepted document id, in UTF-16 code units (the corpus reader's limit). */
 export const MAX_ID_LENGTH = 512;
@@ -54,6 +55,8 @@ export function normalizeId(id) {
   if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) return String(id);
   if (typeof id !== 'string' || id.length === 0) throw errors.STORE_DOC_INVALID(JSON.stringify(id) ?? String(id), 'id must be a non-empty string');
   if (id.length > MAX_ID_LENGTH) throw errors.STORE_DOC_INVALID(JSON.stringify(id.slice(0, 40) + '…'), `id is longer than ${MAX_ID_LENGTH} characters`);
+  // Stored as UTF-8, where a lone surrogate becomes U+FFFD: two such ids would be one document.
+  if (LONE_SURROGATE.test(id)) throw errors.STORE_DOC_INVALID(JSON.stringify(id), 'id contains a lone surrogate (not well-formed Unicode)');
   return id;
 }
 

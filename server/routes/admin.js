@@ -8,7 +8,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullAdapter } from '@bull-board/api/bullAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import { errors } from '../../pipeline/errors.js';
-import { keyChecker, presentedKey } from '../auth.js';
+import { KeyFailures, keyChecker, presentedKey } from '../auth.js';
 import { errorBody } from '../errors.js';
 import { ADMIN_ROOT, AdminSessions } from '../admin-session.js';
 import { loginPage } from './admin-login-page.js';
@@ -21,10 +21,17 @@ export const LOGOUT_PATH = `${ADMIN_ROOT}/logout`;
 const EXTERNAL_LINK = /<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>\s*/gi;
 
 /**
- * Where to go after logging in: a page of the board only (never another site).
+ * Where to go after logging in: a page of the board only (never another site), as a Location header can carry it.
+ * A control character, a space or line separator of any kind, an invisible format character or a lone surrogate
+ * sends the browser to the board's first page; other non-ASCII letters (é) are percent-encoded as UTF-8.
  * @param {unknown} next
+ * @returns {string}
  */
-const safeNext = (next) => (typeof next === 'string' && /^\/admin\/queues(?:[/?#][^\\]*)?$/.test(next) && !next.includes('//') ? next : ADMIN_PATH);
+export function safeNext(next) {
+  if (typeof next !== 'string' || !/^\/admin\/queues(?:[/?#][^\\]*)?$/.test(next) || next.includes('//')) return ADMIN_PATH;
+  if (/[\p{Cc}\p{Z}\p{Cf}\p{Cs}]/u.test(next)) return ADMIN_PATH;
+  return next.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
+}
 
 /** A browser opening a page of the board (not its JSON API). @param {import('fastify').FastifyRequest} request */
 const wantsHtml = (request) => request.method === 'GET' && /text\/html/.test(String(request.headers.accept ?? '')) &&
@@ -40,6 +47,7 @@ export default async function adminRoutes(app, ctx) {
   const s = ctx.config.server;
   const sessions = new AdminSessions({ redis: hub.redis, prefix: ctx.config.queue.prefix, apiKeyHashes: s.apiKeyHashes, maxAgeS: s.adminSessionS });
   const checkKey = keyChecker(s.apiKeyHashes);
+  const failures = ctx.keyFailures ?? new KeyFailures(s.keyFailures);
   const open = { access: 'open' };
 
   await app.register(async (scope) => {
@@ -57,19 +65,13 @@ export default async function adminRoutes(app, ctx) {
       const body = /** @type {Record<string, unknown>} */ (request.body ?? {});
       const next = safeNext(body.next);
       const html = !String(request.headers['content-type'] ?? '').includes('json');
-      const wait = sessions.retryAfter(request.ip);
-      if (wait > 0) {
-        const e = errors.LOGIN_RATE_LIMITED(sessions.failures.get(request.ip)?.failures ?? 0, wait);
-        reply.code(e.status).header('retry-after', String(wait));
-        return html ? reply.type('text/html; charset=utf-8').send(loginPage({ next, maxAgeS: s.adminSessionS, error: e.message })) : reply.send(errorBody(e));
-      }
       const key = typeof body.key === 'string' ? body.key.trim() : '';
+      // A valid key always opens a session; a wrong one counts (429 past server.keyFailures, as on the header path).
       if (!key || !checkKey(key)) {
-        sessions.recordFailure(request.ip);
-        const e = key ? errors.FORBIDDEN('the queue board') : errors.UNAUTHORIZED();
+        const e = key ? failures.refuse(request.ip, key, 'the queue board', reply) : errors.UNAUTHORIZED();
         reply.code(e.status);
-        return html ? reply.type('text/html; charset=utf-8').send(loginPage({ next, maxAgeS: s.adminSessionS, error: key ? 'That key is not valid for the queue board.' : 'Enter an API key.' }))
-          : reply.send(errorBody(e));
+        const says = !key ? 'Enter an API key.' : e.status === 429 ? e.message : 'That key is not valid for the queue board.';
+        return html ? reply.type('text/html; charset=utf-8').send(loginPage({ next, maxAgeS: s.adminSessionS, error: says })) : reply.send(errorBody(e));
       }
       hub.requireUp(); // sessions live in Redis
       const id = await sessions.open(key);
@@ -102,7 +104,7 @@ export default async function adminRoutes(app, ctx) {
       const key = presentedKey(request.headers);
       if (key !== undefined) {
         if (checkKey(key)) return;
-        const e = errors.FORBIDDEN('write and admin routes');
+        const e = failures.refuse(request.ip, key, 'write and admin routes', reply);
         return reply.code(e.status).send(errorBody(e));
       }
       if (await sessions.valid(request.headers.cookie)) return;

@@ -80,6 +80,8 @@ test('parseDocument names line, field and reason for each kind of bad line', () 
     ['{"id":"a","body":"   "}', 'EMPTY_BODY', /"body" is empty/],
     ['{"id":{"x":1},"body":"x"}', 'INVALID_FIELD', /"id" must be a string/],
     ['{"id":"a\\tb","body":"x"}', 'INVALID_FIELD', /tab or line break/],
+    ['{"id":"t\\ud800","body":"x"}', 'INVALID_FIELD', /"id" contains a lone surrogate \(\\ud800 at 1\)/],
+    ['{"id":"t\\udbffx","body":"x"}', 'INVALID_FIELD', /"id" contains a lone surrogate/],
     ['{"id":"a","body":5}', 'INVALID_FIELD', /"body" must be a string/],
     ['{"id":"a","body":"x","published_at":"yesterday"}', 'INVALID_FIELD', /"published_at" is not a date/],
     [Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), 'INVALID_UTF8', /not valid UTF-8/],

@@ -9,6 +9,7 @@ const h = await import('../server/helpers.js');
 h.usePureScdvLayout(); // two arms (hybrid, scdv) give the same lists on a pure SCDV collection
 const { startServer } = await import('../../server/start.js');
 const { readEvents } = await import('../../pipeline/events/log.js');
+const { clickReport } = await import('../../pipeline/events/clicks.js');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
@@ -244,4 +245,22 @@ test('simulated readers: the report recovers a known CTR difference between two 
   assert.match(page, /<span class="flag">scdv<\/span>/);
   const none = fs.readFileSync(await writeReport(model, { events: { ...DEFAULT_CONFIG.events, dir: path.join(dir, 'empty') } }), 'utf8');
   assert.ok(!none.includes('clicks-overview'));
+});
+
+test('an NDJSON event with a CR between its tokens is stored whole: the click report counts it, no torn line', async () => {
+  const { call, dir } = await serve();
+  const imp = JSON.stringify(impression('cr-1')).replace('"items":[', '"items":[\r').replace('},{', '},\r{');
+  const click = '{"type":"click",\r"request_id":"cr-1",\r"clicked_id":"a2"}';
+  const res = await call({ method: 'POST', url: '/v1/events', headers: { 'content-type': 'application/x-ndjson' }, payload: `${imp}\r\n${click}\r\n` });
+  assert.deepEqual(res.body, { accepted: 2, impressions: 1, clicks: 1 });
+  const report = await clickReport(dir, { bandWidth: 0.1, minImpressions: 1 });
+  assert.equal(report.totals.torn_lines, 0);
+  assert.equal(report.totals.impressions, 1);
+  assert.equal(report.totals.shown, 2, 'two items, no phantom ones');
+  assert.equal(report.totals.clicks, 1);
+  assert.equal(report.totals.unmatched_clicks, 0);
+  // Ids that are not well-formed Unicode would be stored as U+FFFD: refused, naming the field.
+  const lone = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ type: 'click', request_id: 'cr-1', clicked_id: 't\ud800' }] } });
+  assert.equal(lone.status, 400, JSON.stringify(lone.body));
+  assert.equal(lone.body.details.field, 'body.events.0.clicked_id');
 });

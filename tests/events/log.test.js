@@ -103,3 +103,27 @@ test('a backlog over maxPendingBytes is refused with SCDV_EVENTS_BACKLOG, nothin
   await assert.rejects(log.append([{ type: 'click' }]), { code: 'SCDV_EVENT_LOG_CLOSED' });
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test('lines are framed by LF alone: a CR in an acknowledged line never splits it, and reads back as the same event', async () => {
+  const dir = tmp();
+  const log = new EventLog({ ...DEFAULT_CONFIG.events, dir });
+  // JSON allows CR and LF as whitespace between tokens: the writer drops them, the file holds one line per event.
+  const click = '{"type":"click",\r"page_id":"p",\r\n"clicked_id":"x"}';
+  const impression = '{"type":"impression","request_id":"r","items":[{"id":"a","position":1,"score":0.5},\r{"id":"b","position":2,"score":0.4}\r]}';
+  await log.appendLines([click, impression]);
+  await log.close();
+  const [seg] = listSegments(dir);
+  const text = fs.readFileSync(seg.file, 'utf8');
+  assert.ok(!text.includes('\r'), JSON.stringify(text));
+  assert.equal(text.split('\n').length, 3);
+  // A segment written with CRs (by hand, or by an older writer) and CRLF line ends reads the same.
+  const lone = '{"type":"click",\r"page_id":"p",\r"clicked_id":"z"}';
+  fs.appendFileSync(seg.file, `${lone}\r\n{"type":"click","page_id":"q","clicked_id":"y"}\r\n`);
+  /** @type {Record<string, any>[]} */
+  const events = [];
+  const summary = await readEvents(dir, (ev) => { events.push(ev); });
+  assert.equal(summary.torn, 0);
+  assert.deepEqual(events, [JSON.parse(click), JSON.parse(impression), JSON.parse(lone), { type: 'click', page_id: 'q', clicked_id: 'y' }]);
+  assert.equal(events[1].items.length, 2, 'no phantom objects');
+  fs.rmSync(dir, { recursive: true, force: true });
+});

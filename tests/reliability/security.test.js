@@ -38,7 +38,8 @@ async function call(url, init) {
 }
 
 test('write and admin routes (and Bull Board) answer 401 without a key and 403 with a wrong one', async (t) => {
-  const config = h.testConfig({ apiKeyHashes: [keyDigest(GOOD_KEY)] });
+  // Hundreds of wrong keys from one address: without the wrong-key limits (server.keyFailures), each is a plain 403.
+  const config = h.testConfig({ apiKeyHashes: [keyDigest(GOOD_KEY)], keyFailures: { perAddress: 0, perKey: 0, total: 0, windowS: 900 } });
   const srv = await startServer({ config, model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     const openapi = /** @type {any} */ (await (await fetch(`${srv.url}/docs/json`)).json());
@@ -86,6 +87,30 @@ test('write and admin routes (and Bull Board) answer 401 without a key and 403 w
     assert.equal((await call(`${srv.url}/v1/models`)).status, 200);
     assert.equal((await call(`${srv.url}/healthz`)).status, 200);
     report(t, 'auth', { keyProtectedOperations: writeRoutes, boardPaths: targets.length - writeRoutes, ...counts });
+  } finally {
+    await srv.close();
+  }
+});
+
+test('wrong keys over HTTP: 429 past the limits (header path and login alike), never the owner locked out', async (t) => {
+  const config = h.testConfig({ apiKeyHashes: [keyDigest(GOOD_KEY)], trustProxy: true });
+  const srv = await startServer({ config, model: h.MODEL_A, redisUrl: (await h.setup()).redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+  try {
+    /** @type {Record<string, number>} */
+    const statuses = {};
+    for (let i = 0; i < 200; i++) {
+      // A new key from a new address each time (a rotating X-Forwarded-For): only the total over all addresses binds.
+      const r = await call(`${srv.url}${ADMIN_PATH}/api/queues`, { headers: { authorization: `Bearer ${WRONG_KEY}-${i}`, 'x-forwarded-for': `10.1.${i}.1` } });
+      statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+      assert.ok(!r.raw.includes(WRONG_KEY), 'the key is not echoed');
+      if (r.status === 429) assert.equal(r.body?.error, 'SCDV_LOGIN_RATE_LIMITED');
+    }
+    const { total } = config.server.keyFailures;
+    assert.deepEqual(statuses, { 403: total, 429: 200 - total });
+    assert.equal((await call(`${srv.url}${ADMIN_PATH}/api/queues`, { headers: { authorization: `Bearer ${GOOD_KEY}`, 'x-forwarded-for': '10.1.0.1' } })).status, 200);
+    const login = await call(`${srv.url}/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: GOOD_KEY }) });
+    assert.equal(login.status, 204);
+    report(t, 'wrong-keys', statuses);
   } finally {
     await srv.close();
   }

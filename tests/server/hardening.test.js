@@ -252,3 +252,32 @@ test('GET /v1/jobs/<id> without a key shows state and counts only; the failure r
     await srv.close();
   }
 });
+
+test('ids that differ only in a lone surrogate are refused naming the field, never written as one document', async () => {
+  const srv = await start({});
+  try {
+    const lines = ['{"id":"t\\ud800","body":"プロ野球の試合"}', '{"id":"t\\udbff","body":"サッカーの試合"}', '{"id":"t\\ud83d\\ude00","body":"映画の試写会"}'];
+    const res = await srv.app.inject({
+      method: 'POST', url: '/v1/collections/surrogates/documents:bulk?sync=true', headers: { ...KEY, 'content-type': 'application/x-ndjson' }, payload: lines.join('\n'),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const items = res.json().items;
+    assert.deepEqual(items.map((/** @type {any} */ i) => i.status), [400, 400, 200], res.body);
+    for (const i of items.slice(0, 2)) {
+      assert.equal(i.error.field, 'id');
+      assert.match(i.error.message, /lone surrogate/);
+    }
+    assert.equal(items[2].id, 't😀', 'a surrogate pair is one character, written');
+    const stored = await srv.app.inject('/v1/collections');
+    assert.equal(stored.json().collections.find((/** @type {any} */ c) => c.name === 'surrogates')?.count, 1);
+    // JSON bodies and parameters that name a document: the same rule, a 400 naming the field.
+    const related = await srv.app.inject({ method: 'POST', url: '/v1/similarity', payload: { a: { id: 't\ud800', collection: 'surrogates' }, b: { id: DOC } } });
+    assert.equal(related.statusCode, 400, related.body);
+    assert.equal(related.json().details.field, 'body.a');
+    const match = await srv.app.inject({ method: 'POST', url: '/v1/match', payload: { collection: 'ads', text: 'サッカー', page_id: 't\udbff' } });
+    assert.equal(match.statusCode, 400, match.body);
+    assert.equal(match.json().details.field, 'body.page_id');
+  } finally {
+    await srv.close();
+  }
+});

@@ -113,6 +113,7 @@ test('validation errors name the problem and write nothing', async () => {
       [{ id: 'l', vector: { indices: [1, 2], values: [1] } }, /"l".*2 entries/],
       [{ id: 'f', vector: { indices: [1.5], values: [1] } }, /"f".*integer/],
       [{ id: '', vector: vec([1], [1]) }, /id must be/],
+      [{ id: 't\ud800', vector: vec([1], [1]) }, /lone surrogate/],
       [{ id: 'm', vector: vec([1], [1]), meta: { site: 3 } }, /"m".*meta.site/],
       [{ id: 't', vector: vec([1], [1]), meta: { published_at: 'yesterday' } }, /"t".*published_at/],
       [{ id: 'v' }, /"v".*vector/],
