@@ -307,10 +307,18 @@ export function keepBulkJobs(hub, config, log) {
     const m = /^(bulk-[0-9a-f-]{36})-\d+$/.exec(String(jobId));
     if (m && !stopped) void bulkStatus(m[1], hub, config).catch(() => {});
   };
-  hub.queues.index.on('global:completed', onEnd);
-  hub.queues.index.on('global:failed', onEnd);
-  hub.redis.on('ready', resume);
-  resume();
+  // Bull subscribes for global events on its own connection and leaves a failed subscription's promise unhandled
+  // (a wrong Redis password would end the process): listen only once Redis has answered.
+  let listening = false;
+  const listen = () => {
+    if (listening || stopped || !hub.up) return;
+    listening = true;
+    hub.queues.index.on('global:completed', onEnd);
+    hub.queues.index.on('global:failed', onEnd);
+  };
+  const onReady = () => { listen(); resume(); };
+  hub.redis.on('ready', onReady);
+  onReady();
   /** @type {NodeJS.Timeout | null} */
   let timer = null;
   const sweep = () => {
@@ -323,7 +331,7 @@ export function keepBulkJobs(hub, config, log) {
   return () => {
     stopped = true;
     if (timer) clearTimeout(timer);
-    hub.redis.off('ready', resume);
+    hub.redis.off('ready', onReady);
     hub.queues.index.off('global:completed', onEnd);
     hub.queues.index.off('global:failed', onEnd);
   };
