@@ -68,3 +68,25 @@ export const keyed = [{ bearer: [] }, { apiKey: [] }];
 /** Text to embed at request time (JSON bodies); the limit on the body bounds it too. */
 export const textSchema = { type: 'string', minLength: 1, description: 'page text (title excluded), embedded at request time' };
 export const titleSchema = { type: 'string', maxLength: 10_000 };
+
+/** A collection in the listings (/v1/collections, /v1/models), with its derived match threshold when one is recorded. */
+export const collectionListingSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' }, width: { type: 'integer' }, count: { type: 'integer' },
+    match_min_score: {
+      type: 'object',
+      description: 'the default min_score of /v1/match for this target collection, derived when it was indexed or precomputed '
+        + '(pipeline/match/threshold.js, docs/matching.md); used unless server.matchMinScore is a number or the request sets min_score',
+      properties: {
+        value: { type: 'number' }, quantile: { type: 'number', description: 'the quantile of the unrelated scores taken' },
+        source: { type: 'string', description: 'the page collection it was measured against' },
+        basis: { type: 'string', enum: ['different-category', 'random'], description: 'unrelated pairs: pages and ads of different `category`, or random pairs when either side has no labels' },
+        pairs: { type: 'integer' }, pages: { type: 'integer' }, ads: { type: 'integer' },
+        related_kept: { type: ['number', 'null'], description: 'share of same-category pairs scoring at or above value' },
+        computed_at: { type: 'string' },
+      },
+      required: ['value', 'quantile', 'source', 'basis', 'pairs', 'computed_at'],
+    },
+  },
+};

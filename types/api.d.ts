@@ -230,7 +230,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Collections of the active model, with their document counts */
+        /** Collections of the active model, with their document counts and, for ad collections, their derived match threshold */
         get: {
             parameters: {
                 query?: never;
@@ -276,7 +276,18 @@ export interface paths {
                          *         {
                          *           "name": "ads",
                          *           "width": 14487,
-                         *           "count": 18
+                         *           "count": 108,
+                         *           "match_min_score": {
+                         *             "value": 0.127,
+                         *             "quantile": 0.99,
+                         *             "source": "articles",
+                         *             "basis": "different-category",
+                         *             "pairs": 29376,
+                         *             "pages": 306,
+                         *             "ads": 108,
+                         *             "related_kept": 0.056,
+                         *             "computed_at": "2026-11-24T13:00:00.000Z"
+                         *           }
                          *         }
                          *       ]
                          *     }
@@ -284,6 +295,25 @@ export interface paths {
                         "application/json": {
                             collections?: {
                                 count?: number;
+                                /** @description the default min_score of /v1/match for this target collection, derived when it was indexed or precomputed (pipeline/match/threshold.js, docs/matching.md); used unless server.matchMinScore is a number or the request sets min_score */
+                                match_min_score?: {
+                                    ads?: number;
+                                    /**
+                                     * @description unrelated pairs: pages and ads of different `category`, or random pairs when either side has no labels
+                                     * @enum {string}
+                                     */
+                                    basis: "different-category" | "random";
+                                    computed_at: string;
+                                    pages?: number;
+                                    pairs: number;
+                                    /** @description the quantile of the unrelated scores taken */
+                                    quantile: number;
+                                    /** @description share of same-category pairs scoring at or above value */
+                                    related_kept?: number | null;
+                                    /** @description the page collection it was measured against */
+                                    source: string;
+                                    value: number;
+                                };
                                 name?: string;
                                 width?: number;
                             }[];
@@ -1740,7 +1770,7 @@ export interface paths {
                     k?: number;
                     /** @description at most this many results per site (documents without a site are not capped) */
                     max_per_site?: number;
-                    /** @description drop results scoring below this (default server.matchMinScore 0.1: about the 99th percentile of unrelated article-ad pairs, docs/matching.md); -1 keeps every result */
+                    /** @description drop results scoring below this; -1 keeps every result. Default: the collection's derived threshold (the 99th percentile of unrelated page-ad scores, shown in /v1/collections; 0.1 until derived), docs/matching.md */
                     min_score?: number;
                     /** @description prefer fresh documents: ranking_score = score − |score| · 0.5 · (1 − 0.5^(age / half-life)), age at query time, undated documents count as infinitely old; a whole number and s, m, h, d or w: 7d, 12h, 90m, 2w */
                     recency_half_life?: string;
@@ -1789,7 +1819,8 @@ export interface paths {
                          *       "for": "sports-watch-4597641",
                          *       "served_from": "precomputed",
                          *       "computed_at": "2026-11-24T13:00:00.000Z",
-                         *       "min_score": 0.1,
+                         *       "min_score": 0.127,
+                         *       "min_score_from": "derived",
                          *       "below_min_score": 1,
                          *       "results": [
                          *         {
@@ -1829,6 +1860,11 @@ export interface paths {
                             for?: string;
                             /** @description the min_score applied */
                             min_score: number;
+                            /**
+                             * @description where min_score comes from: the request, server.matchMinScore, the collection's derived threshold, or the fallback (none derived yet)
+                             * @enum {string}
+                             */
+                            min_score_from: "request" | "config" | "derived" | "fallback";
                             model: string;
                             /** @description names this answer in impression and click events (POST /v1/events) */
                             request_id: string;
@@ -1901,10 +1937,7 @@ export interface paths {
                         k?: number;
                         /** @description at most this many results per site (documents without a site are not capped) */
                         max_per_site?: number;
-                        /**
-                         * @description drop results scoring below this (default server.matchMinScore 0.1: about the 99th percentile of unrelated article-ad pairs, docs/matching.md); -1 keeps every result
-                         * @default 0.1
-                         */
+                        /** @description drop results scoring below this; -1 keeps every result. Default: the collection's derived threshold (the 99th percentile of unrelated page-ad scores, shown in /v1/collections; 0.1 until derived), docs/matching.md */
                         min_score?: number;
                         /** @description document id (URL-encoded in paths) */
                         page_id?: string;
@@ -1950,7 +1983,8 @@ export interface paths {
                          *       "model": "livedoor-sample",
                          *       "collection": "ads",
                          *       "served_from": "live",
-                         *       "min_score": 0.1,
+                         *       "min_score": 0.127,
+                         *       "min_score_from": "derived",
                          *       "below_min_score": 2,
                          *       "results": [
                          *         {
@@ -1982,6 +2016,11 @@ export interface paths {
                             for?: string;
                             /** @description the min_score applied */
                             min_score: number;
+                            /**
+                             * @description where min_score comes from: the request, server.matchMinScore, the collection's derived threshold, or the fallback (none derived yet)
+                             * @enum {string}
+                             */
+                            min_score_from: "request" | "config" | "derived" | "fallback";
                             model: string;
                             /** @description names this answer in impression and click events (POST /v1/events) */
                             request_id: string;
@@ -2082,7 +2121,18 @@ export interface paths {
                          *             {
                          *               "name": "ads",
                          *               "width": 14487,
-                         *               "count": 18
+                         *               "count": 108,
+                         *               "match_min_score": {
+                         *                 "value": 0.127,
+                         *                 "quantile": 0.99,
+                         *                 "source": "articles",
+                         *                 "basis": "different-category",
+                         *                 "pairs": 29376,
+                         *                 "pages": 306,
+                         *                 "ads": 108,
+                         *                 "related_kept": 0.056,
+                         *                 "computed_at": "2026-11-24T13:00:00.000Z"
+                         *               }
                          *             }
                          *           ]
                          *         }
@@ -2095,6 +2145,25 @@ export interface paths {
                                 active?: boolean;
                                 collections?: {
                                     count?: number;
+                                    /** @description the default min_score of /v1/match for this target collection, derived when it was indexed or precomputed (pipeline/match/threshold.js, docs/matching.md); used unless server.matchMinScore is a number or the request sets min_score */
+                                    match_min_score?: {
+                                        ads?: number;
+                                        /**
+                                         * @description unrelated pairs: pages and ads of different `category`, or random pairs when either side has no labels
+                                         * @enum {string}
+                                         */
+                                        basis: "different-category" | "random";
+                                        computed_at: string;
+                                        pages?: number;
+                                        pairs: number;
+                                        /** @description the quantile of the unrelated scores taken */
+                                        quantile: number;
+                                        /** @description share of same-category pairs scoring at or above value */
+                                        related_kept?: number | null;
+                                        /** @description the page collection it was measured against */
+                                        source: string;
+                                        value: number;
+                                    };
                                     name?: string;
                                     width?: number;
                                 }[];

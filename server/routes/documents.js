@@ -4,7 +4,7 @@ import { invalidate, invalidateCollection } from '../../pipeline/match/index.js'
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
 import { allowedCorpusPath, createBulkJob, newJobId, saveUpload } from '../jobs.js';
-import { collectionName, dateSchema, documentId, keyed } from '../schemas.js';
+import { collectionListingSchema, collectionName, dateSchema, documentId, keyed } from '../schemas.js';
 import { readSyncBody, syncBulk, writeDocuments } from '../writes.js';
 
 /** Answer of a synchronous bulk (server/writes.js): one item per non-blank line, in input order. */
@@ -56,7 +56,7 @@ export default function documentRoutes(app, ctx) {
   app.get('/v1/collections', {
     schema: {
       tags: ['collections'],
-      summary: 'Collections of the active model, with their document counts',
+      summary: 'Collections of the active model, with their document counts and, for ad collections, their derived match threshold',
       response: {
         200: {
           type: 'object',
@@ -64,7 +64,7 @@ export default function documentRoutes(app, ctx) {
             model: { type: 'string' },
             collections: {
               type: 'array',
-              items: { type: 'object', properties: { name: { type: 'string' }, width: { type: 'integer' }, count: { type: 'integer' } } },
+              items: collectionListingSchema,
             },
           },
         },
