@@ -26,8 +26,11 @@ const THRESHOLD = {
   computed_at: '2026-11-24T13:00:00.000Z',
 };
 const AD = {
-  id: 'ad-soccer-goods', score: 0.336, title: 'サッカー日本代表のユニフォーム', url: 'https://ads.example.com/soccer-goods',
-  category: 'sports-watch', site: 'ads.example.com',
+  id: 'ad-soccer-goods', score: 0.336, title: 'サッカー日本代表のユニフォーム', category: 'sports-watch', site: 'sports-field.example',
+  ad: {
+    advertiser: 'スポーツショップ・フィールド', landing_url: 'https://www.sports-field.example/soccer', keywords: ['サッカー', '日本代表', 'ユニフォーム'],
+    deal_id: 'deal-sports-0001',
+  },
 };
 const ANSWER = { request_id: 'r-7f3a9c2e', arm: 'hybrid', model: 'livedoor-sample' };
 // Error examples are made by the catalogue itself: their codes and messages cannot drift from what the server says.
@@ -142,7 +145,7 @@ export const EXAMPLES = {
     responses: {
       200: {
         ...ANSWER, source: 'articles', collection: 'ads', for: ARTICLE, served_from: 'precomputed', computed_at: '2026-11-24T13:00:00.000Z',
-        min_score: 0.127, min_score_from: 'derived', below_min_score: 1, results: [AD, { ...AD, id: 'ad-baseball-tickets', score: 0.291, title: 'プロ野球の観戦チケット', url: 'https://ads.example.com/baseball-tickets' }],
+        min_score: 0.127, min_score_from: 'derived', below_min_score: 1, results: [AD, { ...AD, id: 'ad-baseball-tickets', score: 0.291, title: 'プロ野球の観戦チケット', site: 'ticket-stadium.example', ad: { advertiser: 'チケットスタジアム', landing_url: 'https://www.ticket-stadium.example/baseball', keywords: ['プロ野球', '観戦チケット', '球場'] } }],
       },
       404: NOT_FOUND,
     },

@@ -458,7 +458,7 @@ export interface paths {
         put?: never;
         /**
          * Index many documents: queued jobs for a JSON Lines body or {"path"} of a file the server can read; with ?sync=true, a small body written now with one result per line
-         * @description Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?). Without sync: returns at once (202); follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch's _bulk): at most server.syncBulkMaxDocuments (100) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. A JSON Lines body of two documents: {"id":"ad-1","title":"サッカー観戦","body":"サッカー日本代表の試合を観戦。"}⏎{"id":"ad-2","body":"映画の試写会に招待。"}
+         * @description Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?; for ads advertiser?, landing_url?, keywords?, deal_id?). Without sync: returns at once (202); follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch's _bulk): at most server.syncBulkMaxDocuments (100) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. A JSON Lines body of two documents: {"id":"ad-1","title":"サッカー観戦","body":"サッカー日本代表の試合を観戦。"}⏎{"id":"ad-2","body":"映画の試写会に招待。"}
          */
         post: {
             parameters: {
@@ -704,6 +704,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
+                            ad?: components["schemas"]["AdFields"];
                             category?: string;
                             collection: string;
                             id: string;
@@ -773,9 +774,13 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
+                        advertiser?: string;
                         /** @description the article text */
                         body: string;
                         category?: string;
+                        deal_id?: string;
+                        keywords?: string[];
+                        landing_url?: string;
                         /** @description when it was published */
                         published_at?: string;
                         site?: string;
@@ -1827,17 +1832,34 @@ export interface paths {
                          *           "id": "ad-soccer-goods",
                          *           "score": 0.336,
                          *           "title": "サッカー日本代表のユニフォーム",
-                         *           "url": "https://ads.example.com/soccer-goods",
                          *           "category": "sports-watch",
-                         *           "site": "ads.example.com"
+                         *           "site": "sports-field.example",
+                         *           "ad": {
+                         *             "advertiser": "スポーツショップ・フィールド",
+                         *             "landing_url": "https://www.sports-field.example/soccer",
+                         *             "keywords": [
+                         *               "サッカー",
+                         *               "日本代表",
+                         *               "ユニフォーム"
+                         *             ],
+                         *             "deal_id": "deal-sports-0001"
+                         *           }
                          *         },
                          *         {
                          *           "id": "ad-baseball-tickets",
                          *           "score": 0.291,
                          *           "title": "プロ野球の観戦チケット",
-                         *           "url": "https://ads.example.com/baseball-tickets",
                          *           "category": "sports-watch",
-                         *           "site": "ads.example.com"
+                         *           "site": "ticket-stadium.example",
+                         *           "ad": {
+                         *             "advertiser": "チケットスタジアム",
+                         *             "landing_url": "https://www.ticket-stadium.example/baseball",
+                         *             "keywords": [
+                         *               "プロ野球",
+                         *               "観戦チケット",
+                         *               "球場"
+                         *             ]
+                         *           }
                          *         }
                          *       ]
                          *     }
@@ -1991,9 +2013,18 @@ export interface paths {
                          *           "id": "ad-soccer-goods",
                          *           "score": 0.336,
                          *           "title": "サッカー日本代表のユニフォーム",
-                         *           "url": "https://ads.example.com/soccer-goods",
                          *           "category": "sports-watch",
-                         *           "site": "ads.example.com"
+                         *           "site": "sports-field.example",
+                         *           "ad": {
+                         *             "advertiser": "スポーツショップ・フィールド",
+                         *             "landing_url": "https://www.sports-field.example/soccer",
+                         *             "keywords": [
+                         *               "サッカー",
+                         *               "日本代表",
+                         *               "ユニフォーム"
+                         *             ],
+                         *             "deal_id": "deal-sports-0001"
+                         *           }
                          *         }
                          *       ]
                          *     }
@@ -2450,6 +2481,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description an ad's fields, when the document has any: what an ad server needs besides the copy */
+        AdFields: {
+            advertiser?: string;
+            /** @description the deal the ad is sold under, when any */
+            deal_id?: string;
+            /** @description the advertiser's keywords (returned; the match is by the ad's text) */
+            keywords?: string[];
+            /** @description where the ad leads */
+            landing_url?: string;
+        };
         /** @description Every error: a stable code, a message for people, and sometimes details (the failing field). */
         Error: {
             details?: {
@@ -2460,6 +2501,7 @@ export interface components {
             message: string;
         };
         ResultItem: {
+            ad?: components["schemas"]["AdFields"];
             /** @description the stored category, when the document has one */
             category?: string;
             id: string;
