@@ -72,7 +72,7 @@ test('an ad written through the API keeps its fields: returned with the document
   // An ad without the fields has none in its result.
   assert.ok(text.body.results.filter((/** @type {any} */ r) => r.id !== 'ad-fight-ppv').every((/** @type {any} */ r) => r.ad === undefined));
 
-  const k = 6; // every ad of the collection (the helpers' 5 and this one)
+  const k = 6; // every ad of the collection (the 5 of ./helpers.js and this one)
   const live = await call(`/v1/match?collection=ads&for=sports-watch-4597641&k=${k}&min_score=-1`);
   assert.equal(live.body.served_from, 'live');
   await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k, redisUrl, config: h.testConfig(), processor: localPrecompute });
