@@ -35,6 +35,7 @@ export const ENV_TYPES = Object.freeze({
   'store.opensearch.tls.ca': 'string|null',
   'server.model': 'string|null',
   'server.writeEmbedThreads': 'number|null',
+  'server.matchMinScore': 'number|null',
   'server.apiKeyHashes': 'string[]',
   'server.corsOrigins': 'string[]',
   'server.bulkFileRoots': 'string[]',

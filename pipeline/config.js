@@ -85,11 +85,7 @@ export const DEFAULT_CONFIG = Object.freeze({
     topics: {
       prob_threshold: 0.0, keep_fraction: /** @type {number|null} */ (0.03), keep_count: /** @type {number|null} */ (null),
       chunk_words: 2000, vector_norm: 'l2',
-      /**
-       * wtv(w) = idf(w)^idf_power · P(k|w)·v_w. 1 in the paper; -2 by measurement (docs/relevance.md): on the
-       * livedoor dev split it gave +2.5 points of precision@10 (SCDV alone, 240 non-zeros) and +2.4 in the hybrid,
-       * rare names and brands no longer outweighing the topical words a document shares with its neighbours.
-       */
+      /** wtv(w) = idf(w)^idf_power · P(k|w)·v_w: 1 in the paper, -2 by measurement (docs/relevance.md: rare names outweighed topical words). */
       idf_power: -2,
     },
   },
@@ -207,7 +203,9 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** Upper bound of `k` on every route (at most 1000). */
     maxK: 1000,
     defaultK: 10,
-    /** /v1/match's default min_score: ≈ the 99th percentile of unrelated article-ad scores (docs/matching.md). */ matchMinScore: 0.1,
+    /** /v1/match's default min_score; null: each target collection's derived threshold (docs/matching.md). */ matchMinScore: /** @type {number|null} */ (null),
+    /** The derived threshold: this quantile of unrelated page–ad scores; `fallback` for a collection never derived. */
+    matchThreshold: { quantile: 0.99, fallback: 0.1 },
     /**
      * Threads per server process that embed request texts (PUT, related for a text, similarity) with the same
      * embedder as batch indexing, so that tokenising and embedding a long text never stall the event loop
@@ -546,7 +544,9 @@ function validateServer(s) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);
   }
   if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) throw errors.CONFIG_INVALID(`server.port must be 0-65535, got ${s.port}`);
-  if (typeof s.matchMinScore !== 'number' || !(s.matchMinScore >= -1 && s.matchMinScore <= 1)) throw errors.CONFIG_INVALID(`server.matchMinScore must be a number from -1 to 1, got ${JSON.stringify(s.matchMinScore)}`);
+  if (s.matchMinScore !== null && !inRange(s.matchMinScore, { min: -1, max: 1 })) throw errors.CONFIG_INVALID(`server.matchMinScore must be a number from -1 to 1 or null (derived), got ${JSON.stringify(s.matchMinScore)}`);
+  if (!inRange(s.matchThreshold.quantile, { min: 0.5, max: 1 })) throw errors.CONFIG_INVALID(`server.matchThreshold.quantile must be a number from 0.5 to 1, got ${JSON.stringify(s.matchThreshold.quantile)}`);
+  if (!inRange(s.matchThreshold.fallback, { min: -1, max: 1 })) throw errors.CONFIG_INVALID(`server.matchThreshold.fallback must be a number from -1 to 1, got ${JSON.stringify(s.matchThreshold.fallback)}`);
   if (!Number.isInteger(s.relatedCacheEntries) || s.relatedCacheEntries < 0) {
     throw errors.CONFIG_INVALID(`server.relatedCacheEntries must be 0 or more, got ${s.relatedCacheEntries}`);
   }

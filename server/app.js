@@ -8,7 +8,7 @@ import { KeyFailures, accessHook } from './auth.js';
 import { STATUS_CODES } from 'node:http';
 import { errors } from '../pipeline/errors.js';
 import { errorBody, installErrorHandlers } from './errors.js';
-import { OPTIONAL_BODY, resultItemSchema } from './schemas.js';
+import { OPTIONAL_BODY, adFieldsSchema, resultItemSchema } from './schemas.js';
 import { withExamples } from './openapi-examples.js';
 import { installMethodNotAllowed, watchRoutes } from './routing.js';
 import healthRoutes from './routes/health.js';
@@ -175,6 +175,7 @@ export async function buildApp(ctx, opts = {}) {
   // Every body this API takes is JSON (or JSON Lines on the bulk route, which adds its own parser): a text/plain
   // body is the wrong media type (415), not a string for the schema to refuse.
   app.removeContentTypeParser('text/plain');
+  app.addSchema(adFieldsSchema);
   app.addSchema(resultItemSchema);
 
   if (s.corsOrigins.length) {

@@ -14,8 +14,8 @@ import { createEmbedder } from '../pipeline/embed/index.js';
 import { EmbedPool } from '../pipeline/embed/pool.js';
 import { validateModelName } from '../pipeline/paths.js';
 import {
-  activationRefused, activationShortfall, checkModelFiles, dropModelCollection, listModels, readLayoutsOf, resolveModelName,
-  servingEmbedConfig,
+  activationRefused, activationShortfall, checkModelFiles, dropModelCollection, listModels, readLayoutsOf, readMatchThresholds,
+  resolveModelName, servingEmbedConfig,
 } from '../pipeline/serving/index.js';
 import { openModelStore, searchesInFlight } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
@@ -54,6 +54,33 @@ export class ServingModel {
     this.refs = 0;
     this.retired = false;
     this.closed = false;
+    /** Derived match thresholds by target collection (pipeline/match/threshold.js), as last read from the records. */
+    this.thresholds = /** @type {Record<string, import('../pipeline/match/threshold.js').MatchThreshold>} */ ({});
+    this.thresholdsReadAt = 0;
+    /** @type {Promise<void> | null} */
+    this.thresholdsReading = null;
+  }
+
+  /**
+   * The derived threshold of a target collection (undefined: none recorded). The records are read again in the
+   * background once the last read is older than `maxAgeMs` (a `scdv index` or `scdv precompute` elsewhere records
+   * new ones); a request never waits for that read.
+   * @param {string} collection
+   * @param {number} maxAgeMs
+   */
+  matchThreshold(collection, maxAgeMs) {
+    if (!this.thresholdsReading && !this.closed && Date.now() - this.thresholdsReadAt > maxAgeMs) {
+      this.thresholdsReadAt = Date.now();
+      this.thresholdsReading = this.readThresholds().finally(() => { this.thresholdsReading = null; });
+    }
+    return Object.hasOwn(this.thresholds, collection) ? this.thresholds[collection] : undefined;
+  }
+
+  async readThresholds() {
+    try {
+      this.thresholds = await readMatchThresholds(this.store);
+      this.thresholdsReadAt = Date.now();
+    } catch { /* the backend is down: the last thresholds stay until the next read */ }
   }
 
   /**
@@ -86,7 +113,9 @@ export class ServingModel {
       embedder.model.wordTopics.close();
       throw err;
     }
-    return new ServingModel(name, embedder, store, pool, writePool);
+    const sm = new ServingModel(name, embedder, store, pool, writePool);
+    await sm.readThresholds();
+    return sm;
   }
 
   /**
@@ -135,9 +164,13 @@ export class ServingModel {
     await dropModelCollection(this.store, this.name, name);
   }
 
-  /** @returns {Promise<{name: string, width: number, count: number}[]>} */
+  /**
+   * The collections, each with its derived match threshold when one is recorded.
+   * @returns {Promise<{name: string, width: number, count: number, match_min_score?: import('../pipeline/match/threshold.js').MatchThreshold}[]>}
+   */
   async collections() {
-    return this.store.listCollections();
+    await this.readThresholds();
+    return (await this.store.listCollections()).map((c) => (this.thresholds[c.name] ? { ...c, match_min_score: this.thresholds[c.name] } : c));
   }
 
   async close() {

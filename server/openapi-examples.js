@@ -20,9 +20,17 @@ const RESULT = {
   id: 'sports-watch-4764764', score: 0.412, title: '【Sports Watch】本田圭佑、W杯予選へ「勝つしかない」',
   published_at: '2010-06-21T09:00:00.000Z', category: 'sports-watch',
 };
+/** The ads' derived default min_score (pipeline/match/threshold.js), as listed. */
+const THRESHOLD = {
+  value: 0.127, quantile: 0.99, source: 'articles', basis: 'different-category', pairs: 29376, pages: 306, ads: 108, related_kept: 0.056,
+  computed_at: '2026-11-24T13:00:00.000Z',
+};
 const AD = {
-  id: 'ad-soccer-goods', score: 0.336, title: 'サッカー日本代表のユニフォーム', url: 'https://ads.example.com/soccer-goods',
-  category: 'sports-watch', site: 'ads.example.com',
+  id: 'ad-soccer-goods', score: 0.336, title: 'サッカー日本代表のユニフォーム', category: 'sports-watch', site: 'sports-field.example',
+  ad: {
+    advertiser: 'スポーツショップ・フィールド', landing_url: 'https://www.sports-field.example/soccer', keywords: ['サッカー', '日本代表', 'ユニフォーム'],
+    deal_id: 'deal-sports-0001',
+  },
 };
 const ANSWER = { request_id: 'r-7f3a9c2e', arm: 'hybrid', model: 'livedoor-sample' };
 // Error examples are made by the catalogue itself: their codes and messages cannot drift from what the server says.
@@ -51,7 +59,7 @@ export const EXAMPLES = {
   },
   'GET /v1/collections': {
     responses: {
-      200: { model: 'livedoor-sample', collections: [{ name: 'articles', width: 14487, count: 306 }, { name: 'ads', width: 14487, count: 18 }] },
+      200: { model: 'livedoor-sample', collections: [{ name: 'articles', width: 14487, count: 306 }, { name: 'ads', width: 14487, count: 108, match_min_score: THRESHOLD }] },
       503: NO_MODEL,
     },
   },
@@ -137,7 +145,7 @@ export const EXAMPLES = {
     responses: {
       200: {
         ...ANSWER, source: 'articles', collection: 'ads', for: ARTICLE, served_from: 'precomputed', computed_at: '2026-11-24T13:00:00.000Z',
-        min_score: 0.1, below_min_score: 1, results: [AD, { ...AD, id: 'ad-baseball-tickets', score: 0.291, title: 'プロ野球の観戦チケット', url: 'https://ads.example.com/baseball-tickets' }],
+        min_score: 0.127, min_score_from: 'derived', below_min_score: 1, results: [AD, { ...AD, id: 'ad-baseball-tickets', score: 0.291, title: 'プロ野球の観戦チケット', site: 'ticket-stadium.example', ad: { advertiser: 'チケットスタジアム', landing_url: 'https://www.ticket-stadium.example/baseball', keywords: ['プロ野球', '観戦チケット', '球場'] } }],
       },
       404: NOT_FOUND,
     },
@@ -145,7 +153,7 @@ export const EXAMPLES = {
   'POST /v1/match': {
     body: { collection: 'ads', title: 'W杯予選', text: SOCCER, k: 3 },
     responses: {
-      200: { ...ANSWER, collection: 'ads', served_from: 'live', min_score: 0.1, below_min_score: 2, results: [AD] },
+      200: { ...ANSWER, collection: 'ads', served_from: 'live', min_score: 0.127, min_score_from: 'derived', below_min_score: 2, results: [AD] },
       422: NO_WORDS,
     },
   },
@@ -155,7 +163,7 @@ export const EXAMPLES = {
         active: 'livedoor-sample', previous: null,
         models: [{
           name: 'livedoor-sample', created_at: '2026-11-24T13:00:00.000Z', width: 14487, active: true, loaded: true,
-          collections: [{ name: 'articles', width: 14487, count: 306 }, { name: 'ads', width: 14487, count: 18 }],
+          collections: [{ name: 'articles', width: 14487, count: 306 }, { name: 'ads', width: 14487, count: 108, match_min_score: THRESHOLD }],
         }],
       },
       503: NO_MODEL,

@@ -39,6 +39,19 @@ export const fromSchema = (s) => ({
   description: `offset into the ranked results, for paging: results from+1 … from+k (from + k beyond ${s.maxK} is a 422 SCDV_PAGE_OUT_OF_RANGE)`,
 });
 
+/** An ad's fields (a document's advertiser, landing_url, keywords, deal_id), stored and returned as they were written. */
+export const adFieldsSchema = {
+  $id: 'AdFields',
+  type: 'object',
+  description: 'an ad\'s fields, when the document has any: what an ad server needs besides the copy',
+  properties: {
+    advertiser: { type: 'string', minLength: 1, maxLength: 200 },
+    landing_url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://', description: 'where the ad leads' },
+    keywords: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 }, description: 'the advertiser\'s keywords (returned; the match is by the ad\'s text)' },
+    deal_id: { type: 'string', minLength: 1, maxLength: 200, description: 'the deal the ad is sold under, when any' },
+  },
+};
+
 /** One search result; the document itself is never among them. */
 export const resultItemSchema = {
   $id: 'ResultItem',
@@ -51,6 +64,7 @@ export const resultItemSchema = {
     published_at: { type: 'string' },
     category: { type: 'string', description: 'the stored category, when the document has one' },
     site: { type: 'string', description: 'the stored site, when the document has one' },
+    ad: { $ref: 'AdFields#' },
     ranking_score: { type: 'number', description: 'score blended with the document\'s age, the order of the list (with recency_half_life)' },
   },
   required: ['id', 'score'],
@@ -68,3 +82,25 @@ export const keyed = [{ bearer: [] }, { apiKey: [] }];
 /** Text to embed at request time (JSON bodies); the limit on the body bounds it too. */
 export const textSchema = { type: 'string', minLength: 1, description: 'page text (title excluded), embedded at request time' };
 export const titleSchema = { type: 'string', maxLength: 10_000 };
+
+/** A collection in the listings (/v1/collections, /v1/models), with its derived match threshold when one is recorded. */
+export const collectionListingSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' }, width: { type: 'integer' }, count: { type: 'integer' },
+    match_min_score: {
+      type: 'object',
+      description: 'the default min_score of /v1/match for this target collection, derived when it was indexed or precomputed '
+        + '(pipeline/match/threshold.js, docs/matching.md); used unless server.matchMinScore is a number or the request sets min_score',
+      properties: {
+        value: { type: 'number' }, quantile: { type: 'number', description: 'the quantile of the unrelated scores taken' },
+        source: { type: 'string', description: 'the page collection it was measured against' },
+        basis: { type: 'string', enum: ['different-category', 'random'], description: 'unrelated pairs: pages and ads of different `category`, or random pairs when either side has no labels' },
+        pairs: { type: 'integer' }, pages: { type: 'integer' }, ads: { type: 'integer' },
+        related_kept: { type: ['number', 'null'], description: 'share of same-category pairs scoring at or above value' },
+        computed_at: { type: 'string' },
+      },
+      required: ['value', 'quantile', 'source', 'basis', 'pairs', 'computed_at'],
+    },
+  },
+};

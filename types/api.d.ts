@@ -230,7 +230,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Collections of the active model, with their document counts */
+        /** Collections of the active model, with their document counts and, for ad collections, their derived match threshold */
         get: {
             parameters: {
                 query?: never;
@@ -276,7 +276,18 @@ export interface paths {
                          *         {
                          *           "name": "ads",
                          *           "width": 14487,
-                         *           "count": 18
+                         *           "count": 108,
+                         *           "match_min_score": {
+                         *             "value": 0.127,
+                         *             "quantile": 0.99,
+                         *             "source": "articles",
+                         *             "basis": "different-category",
+                         *             "pairs": 29376,
+                         *             "pages": 306,
+                         *             "ads": 108,
+                         *             "related_kept": 0.056,
+                         *             "computed_at": "2026-11-24T13:00:00.000Z"
+                         *           }
                          *         }
                          *       ]
                          *     }
@@ -284,6 +295,25 @@ export interface paths {
                         "application/json": {
                             collections?: {
                                 count?: number;
+                                /** @description the default min_score of /v1/match for this target collection, derived when it was indexed or precomputed (pipeline/match/threshold.js, docs/matching.md); used unless server.matchMinScore is a number or the request sets min_score */
+                                match_min_score?: {
+                                    ads?: number;
+                                    /**
+                                     * @description unrelated pairs: pages and ads of different `category`, or random pairs when either side has no labels
+                                     * @enum {string}
+                                     */
+                                    basis: "different-category" | "random";
+                                    computed_at: string;
+                                    pages?: number;
+                                    pairs: number;
+                                    /** @description the quantile of the unrelated scores taken */
+                                    quantile: number;
+                                    /** @description share of same-category pairs scoring at or above value */
+                                    related_kept?: number | null;
+                                    /** @description the page collection it was measured against */
+                                    source: string;
+                                    value: number;
+                                };
                                 name?: string;
                                 width?: number;
                             }[];
@@ -428,7 +458,7 @@ export interface paths {
         put?: never;
         /**
          * Index many documents: queued jobs for a JSON Lines body or {"path"} of a file the server can read; with ?sync=true, a small body written now with one result per line
-         * @description Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?). Without sync: returns at once (202); follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch's _bulk): at most server.syncBulkMaxDocuments (100) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. A JSON Lines body of two documents: {"id":"ad-1","title":"サッカー観戦","body":"サッカー日本代表の試合を観戦。"}⏎{"id":"ad-2","body":"映画の試写会に招待。"}
+         * @description Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?; for ads advertiser?, landing_url?, keywords?, deal_id?). Without sync: returns at once (202); follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch's _bulk): at most server.syncBulkMaxDocuments (100) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. A JSON Lines body of two documents: {"id":"ad-1","title":"サッカー観戦","body":"サッカー日本代表の試合を観戦。"}⏎{"id":"ad-2","body":"映画の試写会に招待。"}
          */
         post: {
             parameters: {
@@ -674,6 +704,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
+                            ad?: components["schemas"]["AdFields"];
                             category?: string;
                             collection: string;
                             id: string;
@@ -743,9 +774,13 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
+                        advertiser?: string;
                         /** @description the article text */
                         body: string;
                         category?: string;
+                        deal_id?: string;
+                        keywords?: string[];
+                        landing_url?: string;
                         /** @description when it was published */
                         published_at?: string;
                         site?: string;
@@ -1748,7 +1783,7 @@ export interface paths {
                     k?: number;
                     /** @description at most this many results per site (documents without a site are not capped) */
                     max_per_site?: number;
-                    /** @description drop results scoring below this (default server.matchMinScore 0.1: about the 99th percentile of unrelated article-ad pairs, docs/matching.md); -1 keeps every result */
+                    /** @description drop results scoring below this; -1 keeps every result. Default: the collection's derived threshold (the 99th percentile of unrelated page-ad scores, shown in /v1/collections; 0.1 until derived), docs/matching.md */
                     min_score?: number;
                     /** @description prefer fresh documents: ranking_score = score − |score| · 0.5 · (1 − 0.5^(age / half-life)), age at query time, undated documents count as infinitely old; a whole number and s, m, h, d or w: 7d, 12h, 90m, 2w */
                     recency_half_life?: string;
@@ -1797,24 +1832,42 @@ export interface paths {
                          *       "for": "sports-watch-4597641",
                          *       "served_from": "precomputed",
                          *       "computed_at": "2026-11-24T13:00:00.000Z",
-                         *       "min_score": 0.1,
+                         *       "min_score": 0.127,
+                         *       "min_score_from": "derived",
                          *       "below_min_score": 1,
                          *       "results": [
                          *         {
                          *           "id": "ad-soccer-goods",
                          *           "score": 0.336,
                          *           "title": "サッカー日本代表のユニフォーム",
-                         *           "url": "https://ads.example.com/soccer-goods",
                          *           "category": "sports-watch",
-                         *           "site": "ads.example.com"
+                         *           "site": "sports-field.example",
+                         *           "ad": {
+                         *             "advertiser": "スポーツショップ・フィールド",
+                         *             "landing_url": "https://www.sports-field.example/soccer",
+                         *             "keywords": [
+                         *               "サッカー",
+                         *               "日本代表",
+                         *               "ユニフォーム"
+                         *             ],
+                         *             "deal_id": "deal-sports-0001"
+                         *           }
                          *         },
                          *         {
                          *           "id": "ad-baseball-tickets",
                          *           "score": 0.291,
                          *           "title": "プロ野球の観戦チケット",
-                         *           "url": "https://ads.example.com/baseball-tickets",
                          *           "category": "sports-watch",
-                         *           "site": "ads.example.com"
+                         *           "site": "ticket-stadium.example",
+                         *           "ad": {
+                         *             "advertiser": "チケットスタジアム",
+                         *             "landing_url": "https://www.ticket-stadium.example/baseball",
+                         *             "keywords": [
+                         *               "プロ野球",
+                         *               "観戦チケット",
+                         *               "球場"
+                         *             ]
+                         *           }
                          *         }
                          *       ]
                          *     }
@@ -1837,6 +1890,11 @@ export interface paths {
                             for?: string;
                             /** @description the min_score applied */
                             min_score: number;
+                            /**
+                             * @description where min_score comes from: the request, server.matchMinScore, the collection's derived threshold, or the fallback (none derived yet)
+                             * @enum {string}
+                             */
+                            min_score_from: "request" | "config" | "derived" | "fallback";
                             model: string;
                             /** @description names this answer in impression and click events (POST /v1/events) */
                             request_id: string;
@@ -1909,10 +1967,7 @@ export interface paths {
                         k?: number;
                         /** @description at most this many results per site (documents without a site are not capped) */
                         max_per_site?: number;
-                        /**
-                         * @description drop results scoring below this (default server.matchMinScore 0.1: about the 99th percentile of unrelated article-ad pairs, docs/matching.md); -1 keeps every result
-                         * @default 0.1
-                         */
+                        /** @description drop results scoring below this; -1 keeps every result. Default: the collection's derived threshold (the 99th percentile of unrelated page-ad scores, shown in /v1/collections; 0.1 until derived), docs/matching.md */
                         min_score?: number;
                         /** @description document id (URL-encoded in paths) */
                         page_id?: string;
@@ -1958,16 +2013,26 @@ export interface paths {
                          *       "model": "livedoor-sample",
                          *       "collection": "ads",
                          *       "served_from": "live",
-                         *       "min_score": 0.1,
+                         *       "min_score": 0.127,
+                         *       "min_score_from": "derived",
                          *       "below_min_score": 2,
                          *       "results": [
                          *         {
                          *           "id": "ad-soccer-goods",
                          *           "score": 0.336,
                          *           "title": "サッカー日本代表のユニフォーム",
-                         *           "url": "https://ads.example.com/soccer-goods",
                          *           "category": "sports-watch",
-                         *           "site": "ads.example.com"
+                         *           "site": "sports-field.example",
+                         *           "ad": {
+                         *             "advertiser": "スポーツショップ・フィールド",
+                         *             "landing_url": "https://www.sports-field.example/soccer",
+                         *             "keywords": [
+                         *               "サッカー",
+                         *               "日本代表",
+                         *               "ユニフォーム"
+                         *             ],
+                         *             "deal_id": "deal-sports-0001"
+                         *           }
                          *         }
                          *       ]
                          *     }
@@ -1990,6 +2055,11 @@ export interface paths {
                             for?: string;
                             /** @description the min_score applied */
                             min_score: number;
+                            /**
+                             * @description where min_score comes from: the request, server.matchMinScore, the collection's derived threshold, or the fallback (none derived yet)
+                             * @enum {string}
+                             */
+                            min_score_from: "request" | "config" | "derived" | "fallback";
                             model: string;
                             /** @description names this answer in impression and click events (POST /v1/events) */
                             request_id: string;
@@ -2090,7 +2160,18 @@ export interface paths {
                          *             {
                          *               "name": "ads",
                          *               "width": 14487,
-                         *               "count": 18
+                         *               "count": 108,
+                         *               "match_min_score": {
+                         *                 "value": 0.127,
+                         *                 "quantile": 0.99,
+                         *                 "source": "articles",
+                         *                 "basis": "different-category",
+                         *                 "pairs": 29376,
+                         *                 "pages": 306,
+                         *                 "ads": 108,
+                         *                 "related_kept": 0.056,
+                         *                 "computed_at": "2026-11-24T13:00:00.000Z"
+                         *               }
                          *             }
                          *           ]
                          *         }
@@ -2103,6 +2184,25 @@ export interface paths {
                                 active?: boolean;
                                 collections?: {
                                     count?: number;
+                                    /** @description the default min_score of /v1/match for this target collection, derived when it was indexed or precomputed (pipeline/match/threshold.js, docs/matching.md); used unless server.matchMinScore is a number or the request sets min_score */
+                                    match_min_score?: {
+                                        ads?: number;
+                                        /**
+                                         * @description unrelated pairs: pages and ads of different `category`, or random pairs when either side has no labels
+                                         * @enum {string}
+                                         */
+                                        basis: "different-category" | "random";
+                                        computed_at: string;
+                                        pages?: number;
+                                        pairs: number;
+                                        /** @description the quantile of the unrelated scores taken */
+                                        quantile: number;
+                                        /** @description share of same-category pairs scoring at or above value */
+                                        related_kept?: number | null;
+                                        /** @description the page collection it was measured against */
+                                        source: string;
+                                        value: number;
+                                    };
                                     name?: string;
                                     width?: number;
                                 }[];
@@ -2389,6 +2489,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description an ad's fields, when the document has any: what an ad server needs besides the copy */
+        AdFields: {
+            advertiser?: string;
+            /** @description the deal the ad is sold under, when any */
+            deal_id?: string;
+            /** @description the advertiser's keywords (returned; the match is by the ad's text) */
+            keywords?: string[];
+            /** @description where the ad leads */
+            landing_url?: string;
+        };
         /** @description Every error: a stable code, a message for people, and sometimes details (the failing field). */
         Error: {
             details?: {
@@ -2399,6 +2509,7 @@ export interface components {
             message: string;
         };
         ResultItem: {
+            ad?: components["schemas"]["AdFields"];
             /** @description the stored category, when the document has one */
             category?: string;
             id: string;

@@ -19,6 +19,7 @@ import { dropModelCollection, indexedLayoutDifference } from '../serving/index.j
 import { mayHaveModelStore, openModelStore } from '../store/index.js';
 import { keyDigest } from '../api-keys.js';
 import { printIndexSummary } from './index.js';
+import { describeThreshold } from '../match/threshold.js';
 import { startServer } from '../../server/start.js';
 import { localPrecompute } from '../../workers/precompute.js';
 import { printSummary } from './tokenize.js';
@@ -93,6 +94,7 @@ async function run(values) {
     say('\nPrecomputing the best 3 ads for every article (what an ad server reads from Redis):');
     const pre = await runPrecompute({ model: DEMO_MODEL, source: 'articles', target: 'ads', k: 3, redisUrl: redis.url, config, processor: localPrecompute });
     say(`  ${pre.written} articles, ${pre.jobs} jobs, ${pre.seconds.toFixed(1)} s`);
+    if (pre.threshold) say(`  ${describeThreshold('ads', pre.threshold)}`);
 
     const serverConfig = { ...config, server: { ...config.server, apiKeyHashes: [keyDigest(DEMO_API_KEY)] } };
     server = await listen(serverConfig, redis.url, say);
@@ -167,6 +169,22 @@ async function showExamples(base, say) {
   const m = await get(`/v1/match?collection=ads&for=${forId}&k=3`);
   say(`\n$ curl '${base}/v1/match?collection=ads&for=${forId}&k=3'   (ads for an article; served from ${m.served_from})`);
   for (const r of m.results) say(line(r));
+  say(cutLine(m));
+  const page = 'サッカー日本代表はワールドカップ予選で勝利し、監督は選手たちの粘り強さを称えた。次の試合ではスタジアムに多くのサポーターが集まる予定だ。';
+  say(`\n$ curl -X POST ${base}/v1/match -H 'content-type: application/json' -d '{"collection":"ads","text":"${page}","k":3}'   (ads for a page's text)`);
+  const t = await post('/v1/match', { collection: 'ads', text: page, k: 3 });
+  for (const r of t.results) say(line(r));
+  say(cutLine(t));
+}
+
+/**
+ * What the answer's min_score did: an empty list is the threshold's doing, not a failure.
+ * @param {{min_score: number, min_score_from: string, below_min_score: number, results: unknown[]}} m
+ */
+function cutLine(m) {
+  const from = { derived: 'the collection\'s derived threshold', fallback: 'the fallback: no threshold derived yet', config: 'server.matchMinScore', request: 'the request' }[m.min_score_from];
+  const cut = m.below_min_score ? `${m.below_min_score} of the best ${m.results.length + m.below_min_score} scored below it` : 'none scored below it';
+  return `  (${m.results.length ? '' : 'no ad: '}min_score ${m.min_score}, ${from}; ${cut}; docs/matching.md)`;
 }
 
 /** Example ids: one article of three categories of the sample. */

@@ -3,6 +3,7 @@ import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
 import { runIndex } from '../stages/index.js';
 import { plural } from '../progress.js';
+import { describeThreshold } from '../match/threshold.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
@@ -51,5 +52,6 @@ export function printIndexSummary(s) {
     `  empty (no known word, not indexed): ${s.empty}; rejected lines: ${s.rejected}${codes ? ` (${codes})` : ''}`,
     s.empty || s.rejected ? `  details: ${s.reportFile}` : '',
     s.warning ? `  WARNING: ${s.warning}` : '',
+    ...Object.entries(s.matchThresholds ?? {}).map(([target, t]) => `  ${describeThreshold(target, t)}`),
   ].filter(Boolean).join('\n') + '\n');
 }

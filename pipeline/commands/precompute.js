@@ -2,6 +2,7 @@
 // (keys in pipeline/match/ and README "Precomputed matches") for the match route and for ad servers.
 import { CLI_DEFAULTS, inRange } from '../config.js';
 import { errors } from '../errors.js';
+import { describeThreshold } from '../match/threshold.js';
 import { parseHalfLife } from '../match/rerank.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { ProgressBar } from '../progress.js';
@@ -54,7 +55,8 @@ async function run(values) {
     bar?.finish();
     process.stderr.write(`precomputed the top ${k} of ${values.target} for ${r.written} documents of ${values.collection} (model ${model}) ` +
       `in ${r.seconds.toFixed(1)} s, ${r.jobs} jobs, TTL ${config.server.precompute.ttlSeconds} s` +
-      (r.missing ? `; ${r.missing} documents vanished meanwhile` : '') + '\n');
+      (r.missing ? `; ${r.missing} documents vanished meanwhile` : '') + '\n' +
+      (r.threshold ? `${describeThreshold(values.target, r.threshold)}${config.server.matchMinScore === null ? '' : `; not used: server.matchMinScore is ${config.server.matchMinScore}`}\n` : ''));
   } finally {
     await redis.stop();
   }

@@ -12,7 +12,20 @@ import { parseDate } from '../dates.js';
  * @property {string} [published_at] ISO 8601
  * @property {string} [site]
  * @property {string} [category]
+ * @property {AdFields} [ad] an ad's fields, from the line's advertiser, landing_url, keywords and deal_id
  */
+
+/**
+ * What an ad server needs of an ad besides its text (stored as metadata, returned in match answers as `ad`).
+ * @typedef {object} AdFields
+ * @property {string} [advertiser]
+ * @property {string} [landing_url] http(s) URL the ad leads to
+ * @property {string[]} [keywords] the advertiser's keywords (returned; matching is by the ad's text)
+ * @property {string} [deal_id] the deal it is sold under (private marketplace), when any
+ */
+
+/** The ad fields of a line, and their limits. */
+export const AD_LIMITS = Object.freeze({ advertiser: 200, landing_url: 2048, deal_id: 200, keyword: 100, keywords: 50 });
 
 /** @typedef {{line: number, code: import('../line-issues.js').LineIssueCode, reason: string, id?: string}} LineIssue one line's issue (codes: pipeline/line-issues.js) */
 
@@ -94,6 +107,9 @@ export function parseDocument(buf, line) {
     if (typeof raw[f] !== 'string') return fail(ISSUE.INVALID_FIELD, `field "${f}" must be a string, got ${typeof raw[f]}`);
     doc[f] = raw[f];
   }
+  const ad = adFields(raw);
+  if (typeof ad === 'string') return fail(ISSUE.INVALID_FIELD, ad);
+  if (ad) doc.ad = ad;
   // livedoor and many crawls call it `date`; both are accepted, `published_at` wins.
   const published = raw.published_at ?? raw.date;
   if (published !== undefined && published !== null) {
@@ -116,4 +132,29 @@ export function parseDocument(buf, line) {
  */
 export function documentText(doc) {
   return doc.title ? `${doc.title}\n${doc.body}` : doc.body;
+}
+
+/**
+ * The ad fields of a parsed line: undefined without any, the reason when one is invalid.
+ * @param {Record<string, any>} raw
+ * @returns {AdFields | string | undefined}
+ */
+function adFields(raw) {
+  /** @type {AdFields} */
+  const ad = {};
+  for (const f of /** @type {const} */ (['advertiser', 'landing_url', 'deal_id'])) {
+    const v = raw[f];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string' || v === '' || v.length > AD_LIMITS[f]) return `field "${f}" must be a string of 1 to ${AD_LIMITS[f]} characters`;
+    ad[f] = v;
+  }
+  if (ad.landing_url !== undefined && !/^https?:\/\/[^\s/?#]+[^\s]*$/.test(ad.landing_url)) return `field "landing_url" must be an http or https URL, got ${JSON.stringify(ad.landing_url.slice(0, 100))}`;
+  const k = raw.keywords;
+  if (k !== undefined && k !== null) {
+    if (!Array.isArray(k) || k.length > AD_LIMITS.keywords || !k.every((w) => typeof w === 'string' && w !== '' && w.length <= AD_LIMITS.keyword)) {
+      return `field "keywords" must be a list of at most ${AD_LIMITS.keywords} strings of 1 to ${AD_LIMITS.keyword} characters`;
+    }
+    ad.keywords = k;
+  }
+  return Object.keys(ad).length ? ad : undefined;
 }

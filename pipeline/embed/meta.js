@@ -7,6 +7,7 @@
  * @property {string} [site]
  * @property {string} [category]
  * @property {string} [published_at] ISO 8601
+ * @property {import('../corpus/document.js').AdFields} [ad] an ad's advertiser, landing URL, keywords and deal id
  */
 
 /**
@@ -20,6 +21,7 @@ export function documentMeta(doc) {
   if (doc.site !== undefined) meta.site = doc.site;
   if (doc.category !== undefined) meta.category = doc.category;
   if (doc.published_at !== undefined) meta.published_at = doc.published_at;
+  if (doc.ad !== undefined) meta.ad = doc.ad;
   return meta;
 }
 

@@ -30,6 +30,7 @@ import { rerankSignature } from './rerank.js';
  * @property {string} [published_at]
  * @property {string} [category]
  * @property {string} [site]
+ * @property {import('../corpus/document.js').AdFields} [ad] an ad's advertiser, landing URL, keywords and deal id
  * @property {number} [ranking_score] the score blended with the document's age (request option recency_half_life)
  */
 
@@ -43,6 +44,7 @@ export function resultItem(hit) {
   if (meta.published_at !== undefined) item.published_at = meta.published_at;
   if (meta.category !== undefined) item.category = meta.category;
   if (meta.site !== undefined) item.site = meta.site;
+  if (meta.ad !== undefined) item.ad = meta.ad;
   if (hit.ranking_score !== undefined) item.ranking_score = hit.ranking_score;
   return item;
 }

@@ -20,6 +20,7 @@ import { MODEL_FORMAT } from '../model/names.js';
 import { mayHaveModelStore, openModelStore, validateCollectionName } from '../store/index.js';
 import { activeRecords } from './active.js';
 import { modelFilesDigest } from '../model/files-digest.js';
+import { deriveMatchThreshold } from '../match/threshold.js';
 
 /** @typedef {import('../config.js').Config} Config */
 /** @typedef {import('../embed/layout.js').VectorLayout} VectorLayout */
@@ -54,16 +55,18 @@ export function listModels() {
 }
 
 /**
- * Collections of a model's store without keeping it open ([] when it has no store yet).
+ * Collections of a model's store without keeping it open ([] when it has no store yet), each with its derived
+ * match threshold when one is recorded.
  * @param {string} model
  * @param {{store: Config['store']}} config
- * @returns {Promise<{name: string, width: number, count: number}[]>}
+ * @returns {Promise<{name: string, width: number, count: number, match_min_score?: import('../match/threshold.js').MatchThreshold}[]>}
  */
 export async function storeCollections(model, config) {
   if (!mayHaveModelStore(model, config)) return [];
   const store = await openModelStore(model, config);
   try {
-    return await store.listCollections();
+    const thresholds = await readMatchThresholds(store);
+    return (await store.listCollections()).map((c) => (thresholds[c.name] ? { ...c, match_min_score: thresholds[c.name] } : c));
   } finally {
     await store.close();
   }
@@ -194,8 +197,11 @@ export const INDEXED_FILE = 'indexed.json';
 const modelDirOf = (model) => path.join(modelsDir(), validateModelName(model));
 
 /**
+ * The native record of a model's collections (a collection written through the API and precomputed has a
+ * match_min_score and no layout).
  * @param {string} model
- * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string}>}
+ * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string,
+ *   match_min_score?: import('../match/threshold.js').MatchThreshold}>}
  */
 export function readIndexed(model) {
   try {
@@ -255,13 +261,84 @@ export async function recordCollectionLayout(store, collection, layout, corpusSh
  * @returns {Promise<Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string}>>}
  */
 export async function readLayoutsOf(model, config) {
+  const all = await readRecordsOf(model, config);
+  // A collection written through the API and precomputed has a threshold recorded but no layout.
+  return Object.fromEntries(Object.entries(all).filter(([, e]) => e && typeof e === 'object' && 'layout' in e));
+}
+
+/**
+ * Every collection's record (layout and derived match threshold), from where the model's backend keeps them.
+ * @param {string} model
+ * @param {{store: Config['store']}} config
+ * @returns {Promise<Record<string, any>>}
+ */
+async function readRecordsOf(model, config) {
   // A native model without a store folder has nothing to open (and opening would create it): its file is read.
   const store = mayHaveModelStore(model, config) ? await openModelStore(model, config) : null;
   try {
-    return /** @type {any} */ (await layoutRecords(store ?? { backend: 'native', model }).read());
+    return await layoutRecords(store ?? { backend: 'native', model }).read();
   } finally {
     await store?.close();
   }
+}
+
+// ---- the default min_score of each target collection (pipeline/match/threshold.js) ----
+
+/**
+ * The derived match thresholds of a model's collections, by collection (from the records of an open store, or
+ * of the model's backend when `store` is a model name).
+ * @param {Pick<import('../store/index.js').StoreBackend, 'backend' | 'model' | 'readLayouts' | 'recordLayout'> | string} store
+ * @param {{store: Config['store']}} [config] with a model name
+ * @returns {Promise<Record<string, import('../match/threshold.js').MatchThreshold>>}
+ */
+export async function readMatchThresholds(store, config) {
+  const all = typeof store === 'string' ? await readRecordsOf(store, /** @type {{store: Config['store']}} */ (config)) : await layoutRecords(store).read();
+  /** @type {Record<string, import('../match/threshold.js').MatchThreshold>} */
+  const out = {};
+  for (const [c, e] of Object.entries(all)) if (e?.match_min_score) out[c] = e.match_min_score;
+  return out;
+}
+
+/**
+ * Measures the default min_score of `target` against the pages of `source` (deriveMatchThreshold) and records it
+ * beside the target's layout (null, nothing recorded: an empty collection).
+ * @param {import('../store/index.js').StoreBackend} store the model's store
+ * @param {string} source
+ * @param {string} target
+ * @param {{server: {matchThreshold: {quantile: number}}}} config
+ */
+export async function deriveAndRecordThreshold(store, source, target, config) {
+  const t = await deriveMatchThreshold(await store.collection(source), await store.collection(target), { source, quantile: config.server.matchThreshold.quantile });
+  if (!t) return null;
+  const rec = layoutRecords(store);
+  await rec.record(target, { ...((await rec.read())[target] ?? {}), match_min_score: t });
+  return t;
+}
+
+/**
+ * After `collection` was indexed: its own threshold against the default page collection (articles) when that
+ * holds documents, and, when it is a page collection itself, the thresholds measured against it again.
+ * @param {import('../store/index.js').StoreBackend} store
+ * @param {string} collection
+ * @param {string} defaultSource CLI_DEFAULTS.collection
+ * @param {{server: {matchThreshold: {quantile: number}}}} config
+ * @returns {Promise<Record<string, import('../match/threshold.js').MatchThreshold>>} the thresholds derived, by target
+ */
+export async function rederiveThresholds(store, collection, defaultSource, config) {
+  const counts = new Map((await store.listCollections()).map((c) => [c.name, c.count]));
+  /** @type {[string, string][]} source, target */
+  const todo = [];
+  if (collection !== defaultSource && (counts.get(defaultSource) ?? 0) > 0) todo.push([defaultSource, collection]);
+  for (const [target, t] of Object.entries(await readMatchThresholds(store))) {
+    if (t.source === collection && target !== collection && (counts.get(target) ?? 0) > 0) todo.push([collection, target]);
+  }
+  /** @type {Record<string, import('../match/threshold.js').MatchThreshold>} */
+  const out = {};
+  for (const [source, target] of todo) {
+    const t = await deriveAndRecordThreshold(store, source, target, config);
+    if (t) out[target] = t;
+  }
+  return out;
 }
 
 /**

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { dataDir, storeDirFor } from '../paths.js';
-import { hashOf } from '../config.js';
+import { CLI_DEFAULTS, hashOf } from '../config.js';
 import { planShards } from '../corpus/plan.js';
 import { loadModel } from '../model/load.js';
 import { startShardWorkers } from '../queue/worker-pool.js';
@@ -17,7 +17,7 @@ import { plural } from '../progress.js';
 import { openModelStore, validateCollectionName } from '../store/index.js';
 import { findDuplicateIds } from '../corpus/duplicates.js';
 import { modelLayout } from '../embed/index.js';
-import { indexedLayoutDifference, recordCollectionLayout } from '../serving/index.js';
+import { indexedLayoutDifference, recordCollectionLayout, rederiveThresholds } from '../serving/index.js';
 import { errors } from '../errors.js';
 
 /**
@@ -49,6 +49,7 @@ import { errors } from '../errors.js';
  * @property {number} seconds
  * @property {string} reportFile rejected and empty documents, one JSON object per line
  * @property {string | null} warning a high share of rejected lines (corpus.warnRejectedFraction)
+ * @property {Record<string, import('../match/threshold.js').MatchThreshold>} matchThresholds default min_scores derived by the run, by target collection
  */
 
 
@@ -132,10 +133,14 @@ export async function runIndex(opts) {
     // Workers write without waiting for searchability: everything they wrote becomes searchable now.
     await flushCollection(opts.model, config, collection);
     // A run that wrote no document created no collection: there is no layout to record for it.
+    /** @type {Record<string, import('../match/threshold.js').MatchThreshold>} */
+    let matchThresholds = {};
     if ((await collectionNow(opts.model, config, collection)) !== null) {
       const store = await openModelStore(opts.model, config);
       try {
         await recordCollectionLayout(store, collection, layout, plan.sha256, corpus, modelFilesSha256);
+        // Ads' default min_score against the articles (and, for the articles, the thresholds measured against them).
+        matchThresholds = await rederiveThresholds(store, collection, CLI_DEFAULTS.collection, config);
       } finally {
         await store.close();
       }
@@ -143,6 +148,7 @@ export async function runIndex(opts) {
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes, writeBatchSize: config.index.writeBatchSize,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,
+      matchThresholds,
     };
   } finally {
     await pool?.stop();

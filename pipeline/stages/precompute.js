@@ -6,6 +6,7 @@ import { errors } from '../errors.js';
 import { closeWorkerQueue, openQueue } from '../queue/queues.js';
 import { checkJob } from '../queue/job-schemas.js';
 import { openModelStore } from '../store/index.js';
+import { deriveAndRecordThreshold } from '../serving/index.js';
 
 /** @typedef {import('../match/index.js').PrecomputeJob} PrecomputeJob */
 
@@ -28,7 +29,8 @@ import { openModelStore } from '../store/index.js';
  * @param {import('../config.js').Config} o.config
  * @param {PrecomputeProcessor} o.processor
  * @param {(p: {done: number, total: number}) => void} [o.onProgress]
- * @returns {Promise<{run: string, documents: number, written: number, missing: number, jobs: number, seconds: number}>}
+ * @returns {Promise<{run: string, documents: number, written: number, missing: number, jobs: number, seconds: number,
+ *   threshold: import('../match/threshold.js').MatchThreshold | null}>} threshold: the target's derived default min_score
  */
 export async function runPrecompute(o) {
   const t0 = Date.now();
@@ -36,9 +38,12 @@ export async function runPrecompute(o) {
   if (!(Number.isInteger(o.k) && o.k >= 1 && o.k <= config.server.maxK)) throw errors.USAGE(`--k must be 1-${config.server.maxK}, got ${o.k}`);
   const store = await openModelStore(o.model, config);
   let ids;
+  let threshold;
   try {
     await store.collection(o.target); // SCDV_COLLECTION_NOT_FOUND when missing
     ids = [...(await (await store.collection(o.source)).ids())];
+    // The target's default min_score, measured against these pages (served entries are cut by it when read).
+    threshold = await deriveAndRecordThreshold(store, o.source, o.target, config);
   } finally {
     await store.close();
   }
@@ -78,7 +83,7 @@ export async function runPrecompute(o) {
     }
     const results = await Promise.all(jobs.map((j) => j.finished()));
     for (const r of results) { written += r.written; missing += r.missing; }
-    return { run, documents: total, written, missing, jobs: jobs.length, seconds: (Date.now() - t0) / 1000 };
+    return { run, documents: total, written, missing, jobs: jobs.length, seconds: (Date.now() - t0) / 1000, threshold };
   } finally {
     await closeWorkerQueue(queue);
     await o.processor.close();

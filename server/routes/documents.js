@@ -4,7 +4,7 @@ import { invalidate, invalidateCollection } from '../../pipeline/match/index.js'
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
 import { allowedCorpusPath, cancelBulkJobs, createBulkJob, discardUpload, newJobId, saveUpload } from '../jobs.js';
-import { collectionName, dateSchema, documentId, keyed } from '../schemas.js';
+import { collectionListingSchema, collectionName, dateSchema, documentId, keyed } from '../schemas.js';
 import { readSyncBody, syncBulk, writeDocuments } from '../writes.js';
 
 /** Answer of a synchronous bulk (server/writes.js): one item per non-blank line, in input order. */
@@ -51,12 +51,16 @@ export default function documentRoutes(app, ctx) {
     published_at: { type: 'string', description: 'ISO 8601' },
   };
   // Written documents: their date must be one that exists (stored as given by the corpus reader's rules).
-  const metaInput = { ...metaProps, published_at: dateSchema('when it was published') };
+  const metaInput = {
+    ...metaProps, published_at: dateSchema('when it was published'),
+    // An ad's fields: stored as its `ad` metadata (pipeline/corpus/document.js checks them as for corpus lines).
+    advertiser: { type: 'string' }, landing_url: { type: 'string' }, keywords: { type: 'array', items: { type: 'string' } }, deal_id: { type: 'string' },
+  };
 
   app.get('/v1/collections', {
     schema: {
       tags: ['collections'],
-      summary: 'Collections of the active model, with their document counts',
+      summary: 'Collections of the active model, with their document counts and, for ad collections, their derived match threshold',
       response: {
         200: {
           type: 'object',
@@ -64,7 +68,7 @@ export default function documentRoutes(app, ctx) {
             model: { type: 'string' },
             collections: {
               type: 'array',
-              items: { type: 'object', properties: { name: { type: 'string' }, width: { type: 'integer' }, count: { type: 'integer' } } },
+              items: collectionListingSchema,
             },
           },
         },
@@ -117,7 +121,7 @@ export default function documentRoutes(app, ctx) {
       response: {
         200: {
           type: 'object',
-          properties: { id: { type: 'string' }, collection: { type: 'string' }, model: { type: 'string' }, ...metaProps, nnz: { type: 'integer', description: 'non-zeros of its vector' } },
+          properties: { id: { type: 'string' }, collection: { type: 'string' }, model: { type: 'string' }, ...metaProps, ad: { $ref: 'AdFields#' }, nnz: { type: 'integer', description: 'non-zeros of its vector' } },
           required: ['id', 'collection', 'model'],
         },
         ...errorResponses,
@@ -217,7 +221,7 @@ export default function documentRoutes(app, ctx) {
       schema: {
         tags: ['write'],
         summary: 'Index many documents: queued jobs for a JSON Lines body or {"path"} of a file the server can read; with ?sync=true, a small body written now with one result per line',
-        description: 'Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?). Without sync: returns at once (202); '
+        description: 'Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?; for ads advertiser?, landing_url?, keywords?, deal_id?). Without sync: returns at once (202); '
           + 'follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch\'s _bulk): at most server.syncBulkMaxDocuments '
           + `(${config.server.syncBulkMaxDocuments}) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written `
           + 'before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. '

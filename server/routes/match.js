@@ -3,6 +3,7 @@
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses } from '../errors.js';
 import { lookupMatch, resultItem } from '../../pipeline/match/index.js';
+import { defaultMinScore } from '../../pipeline/match/threshold.js';
 import { rerankSignature, searchCollection } from '../../pipeline/match/rerank.js';
 import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
 import { droppedFields, droppedSchema, embedRequestText, rerankOptions, rerankProperties } from '../search.js';
@@ -11,11 +12,24 @@ import { armFields, armParams, serveArm } from '../arms.js';
 /**
  * The results at or above min_score, and how many were cut (the answer says so).
  * @param {import('../../pipeline/store/index.js').SearchHit[]} hits
- * @param {number} min
+ * @param {{value: number, from: string}} min
  */
 function aboveMinScore(hits, min) {
-  const kept = hits.filter((h) => h.score >= min);
-  return { min_score: min, below_min_score: hits.length - kept.length, results: kept.map(resultItem) };
+  const kept = hits.filter((h) => h.score >= min.value);
+  return { min_score: min.value, min_score_from: min.from, below_min_score: hits.length - kept.length, results: kept.map(resultItem) };
+}
+
+/**
+ * The min_score of a request: its own, else the default for the target collection (pipeline/match/threshold.js).
+ * @param {number | undefined} asked
+ * @param {import('../models.js').ServingModel} sm
+ * @param {string} collection
+ * @param {import('../../pipeline/config.js').Config['server']} s
+ * @returns {{value: number, from: 'request' | 'config' | 'derived' | 'fallback'}}
+ */
+function minScoreOf(asked, sm, collection, s) {
+  if (asked !== undefined) return { value: asked, from: 'request' };
+  return defaultMinScore(s, s.matchMinScore === null ? sm.matchThreshold(collection, s.modelPollMs) : undefined);
 }
 
 /**
@@ -27,9 +41,11 @@ export default function matchRoutes(app, ctx) {
   const s = config.server;
   const mode = s.searchMode;
   const minScore = {
-    type: 'number', minimum: -1, maximum: 1, default: s.matchMinScore,
-    description: `drop results scoring below this (default server.matchMinScore ${s.matchMinScore}: about the 99th percentile of unrelated `
-      + 'article-ad pairs, docs/matching.md); -1 keeps every result',
+    type: 'number', minimum: -1, maximum: 1,
+    description: 'drop results scoring below this; -1 keeps every result. Default: ' + (s.matchMinScore === null
+      ? `the collection's derived threshold (the ${s.matchThreshold.quantile * 100}th percentile of unrelated page-ad scores, `
+        + `shown in /v1/collections; ${s.matchThreshold.fallback} until derived), docs/matching.md`
+      : `server.matchMinScore ${s.matchMinScore}`),
   };
   const response = {
     200: {
@@ -38,10 +54,14 @@ export default function matchRoutes(app, ctx) {
         ...armFields, model: { type: 'string' }, source: { type: 'string' }, collection: { type: 'string' }, for: { type: 'string' },
         served_from: { type: 'string', enum: ['precomputed', 'live'] }, computed_at: { type: 'string' }, ...droppedSchema,
         min_score: { type: 'number', description: 'the min_score applied' },
+        min_score_from: {
+          type: 'string', enum: ['request', 'config', 'derived', 'fallback'],
+          description: 'where min_score comes from: the request, server.matchMinScore, the collection\'s derived threshold, or the fallback (none derived yet)',
+        },
         below_min_score: { type: 'integer', description: 'results among the first k cut because they scored below min_score (0: none)' },
         results: resultsSchema,
       },
-      required: ['request_id', 'arm', 'model', 'collection', 'served_from', 'min_score', 'below_min_score', 'results'],
+      required: ['request_id', 'arm', 'model', 'collection', 'served_from', 'min_score', 'min_score_from', 'below_min_score', 'results'],
     },
     ...errorResponses,
   };
@@ -63,11 +83,12 @@ export default function matchRoutes(app, ctx) {
       response,
     },
   }, async (request, reply) => {
-    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score: number, user?: string} & import('../search.js').RerankRequest} */ (request.query);
-    const min = q.min_score;
+    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number, user?: string} & import('../search.js').RerankRequest} */ (request.query);
     const rr = rerankOptions(q, s, 'querystring');
     const sm = models.acquire();
     try {
+      const minScore = minScoreOf(q.min_score, sm, q.collection, s);
+      const min = minScore.value;
       const arm = serveArm(ctx, sm, q.user ?? q.for);
       if (ctx.hub && arm.asIndexed) {
         const { entry, reason } = await lookupMatch(ctx.hub.redis, config.queue.prefix, {
@@ -89,7 +110,7 @@ export default function matchRoutes(app, ctx) {
           return reply.type('application/json; charset=utf-8').send(
             arm.splice(`{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
             `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}` +
-            `"min_score":${min},"below_min_score":${below},"results":${results}}`),
+            `"min_score":${min},"min_score_from":"${minScore.from}","below_min_score":${below},"results":${results}}`),
           );
         }
         metrics.precomputed.inc({ served_from: reason === 'redis-down' ? 'live-redis-down' : 'live' });
@@ -104,7 +125,7 @@ export default function matchRoutes(app, ctx) {
       end();
       return {
         request_id: arm.request_id, arm: arm.arm, model: sm.name, source: q.source, collection: q.collection, for: q.for, served_from: 'live', ...droppedFields(rr, r),
-        ...aboveMinScore(r.hits, min),
+        ...aboveMinScore(r.hits, minScore),
       };
     } finally {
       models.release(sm);
@@ -124,11 +145,11 @@ export default function matchRoutes(app, ctx) {
       response,
     },
   }, async (request) => {
-    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score: number, user?: string, page_id?: string} & import('../search.js').RerankRequest} */ (request.body);
-    const min = b.min_score;
+    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number, user?: string, page_id?: string} & import('../search.js').RerankRequest} */ (request.body);
     const rr = rerankOptions(b, s, 'body');
     const sm = models.acquire();
     try {
+      const min = minScoreOf(b.min_score, sm, b.collection, s);
       const target = await sm.collection(b.collection);
       const v = await embedRequestText(sm, b, metrics);
       const arm = serveArm(ctx, sm, b.user ?? b.page_id);

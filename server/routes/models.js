@@ -1,7 +1,7 @@
 // Models: which exist, which one answers, and switching (with rollback to the previous one).
 import { errorResponses } from '../errors.js';
 import { listModels, storeCollections } from '../../pipeline/serving/index.js';
-import { OPTIONAL_BODY, collectionName, keyed, modelName } from '../schemas.js';
+import { OPTIONAL_BODY, collectionListingSchema, collectionName, keyed, modelName } from '../schemas.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -11,7 +11,7 @@ export default function modelRoutes(app, ctx) {
   const { models } = ctx;
   const collections = {
     type: 'array',
-    items: { type: 'object', properties: { name: { type: 'string' }, width: { type: 'integer' }, count: { type: 'integer' } } },
+    items: collectionListingSchema,
   };
   const switchResult = {
     type: 'object',

@@ -1,6 +1,7 @@
 // Where a match score stops meaning "related": the score distribution of unrelated pairs (an article and an ad,
 // or two articles, of different livedoor categories) against related ones (same category), for a model with the
-// default embedding settings (the hybrid layout). server.match.minScore is chosen from it (docs/matching.md).
+// default embedding settings (the hybrid layout): the distribution the derived default min_score is taken from
+// (pipeline/match/threshold.js, docs/matching.md).
 //
 //   node tests/bench/match-threshold.js --model livedoor-sample [--corpus FILE] [--ads FILE] [--articles 1000]
 //        [--pairs 20000] [--seed 1] [--json]

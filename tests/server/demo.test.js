@@ -56,8 +56,16 @@ test('npm start: trains nothing when the model exists, indexes, serves, answers,
     assert.match(all, /Collection "ads" was indexed with another vector layout \(embed\.keepCount 20 vs 36\): re-creating it/);
     assert.equal(readIndexed(DEMO_MODEL).ads.layout.embed.keepCount, 36);
     assert.match(all, /indexed 306 documents into livedoor-sample\/articles/);
-    assert.match(all, /indexed 18 documents into livedoor-sample\/ads/);
+    assert.match(all, /indexed 108 documents into livedoor-sample\/ads/);
     assert.match(out, /served from precomputed/);
+    // The ads' default min_score is derived from the articles when they are indexed and again when precomputed,
+    // recorded beside their layout, and every printed match says what it cut.
+    assert.match(all, /default min_score of "ads": [\d.]+ \(the 99th percentile of [\d,]+ articles–ads pairs of different categories/);
+    const recorded = readIndexed(DEMO_MODEL).ads.match_min_score;
+    assert.ok(recorded && recorded.source === 'articles' && recorded.basis === 'different-category', JSON.stringify(recorded));
+    assert.match(out, new RegExp(`\\(.*min_score ${recorded.value}, the collection's derived threshold; .*docs/matching\\.md\\)`));
+    const listed = /** @type {any} */ (await (await fetch(`${url}/v1/models`)).json()).models.find((/** @type {any} */ m) => m.name === DEMO_MODEL);
+    assert.deepEqual(listed.collections.find((/** @type {any} */ c) => c.name === 'ads').match_min_score, recorded);
 
     const related = await fetch(`${url}/v1/collections/articles/documents/sports-watch-4597641/related?k=3`);
     assert.equal(related.status, 200);

@@ -148,6 +148,8 @@ bool resultFields(std::string_view meta, std::string& out) {
       for (size_t f = 0; f < kFields.size(); f++) if (key == kFields[f]) field = static_cast<int>(f);
       // A key spelled with escapes could still name a field: only an escape-free key is compared.
       if (!kCanon || key.find('\\') != std::string_view::npos) return false;
+      // An ad's fields (an object: resultItem's `ad`) are left to the caller, which parses the metadata.
+      if (key == "ad") return false;
       c.ws();
       if (field < 0) {
         if (!skipValue(c, 1)) return false;

@@ -13,7 +13,7 @@ namespace scdv {
  * null (any other value skipped), each such key once, each such string in the exact form JSON.stringify writes it
  * (valid UTF-8, no control character unescaped, only the escapes it uses: \" \\ \b \f \n \r \t and \u00xx in lower
  * case for the other control characters) — then JSON.stringify(JSON.parse(token)) is the token itself. False
- * otherwise (a lone surrogate's \udxxx, a number, a duplicate key, anything unexpected): the caller parses the
+ * otherwise (a lone surrogate's \udxxx, a number, a duplicate key, an `ad` key, anything unexpected): the caller parses the
  * metadata (resultItem), which is always right.
  */
 bool resultFields(std::string_view meta, std::string& out);

@@ -1,0 +1,154 @@
+// The default min_score of /v1/match, derived per model and target collection (ads) from the scores of unrelated
+// pairs: a page of the source collection (articles) and an ad whose `category` differs. A score has no fixed
+// scale: it depends on the model, the embedding settings and the texts of both collections (the same ads score
+// 0.04 or 0.15 with two models), so the threshold is measured where both collections meet, when the target is
+// indexed or precomputed, and recorded beside the target's layout record (pipeline/serving: match_min_score).
+//
+// Unrelated pairs: both documents labelled (`category`) and the labels differ. Such a pair is one an ad server
+// must not show, so the q-quantile of their scores (server.matchThreshold.quantile, 0.99) lets about 1 - q of
+// them through. Some differently labelled pairs are related (smartphones in two categories), so the true rate of
+// unrelated ads shown is lower. Without labels on either side (fewer than MIN_UNRELATED such pairs), the pairs are
+// random ones: they include the related pairs too, so the threshold is higher (fewer ads, never more unrelated).
+import { seededRandom } from '../random.js';
+
+/** The metadata field whose values tell related pairs from unrelated ones (the field results carry as `category`). */
+export const LABEL_FIELD = 'category';
+/** Pairs scored at most (pages sampled × ads sampled): about a second of work on the reference machine. */
+export const MAX_PAIRS = 200_000;
+/** Ads sampled at most; pages at most MAX_PAIRS / ads, and at most MAX_PAGES. */
+export const MAX_ADS = 5_000;
+export const MAX_PAGES = 2_000;
+/** Fewer labelled unrelated pairs than this: the threshold comes from random pairs instead. */
+export const MIN_UNRELATED = 1_000;
+
+/**
+ * The derived threshold of a target collection, as recorded and shown in /v1/models and /v1/collections.
+ * @typedef {object} MatchThreshold
+ * @property {number} value the default min_score: the quantile of the unrelated scores, rounded up to 3 decimals
+ * @property {number} quantile
+ * @property {string} source the page collection it was measured against
+ * @property {'different-category' | 'random'} basis which pairs count as unrelated
+ * @property {number} pairs how many of those pairs were scored
+ * @property {number} pages pages sampled
+ * @property {number} ads ads sampled
+ * @property {number | null} related_kept share of same-category pairs scoring at or above value (null: no labels)
+ * @property {string} computed_at ISO 8601
+ */
+
+/**
+ * @template T
+ * @param {T[]} a
+ * @param {number} n
+ * @param {() => number} random
+ */
+function sample(a, n, random) {
+  if (a.length <= n) return a;
+  const c = a.slice();
+  for (let i = 0; i < n; i++) {
+    const j = i + Math.floor(random() * (c.length - i));
+    [c[i], c[j]] = [c[j], c[i]];
+  }
+  return c.slice(0, n);
+}
+
+/** @param {unknown} meta */
+const labelOf = (meta) => {
+  const m = /** @type {Record<string, unknown> | null} */ (typeof meta === 'string' ? JSON.parse(meta) : meta);
+  const v = m?.[LABEL_FIELD];
+  return typeof v === 'string' && v !== '' ? v : null;
+};
+
+/** @param {{indices: ArrayLike<number>, values: ArrayLike<number>}} a @param {{indices: ArrayLike<number>, values: ArrayLike<number>}} b */
+function dot(a, b) {
+  let i = 0; let j = 0; let s = 0;
+  while (i < a.indices.length && j < b.indices.length) {
+    if (a.indices[i] === b.indices[j]) s += a.values[i++] * b.values[j++];
+    else if (a.indices[i] < b.indices[j]) i++;
+    else j++;
+  }
+  return s;
+}
+
+/**
+ * The q-quantile of sorted scores (the smallest score with at least a share q at or below it).
+ * @param {Float64Array} sorted ascending
+ * @param {number} q
+ */
+export function quantileOf(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/**
+ * Measures the threshold of `ads` against `pages` (both collections of one model). Null when there is nothing to
+ * measure (an empty collection). Deterministic for the same contents (seeded sampling).
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'scores'>} pages
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'scores'>} ads
+ * @param {{source: string, quantile: number, seed?: number}} o
+ * @returns {Promise<MatchThreshold | null>}
+ */
+export async function deriveMatchThreshold(pages, ads, o) {
+  const random = seededRandom(o.seed ?? 1);
+  const adIds = sample([...(await ads.ids())].sort(), MAX_ADS, random);
+  if (!adIds.length) return null;
+  const pageIds = sample([...(await pages.ids())].sort(), Math.min(MAX_PAGES, Math.max(1, Math.floor(MAX_PAIRS / adIds.length))), random);
+  /** @type {{id: string, label: string | null, vector: {indices: ArrayLike<number>, values: ArrayLike<number>}}[]} */
+  const adDocs = [];
+  for (const id of adIds) {
+    const d = await ads.get(id);
+    if (d) adDocs.push({ id, label: labelOf(d.meta), vector: d.vector });
+  }
+  const ids = adDocs.map((a) => a.id);
+  /** @type {number[]} */ const unrelated = [];
+  /** @type {number[]} */ const related = [];
+  /** @type {number[]} */ const all = [];
+  let pagesSeen = 0;
+  for (const id of pageIds) {
+    const page = await pages.get(id);
+    if (!page) continue;
+    pagesSeen++;
+    const label = labelOf(page.meta);
+    const scores = ads.scores ? await ads.scores(ids, page.vector) : adDocs.map((a) => dot(page.vector, a.vector));
+    for (let j = 0; j < adDocs.length; j++) {
+      const s = scores[j];
+      if (adDocs[j].id === id || Number.isNaN(s)) continue; // the page itself (source = target), or an ad deleted meanwhile
+      all.push(s);
+      if (label === null || adDocs[j].label === null) continue;
+      (label === adDocs[j].label ? related : unrelated).push(s);
+    }
+  }
+  if (!all.length) return null;
+  const labelled = unrelated.length >= MIN_UNRELATED;
+  const basisScores = Float64Array.from(labelled ? unrelated : all).sort();
+  const value = Math.min(1, Math.ceil(quantileOf(basisScores, o.quantile) * 1000 - 1e-9) / 1000);
+  return {
+    value, quantile: o.quantile, source: o.source, basis: labelled ? 'different-category' : 'random', pairs: basisScores.length,
+    pages: pagesSeen, ads: adDocs.length,
+    related_kept: labelled && related.length ? Math.round((related.filter((s) => s >= value).length / related.length) * 1000) / 1000 : null,
+    computed_at: new Date().toISOString(),
+  };
+}
+
+/**
+ * The min_score a match request applies when it sets none, and where it comes from: the config's number when
+ * server.matchMinScore is one; else the target's derived threshold; else (never derived: a collection written
+ * through the API and not precomputed yet) server.matchThreshold.fallback.
+ * @param {{matchMinScore: number | null, matchThreshold: {fallback: number}}} s config.server
+ * @param {MatchThreshold | undefined} derived
+ * @returns {{value: number, from: 'config' | 'derived' | 'fallback'}}
+ */
+export function defaultMinScore(s, derived) {
+  if (s.matchMinScore !== null) return { value: s.matchMinScore, from: 'config' };
+  if (derived) return { value: derived.value, from: 'derived' };
+  return { value: s.matchThreshold.fallback, from: 'fallback' };
+}
+
+/**
+ * One line saying what a derived threshold is, for the commands' output.
+ * @param {string} target
+ * @param {MatchThreshold} t
+ */
+export function describeThreshold(target, t) {
+  const pairs = t.basis === 'random' ? 'random pairs (no `category` on both sides)' : 'pairs of different categories';
+  return `default min_score of "${target}": ${t.value} (the ${t.quantile * 100}th percentile of ${t.pairs.toLocaleString('en-US')} ` +
+    `${t.source}–${target} ${pairs}${t.related_kept === null ? '' : `; ${(t.related_kept * 100).toFixed(1)} % of same-category pairs score at or above it`})`;
+}
