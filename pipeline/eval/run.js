@@ -52,7 +52,8 @@ export const EVAL_FORMAT = 'scdv-eval/1';
  * Stable shape (add keys, never rename):
  *   {
  *     "format": "scdv-eval/1", "date": ISO 8601, "model": name,
- *     "corpus": {"path", "sha256", "documents", "labels": {label: count}}, "label_field": "category",
+ *     "corpus": {"path", "sha256", "documents", "labels": {label: count}, "training": the model's training corpus},
+ *     "label_field": "category", "holdout": (only with --holdout) {"model", "fraction", "train_documents", "test_documents"},
  *     "settings": {"k": 10, "folds": 5, "search_mode": "fast"|"exact", "collection": null|name,
  *                  "embed": {...config.embed}, "layout": {kind, width, scdvWidth, lexicalWidth},
  *                  "train": {...model hyperparameters}, "tokenizer": {dictionary, stopwordFamilies}},
@@ -148,7 +149,8 @@ export async function runEval(opts) {
       format: EVAL_FORMAT,
       date: new Date().toISOString(),
       model: opts.model,
-      corpus: { path: path.resolve(opts.corpus), sha256: corpus.sha256, documents: corpus.docs.length, labels: corpus.labels },
+      corpus: { path: path.resolve(opts.corpus), sha256: corpus.sha256, documents: corpus.docs.length, labels: corpus.labels,
+        training: corpus.sha256 === manifest.corpus?.sha256 },
       label_field: opts.labelField,
       settings: {
         k, folds, search_mode: mode, collection: opts.collection ?? null, embed: opts.config.embed, related: relatedListOptions(opts.config.server),
