@@ -53,7 +53,9 @@ export function accessHook(cfg) {
     if (access === 'open' || (access === 'read' && cfg.openReads)) return done();
     const key = presentedKey(request.headers);
     if (key !== undefined && check(key)) return done();
-    const e = key === undefined ? errors.UNAUTHORIZED() : errors.FORBIDDEN(access === 'write' ? 'write and admin routes' : 'this route');
+    const what = access === 'write' ? 'write and admin routes' : 'this route';
+    // No digest configured: no key can succeed, and the answer says which side lacks what.
+    const e = !cfg.apiKeyHashes.length ? errors.NO_API_KEYS(what) : key === undefined ? errors.UNAUTHORIZED() : errors.FORBIDDEN(what);
     if (key === undefined) reply.header('www-authenticate', 'Bearer');
     reply.code(e.status).send(errorBody(e));
   };
