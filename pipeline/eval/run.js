@@ -16,7 +16,7 @@ import { indexedLayoutDifference } from '../serving/index.js';
 import { openModelStore, openStore } from '../store/index.js';
 import { errors } from '../errors.js';
 import { DEFAULT_CONFIG } from '../config.js';
-import { modelsDir } from '../paths.js';
+import { modelsDir, validateModelName } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { latencySummary, rankingMetrics } from './metrics.js';
 import { readLabelledCorpus } from './corpus.js';
@@ -108,6 +108,8 @@ export async function runEval(opts) {
   const k = opts.k ?? EVAL_DEFAULTS.k;
   const folds = opts.folds ?? EVAL_DEFAULTS.folds;
   const mode = opts.searchMode ?? opts.config.server?.searchMode ?? 'fast';
+  // A missing model is said before the corpus (which may be large) is read.
+  if (!fs.existsSync(path.join(modelsDir(), validateModelName(opts.model), 'manifest.json'))) throw errors.MODEL_NOT_FOUND(opts.model, modelsDir());
   const corpus = await readLabelledCorpus(opts.corpus, opts.labelField, { maxDocumentBytes: opts.config.corpus.maxDocumentBytes });
   const labels = corpus.docs.map((d) => d.label);
   log(`eval: ${corpus.docs.length} documents, ${Object.keys(corpus.labels).length} labels (${opts.labelField}); model ${opts.model}`);

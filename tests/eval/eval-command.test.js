@@ -175,10 +175,14 @@ test('bad input: a line without the label, invalid JSON, a missing model, a bad 
   fs.writeFileSync(bad, [lines[0], JSON.stringify({ id: 'x1', title: 't', body: '本文です' }), '{"id": ', lines[1]].join('\n') + '\n');
   const r = scdv(['eval', '--model', 'tiny', '--corpus', bad, '--label-field', 'category']);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /eval corpus .*bad\.jsonl: 2 bad line\(s\).*line 2: field "category" \(the label\) is missing or empty; line 3: invalid JSON/);
+  assert.match(r.stderr, /eval corpus .*bad\.jsonl: 2 bad line\(s\).*field "category" \(the label, --label-field\) is missing or empty on 1 of 3 lines \(line 2\); the lines have the fields .*; line 3: invalid JSON/);
+  // a label field no line has: said once, with the fields the lines do have
   const other = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--label-field', 'nope']);
-  assert.match(other.stderr, /line 1: field "nope" \(the label\) is missing/);
+  assert.match(other.stderr, new RegExp(`field "nope" \\(the label, --label-field\\) is missing or empty on ${N} of ${N} lines \\(lines 1, 2, 3, 4, 5, …\\); the lines have the fields body, category, .*id, title`));
+  assert.equal(other.stderr.split('field "nope"').length, 2, other.stderr);
   assert.match(scdv(['eval', '--model', 'absent', '--corpus', FIXTURE]).stderr, /model "absent" not found/);
+  // the model is looked up before the corpus is read
+  assert.match(scdv(['eval', '--model', 'absent', '--corpus', path.join(tmp, 'no-such.jsonl')]).stderr, /model "absent" not found/);
   const usage = scdv(['eval', '--model', 'tiny']);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /needs --model NAME and --corpus FILE/);
