@@ -77,7 +77,7 @@ async function run(values) {
     const modelDir = path.join(modelsDir(), DEMO_MODEL);
     if (fs.existsSync(path.join(modelDir, 'manifest.json'))) {
       say(`\nModel: ${modelDir} exists (delete it to train again).`);
-      printTrainSummary(modelDir, JSON.parse(fs.readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')));
+      printTrainSummary(modelDir, JSON.parse(fs.readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')), { reused: true });
     } else {
       say(`\nTraining model "${DEMO_MODEL}" on the sample (word2vec, IDF, GMM, word-topic vectors):`);
       // The sample tokenised above, with the same settings: training reuses it instead of tokenising it again.

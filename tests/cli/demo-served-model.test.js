@@ -42,3 +42,22 @@ test('an activated model that is gone: the demo serves its own and says so', asy
   assert.equal(served.model, DEMO_MODEL);
   assert.match(served.note ?? '', /the active model "gone" .* is not in .*: serving the demo's model/);
 });
+
+test('a reused model is not said to be trained now: the summary says when it was trained', async () => {
+  const { printTrainSummary } = await import('../../pipeline/commands/train.js');
+  const m = { name: DEMO_MODEL, created_at: '2026-11-30T09:00:00.000Z', timings: { total_s: 36, word2vec_s: 10 }, stages: {},
+    counts: { vocabulary: 10, clusters: 2, dims: 8, density: 0.5 }, tokens: { trainingDocuments: 3 }, hyperparameters: { gmm: { covariance_type: 'tied' } } };
+  const write = process.stderr.write;
+  let out = '';
+  process.stderr.write = /** @type {any} */ ((/** @type {string} */ s) => { out += s; return true; });
+  try {
+    printTrainSummary('/m', m, { reused: true });
+    printTrainSummary('/m', m);
+  } finally {
+    process.stderr.write = write;
+  }
+  const [reused, , , trained] = out.split('\n');
+  assert.match(reused, /^model "livedoor-sample" reused, trained earlier \(2026-11-30T09:00:00.000Z, in 36s\): \/m$/);
+  assert.doesNotMatch(reused, /trained in/);
+  assert.match(trained, /^model "livedoor-sample" trained in 36s/);
+});
