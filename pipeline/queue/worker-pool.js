@@ -66,14 +66,17 @@ export class WorkerPool {
   }
 
   spawnOne() {
-    const args = [CLI, 'worker', this.opts.stage, '--config-json', JSON.stringify(this.opts.config)];
+    // The configuration goes on stdin, not on the command line, where `ps` would show all of it to every user.
+    const args = [CLI, 'worker', this.opts.stage, '--config-stdin'];
     // Through setpriv when there is one: the kernel sends the worker SIGTERM when its owner dies, even by
     // SIGKILL (a killed `scdv serve` or `scdv index`), so no worker outlives the process that started it.
     const [cmd, argv] = hasSetpriv() ? ['setpriv', ['--pdeathsig', 'TERM', '--', process.execPath, ...args]] : [process.execPath, args];
     const child = spawn(cmd, argv, {
       env: { ...process.env, REDIS_URL: this.opts.redisUrl },
-      stdio: ['ignore', 'inherit', 'pipe'],
+      stdio: ['pipe', 'inherit', 'pipe'],
     });
+    child.stdin?.on('error', () => {}); // a worker that died at once: its exit is handled below
+    child.stdin?.end(JSON.stringify(this.opts.config));
     this.children.add(child);
     readline.createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stderr) })
       .on('line', (l) => {
