@@ -79,7 +79,8 @@ process.on('unhandledRejection', fatal);
 main().catch((err) => {
   if (err instanceof ScdvError) {
     process.stderr.write(`scdv: ${err.message}\n`);
-    process.exitCode = err.code === 'SCDV_USAGE' ? 2 : 1;
+    // A value the command line gave that cannot be used (a model name with a slash) is a usage error too.
+    process.exitCode = err.code === 'SCDV_USAGE' || err.code === 'SCDV_MODEL_NAME_INVALID' ? 2 : 1;
   } else {
     process.stderr.write(`scdv: unexpected error (a bug; please report it):\n${err?.stack ?? err}\n`);
     process.exitCode = 1;

@@ -76,6 +76,8 @@ export const errors = {
   REQUEST_INVALID: define('SCDV_REQUEST_INVALID', 400, 'invalid request: %s'),
   UNAUTHORIZED: define('SCDV_UNAUTHORIZED', 401, 'an API key is required: send `authorization: Bearer <key>` or `x-api-key: <key>`'),
   FORBIDDEN: define('SCDV_FORBIDDEN', 403, 'the API key is not valid for %s'),
+  NO_API_KEYS: define('SCDV_NO_API_KEYS', 403, 'this server has no API keys configured (server.apiKeyHashes is empty), so no key opens %s: ' +
+    'add the SHA-256 digest of a key to server.apiKeyHashes (`npx scdv key hash` prints it) and restart the server'),
   LOGIN_RATE_LIMITED: define('SCDV_LOGIN_RATE_LIMITED', 429, '%s wrong API keys %s: wrong keys are refused for %s s more (a valid key is still accepted)'),
   ROUTE_NOT_FOUND: define('SCDV_ROUTE_NOT_FOUND', 404, 'no route %s %s (see /docs)'),
   METHOD_NOT_ALLOWED: define('SCDV_METHOD_NOT_ALLOWED', 405, 'method %s is not allowed on %s (allowed: %s)'),

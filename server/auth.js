@@ -135,7 +135,9 @@ export function accessHook(cfg, failures) {
     if (access === 'open' || (access === 'read' && cfg.openReads)) return done();
     const key = presentedKey(request.headers);
     if (key !== undefined && check(key)) return done();
-    const e = key === undefined ? errors.UNAUTHORIZED() : failures.refuse(request.ip, key, access === 'write' ? 'write and admin routes' : 'this route', reply);
+    const what = access === 'write' ? 'write and admin routes' : 'this route';
+    // No digest configured: no key can succeed, and the answer says which side lacks what.
+    const e = !cfg.apiKeyHashes.length ? errors.NO_API_KEYS(what) : key === undefined ? errors.UNAUTHORIZED() : failures.refuse(request.ip, key, what, reply);
     if (key === undefined) reply.header('www-authenticate', 'Bearer');
     reply.code(e.status).send(errorBody(e));
   };

@@ -67,7 +67,7 @@ function describeAlternatives(v, context) {
 /**
  * Map anything thrown in a request onto the catalogue.
  * @param {any} err
- * @param {{bodyLimit: number}} limits
+ * @param {{bodyLimit: number, contentType?: string}} limits contentType: the request's, named by a 415
  * @param {string} requestId
  * @returns {ScdvError}
  */
@@ -85,7 +85,8 @@ export function toScdvError(err, limits, requestId) {
   switch (err?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE': return errors.BODY_TOO_LARGE(limits.bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.MEDIA_TYPE_UNSUPPORTED(String(err.message).replace(/^Unsupported Media Type:?\s*/i, '') || 'this', 'application/json');
+      // Fastify's message names no type ("Unsupported Media Type"): the request's header does.
+      return errors.MEDIA_TYPE_UNSUPPORTED(limits.contentType ? `"${limits.contentType}"` : (String(err.message).replace(/^Unsupported Media Type:?\s*/i, '') || '(none)'), 'application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': return invalid('body', 'is empty');
     case 'FST_ERR_CTP_INVALID_JSON_BODY': return invalid('body', 'is not valid JSON');
     default: break;
@@ -118,7 +119,7 @@ export function installErrorHandlers(app, limits) {
   app.addSchema(errorSchema);
   app.setErrorHandler((err, request, reply) => {
     // A route with its own body limit (events, bulk) names that one in its 413.
-    const e = toScdvError(err, { bodyLimit: request.routeOptions?.bodyLimit ?? limits.bodyLimit }, request.id);
+    const e = toScdvError(err, { bodyLimit: request.routeOptions?.bodyLimit ?? limits.bodyLimit, contentType: request.headers['content-type'] }, request.id);
     if (e.status >= 500 && e.code === 'SCDV_INTERNAL') request.log.error({ err }, 'unexpected error');
     else if (e.status >= 500) request.log.warn({ code: e.code }, e.message);
     reply.code(e.status).send(errorBody(e));

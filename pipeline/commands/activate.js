@@ -84,10 +84,27 @@ async function activateOnServer(base, next, key) {
   try { body = JSON.parse(text); } catch { body = null; }
   if (res.ok && body) return body;
   if (body?.error && body.message) {
-    const hint = res.status === 401 || res.status === 403 ? ' (pass --key KEY or set SCDV_API_KEY)' : '';
+    const hint = keyHint(body.error, key);
     throw withCliHints(new ScdvError(body.error, `${body.message}${hint}`, res.status, body.details), next);
   }
   throw errors.SERVER_UNREACHABLE(url.origin, `answered ${res.status} ${text.slice(0, 200)}`);
+}
+
+/**
+ * What the CLI adds to a refused key: which side lacks what (the server no keys at all, this command no key, or the
+ * key sent is not among the server's).
+ * @param {string} code the server's error code
+ * @param {string | undefined} key the key sent
+ */
+export function keyHint(code, key) {
+  const from = process.env.SCDV_API_KEY && key === process.env.SCDV_API_KEY ? 'SCDV_API_KEY' : '--key';
+  if (code === 'SCDV_NO_API_KEYS') return key ? ` (the key from ${from} was sent; the server has none to compare it with)` : '';
+  if (code === 'SCDV_UNAUTHORIZED') return ' (no key was sent: pass --key KEY or set SCDV_API_KEY)';
+  if (code === 'SCDV_FORBIDDEN') {
+    return ` (the key from ${from} was sent, and its digest is not in the server's server.apiKeyHashes: ` +
+      '`printf %s "$SCDV_API_KEY" | npx scdv key hash` prints the digest to look for)';
+  }
+  return '';
 }
 
 /**

@@ -55,7 +55,11 @@ async function run(values, positionals) {
       const collections = await store.listCollections();
       if (values.json) process.stdout.write(`${JSON.stringify({ model, collections })}\n`);
       else if (!collections.length) process.stdout.write(`model ${model}: no collections\n`);
-      else for (const c of collections) process.stdout.write(`${c.name}\t${c.count} documents\twidth ${c.width}\n`);
+      else {
+        // Which model was listed, and why that one (the rows stay tab-separated on stdout).
+        process.stderr.write(`collections of model ${model}${values.model ? '' : ' (the active one; --model NAME lists another)'}:\n`);
+        for (const c of collections) process.stdout.write(`${c.name}\t${c.count} documents\twidth ${c.width}\n`);
+      }
       return;
     }
     await store.collection(name); // SCDV_COLLECTION_NOT_FOUND when absent: a bulk job about to create it goes on

@@ -3,6 +3,22 @@
 import { TRAIN_RANGES, describeRange, inRange, loadConfig } from '../config.js';
 import { errors } from '../errors.js';
 import { connectOrStartRedis } from '../queue/redis.js';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * A file named by a flag (--corpus) must exist: said with the flag's name, a usage error (exit 2), before any work.
+ * @param {string} file
+ * @param {string} [flag]
+ */
+export function existingFileFlag(file, flag = '--corpus') {
+  let stat = null;
+  try { stat = fs.statSync(file); } catch { /* below */ }
+  if (!stat?.isFile()) {
+    throw errors.USAGE(`${flag} ${file}: ${stat ? 'not a regular file' : 'no such file'}${path.isAbsolute(file) ? '' : ` (looked for ${path.resolve(file)})`}`);
+  }
+  return file;
+}
 
 /**
  * Config from --config FILE (users) or --config-json (parent process -> local workers).

@@ -15,7 +15,7 @@ import { runPrecompute } from '../stages/precompute.js';
 import { storeDirFor, modelsDir } from '../paths.js';
 import { loadModel } from '../model/load.js';
 import { modelLayout } from '../embed/index.js';
-import { dropModelCollection, indexedLayoutDifference } from '../serving/index.js';
+import { activeRecords, dropModelCollection, indexedLayoutDifference, listModels } from '../serving/index.js';
 import { mayHaveModelStore, openModelStore } from '../store/index.js';
 import { keyDigest } from '../api-keys.js';
 import { printIndexSummary } from './index.js';
@@ -78,7 +78,7 @@ async function run(values) {
     const modelDir = path.join(modelsDir(), DEMO_MODEL);
     if (fs.existsSync(path.join(modelDir, 'manifest.json'))) {
       say(`\nModel: ${modelDir} exists (delete it to train again).`);
-      printTrainSummary(modelDir, JSON.parse(fs.readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')));
+      printTrainSummary(modelDir, JSON.parse(fs.readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')), { reused: true });
     } else {
       say(`\nTraining model "${DEMO_MODEL}" on the sample (word2vec, IDF, GMM, word-topic vectors):`);
       // The sample tokenised above, with the same settings: training reuses it instead of tokenising it again.
@@ -97,13 +97,21 @@ async function run(values) {
     if (pre.threshold) say(`  ${describeThreshold('ads', pre.threshold)}`);
 
     const serverConfig = { ...config, server: { ...config.server, apiKeyHashes: [keyDigest(DEMO_API_KEY)] } };
-    server = await listen(serverConfig, redis.url, say);
-    await showExamples(server.url, say);
+    const served = await demoServedModel(config, { redisUrl: redis.url, privateRedis: redis.private });
+    server = await listen(serverConfig, redis.url, say, served.model);
+    if (served.note) say(`\n${served.note.replaceAll('URL', server.url)}`);
+    try {
+      await showExamples(server.url, say);
+    } catch (err) {
+      // The examples ask for the sample's articles, which another model's collections may not hold.
+      if (served.model === DEMO_MODEL) throw err;
+      say(`\n(examples not shown: model "${served.model}" does not answer them: ${/** @type {Error} */ (err).message.slice(0, 200)})`);
+    }
     say(`\nWrite routes take the demo key: -H 'Authorization: Bearer ${DEMO_API_KEY}' (set server.apiKeyHashes for your own).`);
     say(`API documentation: ${server.url}/docs   queues: ${server.url}/admin/queues   metrics: ${server.url}/metrics`);
     // Listening for Ctrl-C before saying so: a signal sent on reading "Serving on" must find the handler in place.
     const stopped = untilSignal();
-    say(`\nServing on ${server.url}`);
+    say(`\nServing on ${server.url}${served.model === DEMO_MODEL ? '' : ` (model "${served.model}", the active one)`}`);
     say('(Ctrl-C to stop)');
     await stopped;
     say('\nstopping: finishing requests in flight');
@@ -114,13 +122,45 @@ async function run(values) {
 }
 
 /**
+ * The model the demo serves: the active one when the user activated another model (`scdv activate`) that still
+ * exists, so that `npm start` never undoes an activation; else the demo's own. The demo indexes its own model
+ * either way, and `note` says loudly when it serves another (URL in it stands for the server's address).
+ * @param {import('../config.js').Config} config
+ * @param {{redisUrl?: string, privateRedis?: boolean}} where the demo's Redis (for a record kept in Redis)
+ * @returns {Promise<{model: string, note: string | null}>}
+ */
+export async function demoServedModel(config, where) {
+  let records;
+  try {
+    records = activeRecords(config, where);
+  } catch {
+    return { model: DEMO_MODEL, note: null }; // a record only a shared Redis could hold: the demo's private one has none
+  }
+  try {
+    const record = await records.read();
+    if (!record || record.model === DEMO_MODEL) return { model: DEMO_MODEL, note: null };
+    if (!listModels().some((m) => m.name === record.model)) {
+      return { model: DEMO_MODEL, note: `NOTE: the active model "${record.model}" (${records.where}) is not in ${modelsDir()}: serving the demo's model "${DEMO_MODEL}" instead.` };
+    }
+    return {
+      model: record.model,
+      note: `NOTE: serving model "${record.model}", the one activated on ${record.activated_at} (${records.where}), not the demo's ` +
+        `"${DEMO_MODEL}" (indexed above). To serve the demo's model: npx scdv activate --model ${DEMO_MODEL} --server URL`,
+    };
+  } finally {
+    await records.close();
+  }
+}
+
+/**
  * The server on the configured port, or on any free port when that one is taken (say, by another demo).
  * @param {import('../config.js').Config} config
  * @param {string} redisUrl
  * @param {(s: string) => void} say
+ * @param {string} model
  */
-async function listen(config, redisUrl, say) {
-  const opts = { config, model: DEMO_MODEL, redisUrl, indexWorkers: 1, logger: false };
+async function listen(config, redisUrl, say, model) {
+  const opts = { config, model, redisUrl, indexWorkers: 1, logger: false };
   try {
     return await startServer(opts);
   } catch (err) {

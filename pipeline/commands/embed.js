@@ -26,6 +26,9 @@ export const command = {
   run,
 };
 
+/** Texts without a known word remarked on one by one; beyond, a count at the end. */
+const EMPTY_REMARKS = 10;
+
 /** @param {Record<string, any>} values */
 async function run(values) {
   if (!values.model) throw errors.USAGE('scdv embed needs --model NAME (texts as JSON Lines on stdin)');
@@ -39,8 +42,19 @@ async function run(values) {
     if (values.header) process.stdout.write(`${JSON.stringify({ model: values.model, width: embedder.width, embed })}\n`);
     /** @type {{id?: unknown, title?: string, body: string}[]} */
     let batch = [];
+    /** Input line of each text of the batch, and how many texts had no known word (each said on stderr). */
+    let lines = /** @type {number[]} */ ([]);
+    let empty = 0;
     const flush = async () => {
       const vectors = await embedder.embedDocuments(batch);
+      vectors.forEach((v, i) => {
+        if (v.indices.length) return;
+        if (++empty <= EMPTY_REMARKS) {
+          const id = batch[i].id === undefined ? '' : ` (id ${JSON.stringify(batch[i].id)})`;
+          process.stderr.write(`scdv embed: line ${lines[i]}${id}: no word of the text is in model ${values.model}'s vocabulary: an empty vector, which matches nothing\n`);
+        }
+      });
+      lines = [];
       const out = batch.map((d, i) => JSON.stringify({ ...(d.id === undefined ? {} : { id: d.id }), indices: Array.from(vectors[i].indices), values: Array.from(vectors[i].values) }));
       batch = [];
       if (out.length && !process.stdout.write(`${out.join('\n')}\n`)) await new Promise((resolve) => process.stdout.once('drain', () => resolve(undefined)));
@@ -50,9 +64,11 @@ async function run(values) {
       line++;
       if (text.trim() === '') continue;
       batch.push(parseInput(text, line, config.corpus.maxDocumentBytes));
+      lines.push(line);
       if (batch.length >= BATCH) await flush();
     }
     await flush();
+    if (empty > EMPTY_REMARKS) process.stderr.write(`scdv embed: ${empty} texts in all had no known word (empty vectors)\n`);
   } finally {
     embedder.model.wordTopics.close();
   }

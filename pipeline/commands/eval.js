@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { loadModel } from '../model/load.js';
 import { refreshReport } from '../report/index.js';
 import { engineMltLabel } from '../report/eval-table.js';
+import { verdictJson, verdictLines } from '../report/verdict.js';
 import { configFromFlags, intFlag, withRedis } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
@@ -27,6 +28,9 @@ export const command = {
     opt('--keep-count <n>', 'non-zeros kept per document (null: --keep-fraction of the width)', { config: 'embed.keepCount' }),
     opt('--alpha <a>', 'hybrid layout: weight of the SCDV block (1: pure SCDV)', { config: 'embed.hybrid.alpha' }),
     opt('--max-terms <n>', 'hybrid layout: heaviest words kept in the TF-IDF block (null: all)', { config: 'embed.hybrid.maxTerms' }),
+    opt('--holdout <fraction>', 'a held-out check: train NAME-holdout on the rest of --corpus with the model\'s settings ' +
+      'and score this fraction of it (0.05-0.5, e.g. 0.2), which that model never saw; without it the corpus scored is ' +
+      'usually the training corpus'),
     opt('--no-baselines', 'skip TF-IDF and more_like_this'),
     opt('--cluster', 'also the JMTEB clustering protocol: v-measure on test halves of the best of MiniBatchKMeans, ' +
       'Agglomerative, BisectingKMeans and Birch chosen on validation halves, for the vectors, pure SCDV, the lexical ' +
@@ -95,15 +99,25 @@ async function run(values) {
   if (k !== undefined && (k < 1 || k > 1000)) throw errors.USAGE('--k must be 1-1000');
   const clusterSeeds = intFlag(values['cluster-seeds'], '--cluster-seeds');
   if (clusterSeeds !== undefined && (clusterSeeds < 1 || clusterSeeds > 100)) throw errors.USAGE('--cluster-seeds must be 1-100');
-  const r = await runEval({
+  const evalOpts = {
     model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', config,
     collection: values.collection ?? null, k, folds: intFlag(values.folds, '--folds'), cluster: Boolean(values.cluster), clusterSeeds,
     searchMode: /** @type {'fast'|'exact'|undefined} */ (mode), baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),
-  });
+  };
+  let r;
+  if (values.holdout !== undefined) {
+    const fraction = Number(values.holdout);
+    if (values.holdout.trim() === '' || !(fraction >= 0.05 && fraction <= 0.5)) throw errors.USAGE(`--holdout must be a fraction from 0.05 to 0.5, got "${values.holdout}"`);
+    if (values.collection) throw errors.USAGE('--holdout trains a model of its own: it cannot score an indexed --collection');
+    const { runHoldoutEval } = await import('../stages/holdout.js');
+    r = await withRedis((redisUrl) => runHoldoutEval({ ...evalOpts, fraction, redisUrl }));
+  } else {
+    r = await runEval(evalOpts);
+  }
   out.write(formatEval(r));
-  await refreshReport(values.model, (m) => process.stderr.write(`${m}\n`));
+  await refreshReport(r.model, (m) => process.stderr.write(`${m}\n`));
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt, ...(r.mlt_opensearch ? { mlt_opensearch: r.mlt_opensearch } : {}),
+    process.stdout.write(`${JSON.stringify({ verdict: verdictJson(r), scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt, ...(r.mlt_opensearch ? { mlt_opensearch: r.mlt_opensearch } : {}),
       ...(r.cluster ? { cluster: clusterSummary(r.cluster) } : {}) })}\n`);
   }
 }
@@ -176,6 +190,7 @@ export function formatEval(r) {
       (r.scdv.no_vector ? `, ${r.scdv.no_vector} without a vector` : ''),
     ...lines,
     `(SCDV latency: the store's search; baselines: brute force in scipy${r.mlt_opensearch ? ', more_like_this (OpenSearch): a search request to the cluster' : ''}. load average ${r.load_average.join(' ')}; ${r.seconds.toFixed(1)} s)`,
+    ...verdictLines(r),
   ].join('\n') + '\n' + (r.cluster ? formatCluster(r.cluster) : '');
 }
 

@@ -4,7 +4,7 @@ import { errors } from '../errors.js';
 import { runIndex } from '../stages/index.js';
 import { plural } from '../progress.js';
 import { describeThreshold } from '../match/threshold.js';
-import { configFromFlags, intFlag, withRedis } from './common.js';
+import { configFromFlags, intFlag, withRedis, existingFileFlag } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
 /** @type {import('./define.js').CommandSpec} */
@@ -28,6 +28,7 @@ export const command = {
 /** @param {Record<string, any>} values */
 async function run(values) {
   if (!values.corpus || !values.model) throw errors.USAGE('scdv index needs --model NAME and --corpus FILE');
+  existingFileFlag(values.corpus);
   const workers = intFlag(values.workers, '--workers');
   const writeBatchSize = intFlag(values['batch-size'], '--batch-size', { min: 1 });
   const shardSize = intFlag(values['shard-size'], '--shard-size', { min: 1 });

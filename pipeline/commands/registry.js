@@ -16,6 +16,7 @@ export const COMMANDS = {
   activate: { summary: 'switch the served model: on the running server (its activate API), or recorded for the next start', load: () => import('./activate.js') },
   embed: { summary: 'document vectors of texts: JSON Lines on stdin, one vector per line on stdout (as scdv index and the server compute them)', load: () => import('./embed.js') },
   export: { summary: "a model's word vectors in word2vec format (text or binary, for gensim and other tools)", load: () => import('./export.js') },
+  key: { summary: 'print the server.apiKeyHashes digest of an API key (scdv key hash)', load: () => import('./key.js') },
   collection: { summary: "list or delete the collections of a model's store", load: () => import('./collection.js') },
   demo: { summary: 'the whole product on the bundled sample corpus (what `npm start` runs)', load: () => import('./demo.js') },
   inspect: { summary: "what a model learned: its clusters, or what carries one document's vector", load: () => import('./inspect.js') },

@@ -3,7 +3,7 @@ import { errors } from '../errors.js';
 import { createTokenizer } from '../tokenizer/index.js';
 import { runTokenize } from '../stages/tokenize.js';
 import { plural } from '../progress.js';
-import { configFromFlags, intFlag, withRedis } from './common.js';
+import { configFromFlags, intFlag, withRedis, existingFileFlag } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
 /** @type {import('./define.js').CommandSpec} */
@@ -40,6 +40,7 @@ async function run(values) {
     return;
   }
   if (!values.corpus || !values.out) throw errors.USAGE('scdv tokenize needs --corpus FILE and --out DIR (or --text "…")');
+  existingFileFlag(values.corpus);
 
   const { corpus, out } = values;
   await withRedis(async (redisUrl) => {

@@ -6,7 +6,7 @@ import { runTrain } from '../stages/train.js';
 import { formatSeconds } from '../progress.js';
 import { readAnalysis, ANALYSIS_FILE } from '../inspect/analysis.js';
 import { clusterAdvice, adviceLines } from '../inspect/advice.js';
-import { configFromFlags, intFlag, trainFlag, withRedis } from './common.js';
+import { configFromFlags, intFlag, trainFlag, withRedis, existingFileFlag } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
 /** @type {import('./define.js').CommandSpec} */
@@ -35,6 +35,7 @@ export const command = {
 /** @param {Record<string, any>} values */
 async function run(values) {
   if (!values.corpus) throw errors.USAGE('scdv train needs --corpus FILE');
+  existingFileFlag(values.corpus);
   const w2v = /** @type {Record<string, number>} */ ({});
   const gmm = /** @type {Record<string, number|string>} */ ({});
   const set = (/** @type {Record<string, any>} */ o, /** @type {string} */ k, /** @type {number|undefined} */ v) => { if (v !== undefined) o[k] = v; };
@@ -84,14 +85,17 @@ export function trainAdvice(modelDir, m) {
 /**
  * @param {string} modelDir
  * @param {Record<string, any>} m manifest
+ * @param {{reused?: boolean}} [opts] reused: an existing model (the demo's), not one trained by this run
  */
-export function printTrainSummary(modelDir, m) {
+export function printTrainSummary(modelDir, m, opts = {}) {
   const t = m.timings;
   const c = m.counts;
   const stages = Object.entries(t).filter(([k]) => k !== 'total_s')
     .map(([k, v]) => `${k.replace(/_s$/, '')} ${v == null ? '-' : formatSeconds(v)}${m.stages[k.replace(/_s$/, '')]?.reused ? ' (reused)' : ''}`);
   process.stderr.write([
-    `model "${m.name}" trained in ${formatSeconds(t.total_s)}: ${modelDir}`,
+    opts.reused
+      ? `model "${m.name}" reused, trained earlier (${m.created_at ?? 'date unknown'}, in ${formatSeconds(t.total_s)}): ${modelDir}`
+      : `model "${m.name}" trained in ${formatSeconds(t.total_s)}: ${modelDir}`,
     `  documents ${m.tokens.trainingDocuments}, vocabulary ${c.vocabulary}, clusters ${c.clusters} (${m.hyperparameters.gmm.covariance_type}), ` +
       `word-topic dims ${c.dims}, density ${c.density == null ? '?' : `${(100 * c.density).toFixed(2)} %`}`,
     `  stages: ${stages.join(', ')}`,

@@ -1,4 +1,5 @@
 // scdv worker <stage>: run queue workers alone, so that more machines can join the same Redis.
+import fs from 'node:fs';
 import path from 'node:path';
 import { errors } from '../errors.js';
 import { redactUrl } from '../queue/redis.js';
@@ -15,7 +16,8 @@ export const command = {
     CONFIG_OPTION,
     opt('--allow-paths <paths>', `files or folders outside the data folder whose paths jobs may name, "${path.delimiter}"-separated ` +
       '(corpora also from server.bulkFileRoots; a job naming any other path is refused)'),
-    opt('--config-json <json>', 'the whole config as JSON (from the process that starts local workers)', { hidden: true }),
+    opt('--config-json <json>', 'the whole config as JSON', { hidden: true }),
+    opt('--config-stdin', 'the whole config as JSON on stdin (from the process that starts local workers)', { hidden: true }),
   ],
   examples: ['REDIS_URL=redis://10.0.0.5:6379 scdv worker index --concurrency 2'],
   run,
@@ -32,6 +34,8 @@ async function run(values, positionals) {
   }
   const redisUrl = process.env.REDIS_URL;
   if (!redisUrl) throw errors.USAGE('scdv worker needs REDIS_URL: workers join the Redis of a running `scdv tokenize`');
+  // Local workers get the config on stdin (pipeline/queue/worker-pool.js), out of `ps`.
+  if (values['config-stdin']) values = { ...values, 'config-json': fs.readFileSync(0, 'utf8') };
   const config = configFromFlags(values);
   const allowPaths = typeof values['allow-paths'] === 'string' ? values['allow-paths'].split(path.delimiter).filter(Boolean).map((p) => path.resolve(p)) : [];
   if (!values['config-json']) process.stderr.write(`worker ${process.pid}: ${stage} queue on ${redactUrl(redisUrl)}\n`);

@@ -16,7 +16,7 @@ import { indexedLayoutDifference } from '../serving/index.js';
 import { openModelStore, openStore } from '../store/index.js';
 import { errors } from '../errors.js';
 import { DEFAULT_CONFIG } from '../config.js';
-import { modelsDir } from '../paths.js';
+import { modelsDir, validateModelName } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { latencySummary, rankingMetrics } from './metrics.js';
 import { readLabelledCorpus } from './corpus.js';
@@ -52,7 +52,8 @@ export const EVAL_FORMAT = 'scdv-eval/1';
  * Stable shape (add keys, never rename):
  *   {
  *     "format": "scdv-eval/1", "date": ISO 8601, "model": name,
- *     "corpus": {"path", "sha256", "documents", "labels": {label: count}}, "label_field": "category",
+ *     "corpus": {"path", "sha256", "documents", "labels": {label: count}, "training": the model's training corpus},
+ *     "label_field": "category", "holdout": (only with --holdout) {"model", "fraction", "train_documents", "test_documents"},
  *     "settings": {"k": 10, "folds": 5, "search_mode": "fast"|"exact", "collection": null|name,
  *                  "embed": {...config.embed}, "layout": {kind, width, scdvWidth, lexicalWidth},
  *                  "train": {...model hyperparameters}, "tokenizer": {dictionary, stopwordFamilies}},
@@ -107,6 +108,8 @@ export async function runEval(opts) {
   const k = opts.k ?? EVAL_DEFAULTS.k;
   const folds = opts.folds ?? EVAL_DEFAULTS.folds;
   const mode = opts.searchMode ?? opts.config.server?.searchMode ?? 'fast';
+  // A missing model is said before the corpus (which may be large) is read.
+  if (!fs.existsSync(path.join(modelsDir(), validateModelName(opts.model), 'manifest.json'))) throw errors.MODEL_NOT_FOUND(opts.model, modelsDir());
   const corpus = await readLabelledCorpus(opts.corpus, opts.labelField, { maxDocumentBytes: opts.config.corpus.maxDocumentBytes });
   const labels = corpus.docs.map((d) => d.label);
   log(`eval: ${corpus.docs.length} documents, ${Object.keys(corpus.labels).length} labels (${opts.labelField}); model ${opts.model}`);
@@ -148,7 +151,8 @@ export async function runEval(opts) {
       format: EVAL_FORMAT,
       date: new Date().toISOString(),
       model: opts.model,
-      corpus: { path: path.resolve(opts.corpus), sha256: corpus.sha256, documents: corpus.docs.length, labels: corpus.labels },
+      corpus: { path: path.resolve(opts.corpus), sha256: corpus.sha256, documents: corpus.docs.length, labels: corpus.labels,
+        training: corpus.sha256 === manifest.corpus?.sha256 },
       label_field: opts.labelField,
       settings: {
         k, folds, search_mode: mode, collection: opts.collection ?? null, embed: opts.config.embed, related: relatedListOptions(opts.config.server),

@@ -79,14 +79,15 @@ const num = (v, digits = 2) => (v == null || Number.isNaN(v) ? '-' : v.toFixed(d
  */
 export function formatClusters(analysis, rows, opts = {}) {
   const nWords = opts.words ?? 8;
-  const flagged = rows.filter((r) => r.flags.length).length;
+  // Counted over every cluster of the model: rows may be a selection (--flagged, --cluster).
+  const flagged = judgeClusters(analysis).filter((r) => r.flags.length).length;
   const lines = [
     `model ${opts.modelName ?? ''}: ${analysis.n_clusters} clusters over ${analysis.n_words} words (${analysis.gmm.covariance_type} covariance, ` +
       `EM ${analysis.gmm.n_iter} iterations, ${analysis.gmm.converged ? 'converged' : 'NOT converged'})`,
     analysis.corpus
       ? `coherence: mean NPMI of each cluster's top ${analysis.top} words over ${analysis.corpus.documents} documents; model mean ${num(analysis.coherence.mean, 3)}`
       : 'coherence: not computed (no tokenised corpus: pass --corpus FILE, the corpus the model was trained on)',
-    `flagged: ${flagged} of ${rows.length} (incoherent: NPMI < ${FLAG_THRESHOLDS.minCoherence}; tiny/empty/catch-all: size against the mean of ${num(analysis.n_words / analysis.n_clusters, 1)} words)`,
+    `flagged: ${flagged} of ${analysis.n_clusters}${rows.length < analysis.n_clusters ? ` (${rows.length} shown)` : ''} (incoherent: NPMI < ${FLAG_THRESHOLDS.minCoherence}; tiny/empty/catch-all: size against the mean of ${num(analysis.n_words / analysis.n_clusters, 1)} words)`,
     '',
     `${'k'.padStart(4)} ${'size'.padStart(5)} ${'weight'.padStart(6)} ${'NPMI'.padStart(6)}  ${'flags'.padEnd(20)} top words by P(k|w)·idf`,
   ];

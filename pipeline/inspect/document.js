@@ -165,6 +165,33 @@ export function inspectDocument(ctx, d, opts = {}) {
 }
 
 /**
+ * The lexical block's part of a pair's score, word by word: each dimension of that block is one word of the
+ * lexicon (row indexOf(word) above the SCDV block), so its contribution is the product of the two values there.
+ * Named from the words of the texts at hand (null when neither side has a text, or the layout has no such block).
+ * @param {InspectContext} ctx
+ * @param {ResolvedDoc} a
+ * @param {ResolvedDoc} b
+ * @returns {{word: string, contribution: number}[] | null}
+ */
+function lexicalWords(ctx, a, b) {
+  const lex = ctx.embedder.vectorizer.lexicon;
+  if (!lex || (!a.tokens && !b.tokens)) return null;
+  const at = (/** @type {ResolvedDoc} */ d) => new Map(Array.from(d.vector.indices, (i, j) => [i, d.vector.values[j]]));
+  const va = at(a);
+  const vb = at(b);
+  const offset = ctx.embedder.model.wordTopics.width;
+  /** @type {{word: string, contribution: number}[]} */
+  const out = [];
+  for (const word of new Set([...(a.tokens ?? []), ...(b.tokens ?? [])])) {
+    const r = lex.indexOf(word);
+    if (r < 0) continue;
+    const c = (va.get(offset + r) ?? 0) * (vb.get(offset + r) ?? 0);
+    if (c !== 0) out.push({ word, contribution: c });
+  }
+  return out.sort((x, y) => y.contribution - x.contribution);
+}
+
+/**
  * Why two documents are related: the score split over shared topics and over each side's words.
  * @param {InspectContext} ctx
  * @param {ResolvedDoc} a
@@ -178,6 +205,7 @@ export function explainPair(ctx, a, b, opts = {}) {
   const hybrid = a.hybrid || b.hybrid;
   const wa = a.tokens && !hybrid ? wordContributions(a.tokens, a.vector, wt, ctx.embedCfg, b.vector) : null;
   const wb = b.tokens && !hybrid ? wordContributions(b.tokens, b.vector, wt, ctx.embedCfg, a.vector) : null;
+  const lexical = hybrid ? lexicalWords(ctx, a, b) : null;
   const inA = new Set(a.tokens ?? []);
   const inB = new Set(b.tokens ?? []);
   /** @param {NonNullable<typeof wa>} w @param {Set<string>} other */
@@ -197,14 +225,17 @@ export function explainPair(ctx, a, b, opts = {}) {
       clusterWords: clusterLabel(ctx.analysis, t.cluster, 6),
       ...(wa ? { wordsA: wordsOfCluster(wa.words, t.cluster, 4).map((w) => ({ word: w.word, contribution: round(w.contribution) })) } : {}),
       ...(wb ? { wordsB: wordsOfCluster(wb.words, t.cluster, 4).map((w) => ({ word: w.word, contribution: round(w.contribution) })) } : {}),
+      ...(t.cluster === LEXICAL && lexical ? { lexicalWords: lexical.slice(0, top).map((w) => ({ word: w.word, contribution: round(w.contribution) })) } : {}),
     })),
     topicsTotal: topics.length,
+    lexicalWords: lexical ? lexical.slice(0, top * 2).map((w) => ({ word: w.word, contribution: round(w.contribution) })) : null,
     wordsA: wa ? listWords(wa, inB) : null,
     wordsB: wb ? listWords(wb, inA) : null,
     sharedWords: shared,
     check: {
       topicSum: round(topics.reduce((s, t) => s + t.contribution, 0)),
       ...(wa ? { wordSumA: round(wa.total) } : {}), ...(wb ? { wordSumB: round(wb.total) } : {}),
+      ...(lexical ? { lexicalWordSum: round(lexical.reduce((x, w) => x + w.contribution, 0)) } : {}),
     },
   };
 }
@@ -215,7 +246,9 @@ function warningsFor(docs) {
   const out = [];
   for (const d of docs) {
     if (d.hybrid) {
-      out.push(`document ${d.id ?? '(text)'}: hybrid vector (embed.hybrid.alpha < 1): cluster -1 is the lexical TF-IDF block; words are not decomposed for this layout`);
+      out.push(`document ${d.id ?? '(text)'}: hybrid vector (embed.hybrid.alpha < 1): cluster -1 is the lexical TF-IDF block, ` +
+        (d.tokens ? 'split over its words (the words both texts share); the topics\' words are not decomposed for this layout'
+          : 'whose words need the text (--corpus FILE); the topics\' words are not decomposed for this layout'));
     }
     if (d.agreement !== null && d.agreement < AGREEMENT_MIN) {
       out.push(`document ${d.id}: the text gives a vector with cosine ${d.agreement.toFixed(4)} to the stored one: ` +

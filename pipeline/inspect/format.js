@@ -47,6 +47,11 @@ export function formatExplain(r) {
     out.push(`  k=${String(t.cluster).padEnd(4)} ${signed(t.contribution)} (${pct(t.share).padStart(7)})  [${t.clusterWords.join(' ')}]`);
     if (t.wordsA?.length) out.push(`  ${' '.repeat(8)} A: ${wordList(t.wordsA)}`);
     if (t.wordsB?.length) out.push(`  ${' '.repeat(8)} B: ${wordList(t.wordsB)}`);
+    if (t.lexicalWords?.length) out.push(`  ${' '.repeat(8)} words: ${wordList(t.lexicalWords)}`);
+  }
+  if (r.lexicalWords) {
+    out.push('', `the lexical block word by word (a word's TF-IDF weight in A × in B; sum over all ${r.check.lexicalWordSum?.toFixed(4)}):`);
+    out.push(r.lexicalWords.length ? `  ${wordList(r.lexicalWords)}` : '  none: the two texts share no word of the lexicon');
   }
   if (r.sharedWords) {
     out.push('', 'shared words (contribution to the score through A\'s side, B\'s side):');

@@ -125,6 +125,22 @@ export function encodeEntry(entry) {
 }
 
 /**
+ * The inverse of encodeEntry's escaping, for the results the match route passes through unparsed: the answer is
+ * then UTF-8 JSON as every live answer is. `\\` stays (an escaped backslash, not the start of an escape); control
+ * characters and lone surrogates stay escaped, as JSON.stringify writes them.
+ * @param {string} text JSON text
+ */
+export function unescapeNonAscii(text) {
+  if (!text.includes('\\u')) return text;
+  return text.replace(/\\(\\|u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|u([0-9a-f]{4}))/g, (all, _esc, hi, lo, one) => {
+    if (hi) return String.fromCharCode(parseInt(hi, 16), parseInt(lo, 16));
+    if (!one) return all;
+    const c = parseInt(one, 16);
+    return c >= 0x7f && (c < 0xd800 || c > 0xdfff) ? String.fromCharCode(c) : all;
+  });
+}
+
+/**
  * Split a stored entry into its parsed head and its raw results (a JSON string cannot contain the
  * sequence ,"results": unescaped, so its first occurrence is the key).
  * @param {string} raw

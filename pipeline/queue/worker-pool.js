@@ -67,7 +67,8 @@ export class WorkerPool {
   }
 
   spawnOne() {
-    const args = [CLI, 'worker', this.opts.stage, '--config-json', JSON.stringify(this.opts.config)];
+    // The configuration goes on stdin, not on the command line, where `ps` would show all of it to every user.
+    const args = [CLI, 'worker', this.opts.stage, '--config-stdin'];
     if (this.opts.allowPaths?.length) args.push('--allow-paths', this.opts.allowPaths.map((p) => path.resolve(p)).join(path.delimiter));
     // Through setpriv when there is one: the kernel sends the worker SIGTERM when its owner dies, even by
     // SIGKILL (a killed `scdv serve` or `scdv index`), so no worker outlives the process that started it.
@@ -75,8 +76,10 @@ export class WorkerPool {
     const child = spawn(cmd, argv, {
       // This process's folders (chosen with usePaths or the environment): its workers' jobs may name paths only there.
       env: { ...process.env, REDIS_URL: this.opts.redisUrl, SCDV_DATA_DIR: dataDir(), SCDV_MODELS_DIR: modelsDir(), SCDV_STORE_DIR: storeDir() },
-      stdio: ['ignore', 'inherit', 'pipe'],
+      stdio: ['pipe', 'inherit', 'pipe'],
     });
+    child.stdin?.on('error', () => {}); // a worker that died at once: its exit is handled below
+    child.stdin?.end(JSON.stringify(this.opts.config));
     this.children.add(child);
     readline.createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stderr) })
       .on('line', (l) => {

@@ -2,6 +2,7 @@
 import { esc, fmt, table, clusterColors } from './html.js';
 import { horizontalBars, histogram, lineChartSvg, columnBars, scatter, stripChart, FLAGGED_COLOR, BAR_COLOR, MUTED_COLOR } from './svg.js';
 import { renderEval } from './eval-table.js';
+import { renderVerdictSummary } from './verdict.js';
 import { judgeClusters, FLAG_THRESHOLDS } from '../inspect/clusters.js';
 import { clusterAdvice, coherenceScale } from '../inspect/advice.js';
 
@@ -41,6 +42,7 @@ export function renderReport({ name, manifest: m, analysis: a, evaluation, click
   const judged = judgeClusters(a);
   const colors = clusterColors(judged);
   const sections = [
+    renderVerdictSummary(evaluation.result, coherenceScale(a).word),
     overview(m, a),
     adviceSection(name, m, a, judged),
     timings(m),

@@ -90,3 +90,78 @@ export function renderVerdict(result, modelLabel) {
     `over queries (${VERDICT_BOOTSTRAP.resamples.toLocaleString('en-US')} resamples): <b>better</b> or <b>worse</b> when it ` +
     'lies wholly above or below 0, <b>tied</b> when it contains 0.</p></div>';
 }
+
+/**
+ * What the eval scored: the corpus the model was trained on (eval.json's corpus sha256 is the training corpus's),
+ * a held-out part of it (`scdv eval --holdout`), or another corpus.
+ * @param {Record<string, any>} result eval.json
+ * @returns {{kind: 'training'|'held-out'|'other', text: string}}
+ */
+export function scoredOn(result) {
+  const h = result.holdout;
+  if (h) {
+    return { kind: 'held-out', text: `scored ${h.test_documents} held-out documents, which model ${h.model} (${result.model}'s settings, ` +
+      `trained on the other ${h.train_documents}) never saw` };
+  }
+  if (result.corpus?.training) {
+    return { kind: 'training', text: `scored the ${result.corpus.documents} documents the model was trained on (its word vectors and ` +
+      'topics were fit on their words, not on their labels); --holdout 0.2 trains on 80 % and scores the other 20 %' };
+  }
+  return { kind: 'other', text: `scored ${result.corpus?.documents ?? '?'} documents of a corpus other than the training corpus` };
+}
+
+/**
+ * The verdict as plain text (what `scdv eval` prints; the report says the same): the answer, then each baseline
+ * with its difference and interval, then what was scored. [] when there is nothing to judge (--no-baselines).
+ * @param {Record<string, any>} result eval.json
+ * @returns {string[]}
+ */
+export function verdictLines(result) {
+  const comparisons = compareWithBaselines(result);
+  if (!comparisons.length) return [];
+  const pct = VERDICT_BOOTSTRAP.confidence * 100;
+  const answer = headline(comparisons).replace(/<[^>]+>/g, '').replace(/&amp;/g, '&');
+  return [
+    `verdict: ${answer}`,
+    ...comparisons.map((c) => `  ${c.word.padEnd(10)} vs ${c.label}: P@10 ${(100 * c.model).toFixed(1)} vs ${(100 * c.other).toFixed(1)} %, ` +
+      `${points(c.diff)} points` + (c.interval ? ` (${pct} % interval ${points(c.interval.low)} to ${points(c.interval.high)})` : '')),
+    `  (${scoredOn(result).text})`,
+  ];
+}
+
+/**
+ * The verdict for `scdv eval --json`: {"answer", "comparisons": [{baseline, word, diff, low, high}], "scored_on"}
+ * (fractions, not points), or null when there is nothing to judge.
+ * @param {Record<string, any>} result eval.json
+ */
+export function verdictJson(result) {
+  const comparisons = compareWithBaselines(result);
+  if (!comparisons.length) return null;
+  const judged = comparisons.filter((c) => c.word !== 'not judged');
+  const answer = !judged.length ? 'not judged' : judged.some((c) => c.word === 'worse') ? 'worse'
+    : judged.some((c) => c.word === 'tied') ? 'tied' : 'better';
+  return {
+    answer,
+    comparisons: comparisons.map((c) => ({ baseline: c.baseline, word: c.word, model: c.model, other: c.other, diff: c.diff, low: c.interval?.low ?? null, high: c.interval?.high ?? null })),
+    scored_on: scoredOn(result).kind,
+  };
+}
+
+/**
+ * The report's first section: the verdict's answer, what was scored, and what a "no better than random" cluster
+ * coherence means beside it ('' when eval.json has nothing to judge).
+ * @param {Record<string, any> | null} result eval.json
+ * @param {string} coherenceWord coherenceScale(analysis).word
+ */
+export function renderVerdictSummary(result, coherenceWord) {
+  const comparisons = result ? compareWithBaselines(result) : [];
+  if (!result || !comparisons.length) return '';
+  const coherence = coherenceWord === 'no better than random' || coherenceWord === 'worse than random'
+    ? `<p class="note">The clusters' coherence is ${esc(coherenceWord)} (<a href="#advice">below</a>): it counts how often a ` +
+      'cluster\'s top words occur in the same training documents, which a small corpus rarely shows. It does not decide ' +
+      'whether the vectors find related documents; the verdict above measures that.</p>'
+    : '';
+  return `<section id="answer"><h2>Is this model good?</h2><p class="headline">${headline(comparisons)} ` +
+    '(<a href="#verdict">details</a>)</p>' +
+    `<p class="note">The evaluation ${esc(scoredOn(result).text)}.</p>${coherence}</section>`;
+}

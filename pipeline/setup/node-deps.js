@@ -63,4 +63,28 @@ export function ensureNodeDependencies(log) {
     run('npm', ['run', '--silent', addon.script], { cwd: REPO_ROOT, quiet: true });
     fs.writeFileSync(stampFile, want + '\n');
   }
+  linkOwnCommand(log);
+}
+
+/**
+ * `node_modules/.bin/scdv` → `pipeline/scdv.cjs`, so that `npx scdv` in the clone runs this checkout's command at
+ * once. npm links only the dependencies' commands there; without this link `npx scdv` installs the clone itself
+ * into npm's cache, which runs its implicit `node-gyp rebuild` (binding.gyp at the root): 8-16 s, and offline a
+ * failed rebuild that has already deleted `build/`.
+ * @param {(msg: string) => void} log
+ * @param {string} [root]
+ * @returns {string} the link's path
+ */
+export function linkOwnCommand(log, root = REPO_ROOT) {
+  const bin = path.join(root, 'node_modules', '.bin');
+  const link = path.join(bin, 'scdv');
+  const target = path.relative(bin, path.join(root, 'pipeline', 'scdv.cjs'));
+  let current = null;
+  try { current = fs.readlinkSync(link); } catch { /* absent, or not a link */ }
+  if (current === target) return link;
+  fs.mkdirSync(bin, { recursive: true });
+  fs.rmSync(link, { force: true });
+  fs.symlinkSync(target, link);
+  log('npx scdv: linked node_modules/.bin/scdv to pipeline/scdv.cjs');
+  return link;
 }

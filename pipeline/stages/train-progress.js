@@ -28,6 +28,8 @@ export class TrainProgress {
     this.iterations = 0;
     /** @type {number | null} */
     this.lastLoss = null;
+    /** @type {number | null} the same loss before training */
+    this.initialLoss = null;
     /** the stage's job completed: lines still in flight are ignored */
     this.finished = false;
     // The topics bar opens with the stage's first line, which brings its total (the vocabulary size).
@@ -73,7 +75,8 @@ export class TrainProgress {
     if (this.finished || p.phase === 'done' || p.phase === 'vocab') return;
     if (this.stage === 'word2vec' && p.epoch != null) {
       this.lastLoss = p.loss ?? null;
-      this.bar?.update({ done: p.epoch, extra: lossNote(p.loss), ...(p.eta_s != null ? { etaSeconds: p.eta_s } : {}) });
+      this.initialLoss = p.initial_loss ?? null;
+      this.bar?.update({ done: p.epoch, extra: lossNote(p.loss, p.initial_loss), ...(p.eta_s != null ? { etaSeconds: p.eta_s } : {}) });
     } else if (this.stage === 'idf' && p.documents != null) {
       this.bar?.update({ done: p.documents, ...(p.of ? { fraction: p.bytes_done / p.of } : {}) });
     } else if (this.stage === 'gmm' && p.phase === 'init') {
@@ -121,7 +124,7 @@ export class TrainProgress {
     const took = `done in ${formatSeconds(seconds)}`;
     if (this.phase === 'fit') return this.closeBar(took);
     if (this.phase === 'word2vec') {
-      bar.finish({ done: this.totals.epochs, extra: `${this.lastLoss != null ? `${lossNote(this.lastLoss)} ` : ''}${took}` });
+      bar.finish({ done: this.totals.epochs, extra: `${this.lastLoss != null ? `${lossNote(this.lastLoss, this.initialLoss)} ` : ''}${took}` });
     } else {
       bar.finish({ done: bar.state.total || bar.state.done, extra: took });
     }
@@ -130,10 +133,13 @@ export class TrainProgress {
 }
 
 /**
- * word2vec's loss as gensim counts it: the summed (not averaged) skip-gram negative-sampling loss of the epoch's
- * training pairs; it depends on the corpus size, so only its trend within one run means anything.
+ * word2vec's loss as the worker measures it after each epoch: the mean skip-gram negative-sampling loss of one word
+ * pair on a fixed sample of the corpus's pairs (workers/scdv/word2vec.py PairLossSample; gensim's own float32 sum
+ * rounds its terms away on a large corpus and can rise while the model improves), beside its untrained value.
  * @param {number | null | undefined} loss
+ * @param {number | null | undefined} [initial]
  */
-function lossNote(loss) {
-  return loss == null ? '' : `(training loss of this epoch ${Number(loss).toExponential(3)}: gensim's sum over word pairs; compare epochs, not runs)`;
+export function lossNote(loss, initial) {
+  return loss == null ? '' : `(loss per word pair ${Number(loss).toFixed(3)}${initial != null ? `, untrained ${Number(initial).toFixed(3)}` : ''}: ` +
+    'the mean on a fixed sample of pairs; lower is better)';
 }

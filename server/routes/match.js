@@ -2,7 +2,7 @@
 // precomputed Redis entry when it is fresh (see pipeline/match/), else searches live; POST embeds a page.
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses } from '../errors.js';
-import { lookupMatch, resultItem } from '../../pipeline/match/index.js';
+import { lookupMatch, resultItem, unescapeNonAscii } from '../../pipeline/match/index.js';
 import { defaultMinScore } from '../../pipeline/match/threshold.js';
 import { rerankSignature, searchCollection } from '../../pipeline/match/rerank.js';
 import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
@@ -99,8 +99,8 @@ export default function matchRoutes(app, ctx) {
           const { head } = entry;
           const dropped = head.dropped === undefined ? '' : `"duplicates_dropped":${head.dropped.length},"dropped":${JSON.stringify(head.dropped)},`;
           // The usual ad-server call (k covering the entry, every result at or above min_score) passes the stored
-          // results through unparsed; the reply is then an ASCII string, as stored.
-          let results = entry.results;
+          // results through unparsed, only their \uXXXX escapes undone: UTF-8 as a live answer.
+          let results = unescapeNonAscii(entry.results);
           let below = 0;
           if (!(q.k >= head.count && (head.lowest_score ?? -Infinity) >= min)) {
             const all = /** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results));

@@ -1,7 +1,33 @@
 // Models: which exist, which one answers, and switching (with rollback to the previous one).
 import { errorResponses } from '../errors.js';
-import { listModels, storeCollections } from '../../pipeline/serving/index.js';
+import { listModels, servingEmbedConfig, storeCollections } from '../../pipeline/serving/index.js';
+import { loadModel } from '../../pipeline/model/load.js';
+import { modelLayout } from '../../pipeline/embed/index.js';
 import { OPTIONAL_BODY, collectionListingSchema, collectionName, keyed, modelName } from '../schemas.js';
+
+/** Widths of models not loaded, by name and creation date (a retrained model is another entry). */
+const unloadedWidths = new Map();
+
+/**
+ * The width a model's vectors have when served (its layout under the serving embed settings: K·d plus the
+ * vocabulary in the hybrid layout), without keeping it loaded; the SCDV block's K·d if the model cannot be read.
+ * @param {{name: string, created_at: string, manifest: Record<string, any>}} m
+ * @param {import('../../pipeline/config.js').Config} config
+ * @returns {Promise<number>}
+ */
+async function unloadedWidth(m, config) {
+  const key = `${m.name}\0${m.created_at}`;
+  if (!unloadedWidths.has(key)) {
+    try {
+      const embed = await servingEmbedConfig(m.name, config, { info: () => {} });
+      const model = loadModel(m.name);
+      try { unloadedWidths.set(key, modelLayout(model, embed).width); } finally { model.wordTopics.close(); }
+    } catch {
+      return m.manifest.counts?.dims ?? 0;
+    }
+  }
+  return unloadedWidths.get(key);
+}
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -73,7 +99,7 @@ export default function modelRoutes(app, ctx) {
         const sm = loaded.get(m.name);
         const counts = m.manifest.counts ?? {};
         return {
-          name: m.name, created_at: m.created_at, width: sm?.width ?? counts.dims ?? 0,
+          name: m.name, created_at: m.created_at, width: sm?.width ?? await unloadedWidth(m, models.config),
           active: m.name === cur.name, loaded: Boolean(sm), collections: sm ? await sm.collections() : await storeCollections(m.name, models.config),
         };
       })),

@@ -16,9 +16,11 @@ const CLI = path.join(REPO_ROOT, 'pipeline', 'cli.js');
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
 let base = '';
+let redisUrl = '';
 
 before(async () => {
   const { redis } = await h.setup();
+  redisUrl = redis.url;
   const storeB = openStore(storeDirFor(h.MODEL_B));
   await storeB.dropCollection('ads'); // model B: a site's own model, built without the ads model A serves
   await storeB.close();
@@ -48,8 +50,40 @@ const active = async () => /** @type {any} */ (await (await fetch(`${base}/v1/mo
 test('without a key the server refuses, and the message says how to pass one', async () => {
   const r = await scdv(['--model', h.MODEL_B, '--server', base]);
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /^scdv: an API key is required.*\(pass --key KEY or set SCDV_API_KEY\)/m);
+  assert.match(r.stderr, /^scdv: an API key is required.*\(no key was sent: pass --key KEY or set SCDV_API_KEY\)/m);
   assert.equal(await active(), h.MODEL_A);
+});
+
+test('a server with no keys configured: the message says so, how to set one, and the command that hashes a key', async () => {
+  const open = await startServer({ config: h.testConfig({ apiKeyHashes: [] }), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+  try {
+    const r = await scdv(['--model', h.MODEL_B, '--server', open.url], { SCDV_API_KEY: 'demo-key' });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /^scdv: this server has no API keys configured \(server\.apiKeyHashes is empty\), so no key opens write and admin routes: add the SHA-256 digest of a key to server\.apiKeyHashes \(`npx scdv key hash` prints it\)/m);
+    assert.match(r.stderr, /\(the key from SCDV_API_KEY was sent; the server has none to compare it with\)/);
+  } finally {
+    await open.close();
+  }
+});
+
+test('a key the server does not know: the message says it was sent and how to compare its digest', async () => {
+  const r = await scdv(['--model', h.MODEL_B, '--server', base], { SCDV_API_KEY: 'not-the-key' });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /the API key is not valid for write and admin routes \(the key from SCDV_API_KEY was sent, and its digest is not in the server's server\.apiKeyHashes: `printf %s "\$SCDV_API_KEY" \| npx scdv key hash`/);
+});
+
+test('scdv key hash prints the digest server.apiKeyHashes holds, from the argument or stdin', async () => {
+  const { keyDigest } = await import('../../pipeline/api-keys.js');
+  const run = (/** @type {string[]} */ args, /** @type {string} */ input) => new Promise((resolve) => {
+    const child = execFile(process.execPath, [CLI, 'key', 'hash', ...args], { encoding: 'utf8' }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }));
+    child.stdin?.end(input);
+  });
+  const a = /** @type {any} */ (await run(['demo-key'], ''));
+  assert.equal(a.stdout, `${keyDigest('demo-key')}\n`, a.stderr);
+  const b = /** @type {any} */ (await run([], 'demo-key\n'));
+  assert.equal(b.stdout, `${keyDigest('demo-key')}\n`, b.stderr);
+  const c = /** @type {any} */ (await run(['demo-key', '--json'], ''));
+  assert.deepEqual(JSON.parse(c.stdout), { server: { apiKeyHashes: [keyDigest('demo-key')] } });
 });
 
 test('a refused activation prints the rule, the scdv index command and the --collections alternative', async () => {

@@ -38,14 +38,16 @@ export function walkThrough(readme = fs.readFileSync(README, 'utf8')) {
 }
 
 /**
- * bash running `script` in `cwd`, with `scdv` as the repository's CLI (what `npx scdv` runs).
+ * bash running `script` in `cwd`, with `npx scdv` as the repository's CLI.
  * @param {string} script
  * @param {string} cwd
  * @returns {Promise<{code: number | null, stdout: string, stderr: string}>}
  */
 function bash(script, cwd) {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', `set -euo pipefail\nscdv() { ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"; }\n${script}`],
+    // `npx scdv` as the clone's CLI without npm in between (tests/cli/readme-commands.test.js runs npx itself).
+    const shim = `npx() { if [ "$1" = scdv ]; then shift; ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"; else command npx "$@"; fi; }`;
+    const child = spawn('bash', ['-c', `set -euo pipefail\n${shim}\n${script}`],
       // One word2vec thread: the walk-through's model is then the same on every run (with two, gensim's racy
       // updates make it differ, and the on-topic check below would depend on the run).
       { cwd, env: { ...process.env, REDIS_URL: redisUrl, SCDV_API_KEY: '', SCDV_TRAIN_WORD2VEC_WORKERS: '1' } });
@@ -58,8 +60,8 @@ function bash(script, cwd) {
 }
 
 test('the walk-through is train, eval, index, activate, query', () => {
-  const commands = walkThrough().split('\n').map((l) => /^(scdv \w+|curl)/.exec(l)?.[1]).filter(Boolean);
-  assert.deepEqual(commands, ['scdv train', 'scdv eval', 'scdv index', 'scdv activate', 'curl']);
+  const commands = walkThrough().split('\n').map((l) => /^(npx scdv \w+|curl)/.exec(l)?.[1]).filter(Boolean);
+  assert.deepEqual(commands, ['npx scdv train', 'npx scdv eval', 'npx scdv index', 'npx scdv activate', 'curl']);
 });
 
 test('the README walk-through runs as written: the server ends up serving the new model, which answers the query', async () => {

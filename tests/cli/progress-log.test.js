@@ -88,9 +88,11 @@ test('scdv train to a pipe: one unit per bar from start to end, totals up front,
   assert.match(log, /^lexicon: the corpus tokenised again without the stop lists, for the lexical block's vocabulary \(lexicon\.txt\)$/m);
   assert.equal([...(bars.get('word2vec')?.totals ?? [])][0], EPOCHS);
   // One line per epoch (a log gets every step of a short bar), each with its loss and what that number is.
-  const epochs = bars.get('word2vec')?.lines.filter((l) => /training loss of this epoch/.test(l)) ?? [];
+  // The loss is a mean per word pair, below its untrained value ((1 + negative)·ln 2), not gensim's float32 sum.
+  const epochs = bars.get('word2vec')?.lines.filter((l) => /loss per word pair/.test(l)) ?? [];
   assert.deepEqual(epochs.map((l) => Number(BAR.exec(l)?.[2])), [1, 2, 3], epochs.join('\n'));
-  assert.ok(epochs.every((l) => /training loss of this epoch \d\.\d+e\+\d+: gensim's sum over word pairs/.test(l)), epochs.join('\n'));
+  const losses = epochs.map((l) => /loss per word pair (\d\.\d{3}), untrained (\d\.\d{3}): the mean on a fixed sample of pairs; lower is better/.exec(l));
+  assert.ok(losses.every((m) => m && Number(m[1]) < Number(m[2])), epochs.join('\n'));
   assert.match(log, /^tokenize: 306 lines in 2 shards; dictionary /m);
   assert.match(log, /^gmm fit .*\(at most 100; EM stops once converged\)/m);
 });

@@ -126,7 +126,11 @@ test('a corpus with nothing usable fails train with its likely cause and leaves 
   assert.match(b.stderr, /binary\.jsonl has no usable document: 80 of 80 lines rejected \(INVALID_UTF8 80\); the file is not UTF-8 text/);
 
   const missing = await scdv(['train', '--corpus', path.join(tmp, 'nope.jsonl'), '--name', 'missing', '--config', configFile]);
-  assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /corpus file .*nope\.jsonl: ENOENT/);
+  // the flag's name and the file, not a raw ENOENT; a bad value: exit 2, as a usage error
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /^scdv: --corpus .*nope\.jsonl: no such file\n$/);
+  const evil = await scdv(['train', '--corpus', writeCorpus(), '--name', '../evil', '--config', configFile]);
+  assert.equal(evil.code, 2, 'a model name that is not one: a value error, exit 2 as the README says');
+  assert.match(evil.stderr, /invalid model name "\.\.\/evil"/);
   for (const name of ['gz', 'bin', 'missing']) assert.ok(!fs.existsSync(path.join(DATA, 'work', name)), `no work folder for ${name}`);
 });

@@ -124,6 +124,16 @@ print(json.dumps({"pred": pred, "trained": vec.trained_, "params": sorted(params
   assert.match(got.errors[1], /document 0 must be a string or a dict/);
 });
 
+test('scdv embed remarks on a text with no known word (an empty vector), naming its line and id', () => {
+  const r = spawnSync(process.execPath, [CLI, 'embed', '--model', MODEL], { encoding: 'utf8', input: '{"id":"a","body":"。。。"}\n{"body":"犬と猫"}\n' });
+  assert.equal(r.status, 0, r.stderr);
+  const [first, second] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(first, { id: 'a', indices: [], values: [] });
+  assert.ok(second.indices.length > 0);
+  assert.match(r.stderr, new RegExp(`^scdv embed: line 1 \\(id "a"\\): no word of the text is in model ${MODEL}'s vocabulary: an empty vector, which matches nothing$`, 'm'));
+  assert.doesNotMatch(r.stderr, /line 2/);
+});
+
 test('scdv embed names a bad input line', () => {
   const r = spawnSync(process.execPath, [CLI, 'embed', '--model', MODEL], { encoding: 'utf8', input: '{"body":"犬と猫"}\n{"text":"犬"}\n' });
   assert.equal(r.status, 1);

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pairedBootstrap, rankingMetrics } from '../../pipeline/eval/metrics.js';
-import { compareWithBaselines } from '../../pipeline/report/verdict.js';
+import { compareWithBaselines, renderVerdictSummary, verdictJson, verdictLines } from '../../pipeline/report/verdict.js';
 import { evalFileText } from '../../pipeline/eval/run.js';
 
 test('rankingMetrics keeps each scored query\'s hits among the first 10, and P@10 is their mean / 10', () => {
@@ -46,6 +46,30 @@ test('the verdict: better / tied / worse from the interval, "not judged" without
   assert.ok(better[0].interval && better[0].interval.low > 0);
   const old = compareWithBaselines({ scdv: { p_at_10: 0.5 }, tfidf: { p_at_10: 0.4 } });
   assert.deepEqual(old.map((c) => [c.word, c.interval, Math.round(c.diff * 100)]), [['not judged', null, 10]]);
+});
+
+test('the verdict in words for the terminal, in JSON, and first in the report, with what was scored', () => {
+  const n = 120;
+  const base = Array.from({ length: n }, (_, i) => (i * 7) % 11 % 10);
+  const up = base.map((h) => Math.min(10, h + 2));
+  const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length / 10;
+  const result = { scdv: { p_at_10: mean(up) }, tfidf: { p_at_10: mean(base) }, per_query: { hits_at_10: { scdv: up, tfidf: base } },
+    corpus: { documents: n, training: true } };
+  const lines = verdictLines(result);
+  assert.equal(lines[0], 'verdict: Yes: better than TF-IDF on P@10.');
+  assert.match(lines[1], /^ {2}better +vs TF-IDF: P@10 \d+\.\d vs \d+\.\d %, \+\d+\.\d points \(95 % interval \+\d+\.\d to \+\d+\.\d\)$/);
+  assert.match(lines[2], /scored the 120 documents the model was trained on/);
+  const j = /** @type {any} */ (verdictJson(result));
+  assert.equal(j.answer, 'better');
+  assert.equal(j.scored_on, 'training');
+  assert.ok(j.comparisons[0].low > 0 && j.comparisons[0].low <= j.comparisons[0].diff);
+  assert.match(verdictLines({ ...result, holdout: { model: 'm-holdout', train_documents: 90, test_documents: 30 } }).at(-1) ?? '', /scored 30 held-out documents, which model m-holdout .* never saw/);
+  assert.deepEqual(verdictLines({ scdv: { p_at_10: 0.5 } }), [], 'nothing to judge without baselines');
+  // the report: the answer first; a "no better than random" coherence explained beside it
+  const top = renderVerdictSummary(result, 'no better than random');
+  assert.match(top, /^<section id="answer"><h2>Is this model good\?<\/h2><p class="headline">Yes: <b>better<\/b> than TF-IDF/);
+  assert.match(top, /coherence is no better than random .* It does not decide whether the vectors find related documents/);
+  assert.doesNotMatch(renderVerdictSummary(result, 'better than random'), /coherence/);
 });
 
 test('eval.json keeps each per-query array on one line', () => {

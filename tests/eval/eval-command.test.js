@@ -46,7 +46,16 @@ test('scdv eval --json: metrics of SCDV, TF-IDF and more_like_this on the last l
   const r = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--label-field', 'category', '--json', '--folds', '3', '--keep-fraction', '0.5']);
   assert.equal(r.code, 0, r.stderr);
   const j = r.last();
-  assert.deepEqual(Object.keys(j), ['scdv', 'tfidf', 'mlt']);
+  assert.deepEqual(Object.keys(j), ['verdict', 'scdv', 'tfidf', 'mlt']);
+  // the verdict, in the terminal and in the JSON: better / tied / worse against each baseline, with its interval,
+  // and that the documents scored are the ones the model was trained on
+  assert.ok(['better', 'tied', 'worse'].includes(j.verdict.answer), JSON.stringify(j.verdict));
+  assert.deepEqual(j.verdict.comparisons.map((/** @type {any} */ c) => c.baseline), ['tfidf', 'mlt']);
+  for (const c of j.verdict.comparisons) assert.ok(c.low <= c.diff && c.diff <= c.high && ['better', 'tied', 'worse'].includes(c.word), JSON.stringify(c));
+  assert.equal(j.verdict.scored_on, 'training');
+  assert.match(r.stderr, /^verdict: (Yes|No|Not clearly): .* on P@10/m);
+  assert.match(r.stderr, /^ {2}(better|tied|worse) +vs TF-IDF: P@10 \d+\.\d vs \d+\.\d %, [+−±]\d+\.\d points \(95 % interval [+−±]\d+\.\d to [+−±]\d+\.\d\)$/m);
+  assert.match(r.stderr, new RegExp(`scored the ${N} documents the model was trained on .*--holdout 0\\.2`));
   for (const m of ['scdv', 'tfidf', 'mlt']) {
     for (const key of METRICS) assert.ok(j[m][key] >= 0 && (key.includes('latency') || j[m][key] <= 1), `${m}.${key} = ${j[m][key]}`);
     assert.equal(j[m].queries, N);
@@ -67,6 +76,27 @@ test('scdv eval --json: metrics of SCDV, TF-IDF and more_like_this on the last l
   assert.equal(file.load_average.length, 3);
   assert.match(file.date, /^\d{4}-\d\d-\d\dT/);
   assert.match(r.stderr, /method\s+P@1\s+P@10/);
+});
+
+test('scdv eval --holdout: a model of the same settings trained on the rest, scored on documents it never saw', () => {
+  const r = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--holdout', '0.3', '--json', '--folds', '0', '--keep-fraction', '0.5']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = r.last();
+  assert.equal(j.verdict.scored_on, 'held-out');
+  const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny-holdout', 'eval.json'), 'utf8'));
+  const { train_documents: trainDocs, test_documents: testDocs } = file.holdout;
+  assert.equal(file.holdout.of, 'tiny');
+  assert.ok(testDocs > 0.15 * N && testDocs < 0.45 * N && trainDocs + testDocs === N, JSON.stringify(file.holdout));
+  assert.equal(file.corpus.training, false);
+  const manifest = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny-holdout', 'manifest.json'), 'utf8'));
+  assert.deepEqual(manifest.hyperparameters, JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'manifest.json'), 'utf8')).hyperparameters);
+  // no held-out id among the documents it was trained on
+  const trainedIds = new Set(fs.readFileSync(path.join(tmp, 'data', 'holdout', 'tiny', 'train.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).id));
+  for (const l of fs.readFileSync(path.join(tmp, 'data', 'holdout', 'tiny', 'test.jsonl'), 'utf8').trim().split('\n')) assert.ok(!trainedIds.has(JSON.parse(l).id));
+  assert.match(r.stderr, new RegExp(`scored ${testDocs} held-out documents, which model tiny-holdout .* never saw`));
+  const bad = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--holdout', '0.9']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--holdout must be a fraction from 0.05 to 0.5, got "0.9"/);
 });
 
 test('the hybrid layout: indexed through the store, recorded in the model, found by eval --collection', async () => {
@@ -145,10 +175,14 @@ test('bad input: a line without the label, invalid JSON, a missing model, a bad 
   fs.writeFileSync(bad, [lines[0], JSON.stringify({ id: 'x1', title: 't', body: '本文です' }), '{"id": ', lines[1]].join('\n') + '\n');
   const r = scdv(['eval', '--model', 'tiny', '--corpus', bad, '--label-field', 'category']);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /eval corpus .*bad\.jsonl: 2 bad line\(s\).*line 2: field "category" \(the label\) is missing or empty; line 3: invalid JSON/);
+  assert.match(r.stderr, /eval corpus .*bad\.jsonl: 2 bad line\(s\).*field "category" \(the label, --label-field\) is missing or empty on 1 of 3 lines \(line 2\); the lines have the fields .*; line 3: invalid JSON/);
+  // a label field no line has: said once, with the fields the lines do have
   const other = scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--label-field', 'nope']);
-  assert.match(other.stderr, /line 1: field "nope" \(the label\) is missing/);
+  assert.match(other.stderr, new RegExp(`field "nope" \\(the label, --label-field\\) is missing or empty on ${N} of ${N} lines \\(lines 1, 2, 3, 4, 5, …\\); the lines have the fields body, category, .*id, title`));
+  assert.equal(other.stderr.split('field "nope"').length, 2, other.stderr);
   assert.match(scdv(['eval', '--model', 'absent', '--corpus', FIXTURE]).stderr, /model "absent" not found/);
+  // the model is looked up before the corpus is read
+  assert.match(scdv(['eval', '--model', 'absent', '--corpus', path.join(tmp, 'no-such.jsonl')]).stderr, /model "absent" not found/);
   const usage = scdv(['eval', '--model', 'tiny']);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /needs --model NAME and --corpus FILE/);

@@ -59,4 +59,7 @@ test('sorting and the text table', () => {
   assert.match(text, /model m: 10 clusters over 1000 words/);
   assert.match(text, /\n {3}4 +100 +0\.100 +-0\.80 +incoherent +w4\n/);
   assert.match(text, /flagged: 2 of 10/);
+  // --flagged shows the flagged rows only: the count is still out of every cluster
+  const onlyFlagged = formatClusters(a, byCoherence.filter((r) => r.flags.length), { modelName: 'm' });
+  assert.match(onlyFlagged, /flagged: 2 of 10 \(2 shown\)/);
 });

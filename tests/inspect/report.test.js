@@ -287,6 +287,17 @@ test('inspect and explain embed texts with the settings the collection was index
   await h.indexDocs(h.MODEL_A, 'hybrid', docs.slice(0, 5), loadConfig({ overrides: { embed: { keepCount: 36 } } }));
   const bare = JSON.parse(cli(['explain', '--model', h.MODEL_A, docs[0].id, docs[1].id, '--collection', 'hybrid', '--json']).stdout);
   assert.equal(bare.warnings.filter((/** @type {string} */ w) => /hybrid vector/.test(w)).length, 2, bare.warnings.join('; '));
+  // Two texts in the default (hybrid) layout: the lexical block's part of the score, word by word, exactly.
+  const texts = cli(['explain', '--model', h.MODEL_A, '--text', 'スマートフォンのアプリと通信', 'Androidスマートフォンの新機種とアプリ', '--json']);
+  assert.equal(texts.code, 0, texts.stderr);
+  const x = JSON.parse(texts.stdout);
+  const lexicalTopic = x.topics.find((/** @type {any} */ t) => t.cluster === -1);
+  assert.ok(lexicalTopic, 'the lexical block carries part of the score');
+  assert.ok(Math.abs(x.check.lexicalWordSum - lexicalTopic.contribution) < 1e-5, `${x.check.lexicalWordSum} vs ${lexicalTopic.contribution}`);
+  assert.deepEqual(x.lexicalWords.map((/** @type {any} */ w) => w.word).sort(), lexicalTopic.lexicalWords.map((/** @type {any} */ w) => w.word).sort());
+  assert.ok(x.lexicalWords.some((/** @type {any} */ w) => w.word === 'スマートフォン' || w.word === 'アプリ'), JSON.stringify(x.lexicalWords));
+  const shown = cli(['explain', '--model', h.MODEL_A, '--text', 'スマートフォンのアプリと通信', 'Androidスマートフォンの新機種とアプリ']);
+  assert.match(shown.stdout, /^the lexical block word by word .*\n {2}\S+ \+\d\.\d{4}/m);
 });
 
 test('unknown model, collection, document and corpus id are clear errors', () => {

@@ -137,6 +137,11 @@ test('scdv collection list / delete: removes a collection a running server has o
   const list = scdv(['collection', 'list', '--model', h.MODEL_A, '--json']);
   assert.equal(list.status, 0, list.stderr);
   assert.ok(JSON.parse(list.stdout).collections.some((/** @type {any} */ c) => c.name === 'cli-doomed' && c.count === 1));
+  // the table says which model it lists: the active one without --model
+  const table = scdv(['collection', 'list']);
+  assert.equal(table.status, 0, table.stderr);
+  assert.match(table.stderr, new RegExp(`^collections of model ${h.MODEL_A} \\(the active one; --model NAME lists another\\):$`, 'm'));
+  assert.match(table.stdout, /^cli-doomed\t1 documents\twidth \d+$/m);
 
   const del = scdv(['collection', 'delete', 'cli-doomed', '--model', h.MODEL_A]);
   assert.equal(del.status, 0, del.stderr);

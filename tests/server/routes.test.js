@@ -138,6 +138,8 @@ test('related for a text: embedded at request time; 422 without known words; 400
   assertError(await call({ method: 'POST', url: '/v1/collections/articles/related', payload: 'x'.repeat(DEFAULT_CONFIG.server.bodyLimit + 1), headers: { 'content-type': 'application/json' } }), 413, 'SCDV_BODY_TOO_LARGE');
   assertError(await call({ method: 'POST', url: '/v1/collections/articles/related', payload: '{"text": ', headers: { 'content-type': 'application/json' } }), 400, 'SCDV_REQUEST_INVALID');
   assertError(await call({ method: 'POST', url: '/v1/collections/articles/related', payload: '<text/>', headers: { 'content-type': 'application/xml' } }), 415, 'SCDV_MEDIA_TYPE_UNSUPPORTED');
+  const r415 = await call({ method: 'POST', url: '/v1/collections/articles/related', payload: '<text/>', headers: { 'content-type': 'application/xml' } });
+  assert.match(r415.body.message, /^content type "application\/xml" is not accepted here \(use application\/json\)$/, 'the 415 names the type sent');
   assertError(await call({ method: 'POST', url: '/v1/collections/missing/related', payload: { text } }), 404, 'SCDV_COLLECTION_NOT_FOUND');
 });
 
@@ -187,6 +189,11 @@ test('models: list, activate (every process follows the file), rollback, refusal
   const models = (await call('/v1/models')).body;
   assert.equal(models.previous, h.MODEL_A);
   assert.ok(models.models.find((/** @type {any} */ m) => m.name === h.MODEL_A).loaded, 'the previous model stays loaded for rollback');
+  // A model's width is the width of its vectors whether it is loaded or not (not its SCDV block alone).
+  const widthOf = (/** @type {any} */ body, /** @type {string} */ name) => body.models.find((/** @type {any} */ m) => m.name === name);
+  assert.equal(widthOf(list.body, h.MODEL_B).loaded, false);
+  assert.equal(widthOf(list.body, h.MODEL_B).width, widthOf(models, h.MODEL_B).width, 'unloaded and loaded: one width');
+  assert.equal(widthOf(models, h.MODEL_B).width, widthOf(models, h.MODEL_B).collections.find((/** @type {any} */ c) => c.name === 'articles').width);
 
   // Two activations at once: the second is refused while the first loads its model.
   const [first, second] = await Promise.all([
@@ -338,6 +345,9 @@ test('match: live, then precomputed in Redis under the documented keys; stale en
   assert.equal(all.body.served_from, 'precomputed');
   assert.deepEqual(all.body.results.slice(0, 3), live.body.results);
   assert.match(all.body.results[0].title, /[^\x00-\x7f]/, 'titles come back as they were written');
+  const rawAll = await srv.app.inject(`/v1/match?collection=ads&for=${DOC}&k=4`);
+  assert.doesNotMatch(rawAll.body, /\\u[0-9a-f]{4}/, 'a precomputed answer is UTF-8 like a live one, not \\u escapes');
+  assert.ok(rawAll.body.includes(all.body.results[0].title));
   const min = await call(`${url}&min_score=${pre.body.results[1].score}`);
   assert.equal(min.body.served_from, 'precomputed');
   assert.equal(min.body.results.length, 2);
@@ -394,6 +404,9 @@ test('metrics, OpenAPI document, Bull Board behind the key, unknown routes', asy
   assert.equal(m.status, 200);
   assert.match(String(m.headers['content-type']), /^text\/plain/);
   assert.match(m.body, /scdv_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/v1\/collections\/:collection\/documents\/:id\/related",status="200"\}/);
+  // the bulk route as it is served (Fastify writes its literal colon '::')
+  assert.match(m.body, /route="\/v1\/collections\/:collection\/documents:bulk"/);
+  assert.doesNotMatch(m.body, /documents::bulk/);
   assert.match(m.body, /scdv_store_documents\{model="srv-a",collection="articles"\} 306/);
   assert.match(m.body, /scdv_queue_jobs\{queue="index",state="waiting"\} \d+/);
   assert.match(m.body, /scdv_embed_seconds_count \d+/);

@@ -102,14 +102,17 @@ def stage_word2vec(corpus: str, out: str, cfg: Config) -> dict[str, Any]:
     emit("word2vec", phase="vocab")
 
     def on_epoch(epoch: int, epochs: int, loss: float | None, elapsed: float, eta: float) -> None:
-        emit("word2vec", epoch=epoch, of=epochs, loss=loss, elapsed_s=round(elapsed, 2), eta_s=round(eta, 2))
+        # loss: the mean per word pair on a fixed sample (scdv.word2vec.PairLossSample), beside its untrained value
+        emit("word2vec", epoch=epoch, of=epochs, loss=loss, initial_loss=getattr(trainer, "initial_pair_loss_", None),
+             elapsed_s=round(elapsed, 2), eta_s=round(eta, 2))
 
     trainer = Word2VecTrainer(
         vector_size=c.vector_size, window=c.window, negative=c.negative, sample=c.sample,
         min_count=c.min_count, epochs=c.epochs, workers=c.workers, seed=c.seed, sg=c.sg, hs=c.hs,
         compute_loss=c.compute_loss, on_epoch=on_epoch,
         check_vocab=lambda n: check_vocab_size(n, cfg),
-    ).fit(corpus)
+    )
+    trainer.fit(corpus)
     model_io.save_word_vectors(out, trainer.vectors_)
     model_io.save_vocab(out, trainer.words_, trainer.counts_)
     return {
@@ -118,6 +121,9 @@ def stage_word2vec(corpus: str, out: str, cfg: Config) -> dict[str, Any]:
         "n_documents": trainer.corpus_documents_,
         "n_tokens": trainer.corpus_tokens_,
         "epoch_losses": trainer.epoch_losses_,
+        "epoch_pair_losses": trainer.epoch_pair_losses_,
+        "initial_pair_loss": trainer.initial_pair_loss_,
+        "loss_sample_pairs": trainer.loss_sample_pairs_,
         "japanese_token_share": sample.japanese_token_share,
     }
 

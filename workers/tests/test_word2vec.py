@@ -72,3 +72,23 @@ def test_epoch_loss_is_that_epochs_own(tmp_path: Path) -> None:
                     compute_loss=True, start_alpha=a0 - (a0 - a1) * e / epochs, end_alpha=a0 - (a0 - a1) * (e + 1) / epochs)
         reference.append(model.get_latest_training_loss())
     np.testing.assert_allclose(trainer.epoch_losses_, reference, rtol=1e-3)
+
+
+def test_reported_loss_is_a_mean_per_pair_that_falls(tmp_path: Path) -> None:
+    """The figure reported per epoch is the mean loss of one word pair on a fixed sample, not gensim's float32 sum.
+
+    Untrained (input vectors small, output vectors zero) every pair scores (1 + negative)·ln 2; training lowers it,
+    and the figure does not grow with the corpus as gensim's sum does.
+    """
+    path = str(two_group_corpus(tmp_path / "c.txt", lines=3000))
+    reported: list[float | None] = []
+    t = small(negative=5, epochs=4, compute_loss=True, on_epoch=lambda e, n, loss, el, eta: reported.append(loss)).fit(path)
+    assert t.initial_pair_loss_ is not None and abs(t.initial_pair_loss_ - 6 * np.log(2)) < 0.01
+    assert reported == t.epoch_pair_losses_ and len(reported) == 4
+    assert 0 < t.loss_sample_pairs_ <= 10_000
+    assert all(loss is not None and loss < t.initial_pair_loss_ for loss in reported)
+    assert reported[-1] < reported[0], reported
+    # gensim's figure is a sum of the epoch's pairs: thousands of times the mean, and not what is reported
+    assert t.epoch_losses_[0] > 100 * reported[0]
+    bigger = small(negative=5, epochs=4, compute_loss=True).fit(str(two_group_corpus(tmp_path / "d.txt", lines=6000)))
+    assert abs(bigger.epoch_pair_losses_[-1] - reported[-1]) < 0.5 * reported[-1], "a mean: about the same on twice the corpus"
