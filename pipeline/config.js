@@ -162,14 +162,10 @@ export const DEFAULT_CONFIG = Object.freeze({
       bulkDocs: 500,
       /** How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms. */
       versionPollMs: 250,
-      /**
-       * Documents re-ranked exactly per search: max(min, perK·k) + perShard·(shards − 1), at most max (OpenSearch's
-       * max_result_window). Measured on 20,000 real hybrid vectors (tests/bench/opensearch-candidates.js,
-       * pipeline/store/README.md): recall 0.994/0.990 with k candidates, 1.000 with 2k (k = 10) and 1.5k (k = 100),
-       * the same with 2 shards as with 1 (linear rank_feature scores use no shard statistics). 3k and at least 50
-       * leave a margin at little cost; perShard is slack for ties at each shard's cut.
-       */
-      candidates: { min: 50, perK: 3, perShard: 10, max: 10_000 },
+      /** Documents re-ranked exactly in the engine per shard and search: max(min, perK·k) + perShard·(shards − 1), at most max. */
+      candidates: { min: 400, perK: 3, perShard: 10, max: 10_000 },
+      /** Postings a fast search's candidate terms may reach: max(min, fraction of the collection's postings) (search.js). */
+      postingsBudget: { min: 20_000, fraction: 0.0015 },
       /** Query terms sent as rank_feature clauses (the largest by magnitude): the cluster's max_clause_count caps it. */
       maxQueryTerms: 1024,
     },
