@@ -165,7 +165,7 @@ export const DEFAULT_CONFIG = Object.freeze({
       /** Documents re-ranked exactly in the engine per shard and search: max(min, perK·k) + perShard·(shards − 1), at most max. */
       candidates: { min: 400, perK: 3, perShard: 10, max: 10_000 },
       /** Postings a fast search's candidate terms may reach: max(min, fraction of the collection's postings) (search.js). */
-      postingsBudget: { min: 20_000, fraction: 0.0015 },
+      postingsBudget: { min: 20_000, fraction: 0.0009 },
       /** Query terms sent as rank_feature clauses (the largest by magnitude): the cluster's max_clause_count caps it. */
       maxQueryTerms: 1024,
     },

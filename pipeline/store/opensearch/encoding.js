@@ -41,8 +41,9 @@ export function features(indices, values) {
   const f = {};
   for (let j = 0; j < indices.length; j++) {
     const v = values[j];
-    if (v >= MIN_FEATURE) f[`p${indices[j]}`] = v;
-    else if (v <= -MIN_FEATURE) f[`n${indices[j]}`] = -v;
+    // Four significant digits: the engine keeps 9 bits of it anyway, and the request is a third of the size.
+    if (v >= MIN_FEATURE) f[`p${indices[j]}`] = Math.max(MIN_FEATURE, Number(v.toPrecision(4)));
+    else if (v <= -MIN_FEATURE) f[`n${indices[j]}`] = Math.max(MIN_FEATURE, Number((-v).toPrecision(4)));
   }
   return f;
 }
