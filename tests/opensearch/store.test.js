@@ -93,12 +93,12 @@ test('layout: the vector is a doc value only (no vector in _source), read back e
     const v = { indices: [3, 500, 999], values: [0.1234567, -0.75, 2.5e-5] };
     await c.upsert([{ id: 'a', vector: v, meta: { t: 1 } }], { refresh: false });
     await c.flush();
-    const raw = await (await fetch(`${url}/${prefix}lay--c/_doc/a`)).json();
+    const raw = /** @type {any} */ (await (await fetch(`${url}/${prefix}lay--c/_doc/a`)).json());
     assert.deepEqual(Object.keys(raw._source).sort(), ['id', 'meta'], 'neither the features nor the vector are kept in _source');
     const got = await c.get('a');
     assert.deepEqual([...(got?.vector.indices ?? [])], v.indices);
     assert.deepEqual([...(got?.vector.values ?? [])], v.values.map(Math.fround));
-    const counts = await (await fetch(`${url}/${prefix}meta/_doc/lay--c.df`)).json();
+    const counts = /** @type {any} */ (await (await fetch(`${url}/${prefix}meta/_doc/lay--c.df`)).json());
     assert.equal(counts._source?.docs, 1, 'the flush counted the features');
     assert.equal(counts._source?.postings, 3);
   } finally {
