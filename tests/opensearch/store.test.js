@@ -86,12 +86,13 @@ test('two shards: filters and exact scores hold; stats report the index', async 
   }
 });
 
-test('layout: the vector is a doc value only (no vector in _source), read back exactly; feature counts kept after a flush', async () => {
+test('layout: the vector is a doc value only (no vector in _source), read back exactly, before a flush too; feature counts kept after a flush', async () => {
   const s = await openModelStore('lay', config);
   try {
     const c = await s.collection('c', { width: 1000 });
     const v = { indices: [3, 500, 999], values: [0.1234567, -0.75, 2.5e-5] };
     await c.upsert([{ id: 'a', vector: v, meta: { t: 1 } }], { refresh: false });
+    assert.deepEqual([...(/** @type {any} */ (await c.get('a'))?.vector.indices ?? [])], v.indices, 'a batch write is read back before its flush');
     await c.flush();
     const raw = /** @type {any} */ (await (await fetch(`${url}/${prefix}lay--c/_doc/a`)).json());
     assert.deepEqual(Object.keys(raw._source).sort(), ['id', 'meta'], 'neither the features nor the vector are kept in _source');

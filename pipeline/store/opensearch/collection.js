@@ -216,9 +216,15 @@ export class OpenSearchCollection {
     this.#check();
     const key = normalizeId(id);
     if (this.#createdAt === null && this.#writer && (await this.count()) === 0) return null;
-    // The vector is a doc value, which a search reads (as of the last refresh, as searches see documents).
-    const res = await this.#query({ query: { ids: { values: [osId(key)] } }, size: 1, _source: ['id', 'meta'], docvalue_fields: ['v'], track_total_hits: false }, 'get');
-    const hit = res.hits.hits[0];
+    // The vector is a doc value, which a search reads; a document a search does not see yet (a batch write before
+    // its flush, a shard copy still recovering) but the real-time get API does is read again after a refresh.
+    const body = { query: { ids: { values: [osId(key)] } }, size: 1, _source: ['id', 'meta'], docvalue_fields: ['v'], track_total_hits: false };
+    let hit = (await this.#query(body, 'get')).hits.hits[0];
+    if (!hit && (await this.exists(key))) {
+      await request(() => this.#s.client.indices.refresh({ index: this.#index }), this.#ctx('get'));
+      hit = (await this.#query(body, 'get')).hits.hits[0];
+      if (!hit) throw errors.BACKEND_UNAVAILABLE('opensearch', this.#s.nodes.join(', '), `get of document ${JSON.stringify(key)}: stored but not yet searchable`);
+    }
     return hit ? storedDoc(hit) : null;
   }
 
