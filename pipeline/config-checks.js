@@ -68,10 +68,14 @@ export function validateStore(s) {
     ['store.opensearch.bulkDocs', o.bulkDocs, 1], ['store.opensearch.versionPollMs', o.versionPollMs, 0],
     ['store.opensearch.maxQueryTerms', o.maxQueryTerms, 1], ['store.opensearch.candidates.min', o.candidates.min, 1],
     ['store.opensearch.candidates.perShard', o.candidates.perShard, 0], ['store.opensearch.candidates.max', o.candidates.max, 1],
+    ['store.opensearch.postingsBudget.min', o.postingsBudget.min, 1],
   ])) {
     if (!Number.isInteger(v) || v < min) throw errors.CONFIG_INVALID(`${name} must be a whole number of at least ${min}, got ${JSON.stringify(v)}`);
   }
   if (!(o.candidates.perK >= 1)) throw errors.CONFIG_INVALID(`store.opensearch.candidates.perK must be a number of at least 1, got ${JSON.stringify(o.candidates.perK)}`);
+  if (!(typeof o.postingsBudget.fraction === 'number' && o.postingsBudget.fraction >= 0 && o.postingsBudget.fraction <= 1)) {
+    throw errors.CONFIG_INVALID(`store.opensearch.postingsBudget.fraction must be a number from 0 to 1, got ${JSON.stringify(o.postingsBudget.fraction)}`);
+  }
   if (o.candidates.max > 10_000 || o.candidates.max < o.candidates.min) {
     throw errors.CONFIG_INVALID(`store.opensearch.candidates.max must be from candidates.min (${o.candidates.min}) to 10000 (OpenSearch's max_result_window), got ${o.candidates.max}`);
   }

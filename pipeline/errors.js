@@ -110,6 +110,7 @@ export const errors = {
   STORE_QUERY_INVALID: define('SCDV_STORE_QUERY_INVALID', 400, 'invalid search: %s'),
   STORE_CORRUPT: define('SCDV_STORE_CORRUPT', 500, 'vector store file %s is damaged: %s'),
   STORE_FORMAT_UNSUPPORTED: define('SCDV_STORE_FORMAT_UNSUPPORTED', 500, 'collection at %s has format %s; this version reads format %s'),
+  OPENSEARCH_LAYOUT_OLD: define('SCDV_STORE_FORMAT_UNSUPPORTED', 500, 'opensearch index %s has layout format %s; this version reads format %s: re-index it (`scdv collection delete %s --model %s`, then `scdv index` of its corpus into it)'),
   // Store backends other than the embedded one (pipeline/store/opensearch/).
   BACKEND_UNAVAILABLE: define('SCDV_BACKEND_UNAVAILABLE', 503, 'the %s store backend is unavailable (nodes tried: %s): %s; retry when it is back'),
   BACKEND_REJECTED: define('SCDV_BACKEND_REJECTED', 502, 'the %s store backend refused %s: %s (%s)'),

@@ -118,6 +118,11 @@ test('store: native by default; the backend and the cluster come from the file, 
   assert.throws(os({ shards: 0 }), /store\.opensearch\.shards must be a whole number of at least 1/);
   assert.throws(os({ replicas: -1 }), /store\.opensearch\.replicas/);
   assert.throws(os({ username: 'u' }), /without a password/);
+  assert.throws(os({ postingsBudget: { min: 0, fraction: 0.001 } }), /store\.opensearch\.postingsBudget\.min must be a whole number of at least 1/);
+  assert.throws(os({ postingsBudget: { min: 10, fraction: 2 } }), /store\.opensearch\.postingsBudget\.fraction must be a number from 0 to 1/);
+  assert.deepEqual(loadConfig().store.opensearch.postingsBudget, { min: 20_000, fraction: 0.0009 });
+  assert.throws(os({ compression: 'yes' }), /store\.opensearch\.compression must be a boolean/);
+  assert.equal(loadConfig().store.opensearch.compression, false);
   assert.equal(loadConfig({ overrides: { store: { opensearch: { replicas: 0 } } } }).store.opensearch.replicas, 0);
 });
 

@@ -1,8 +1,9 @@
 // Optional step: OpenSearch for the `opensearch` store backend, installed only when asked (`npm run setup --
 // --opensearch`, SCDV_SETUP_OPENSEARCH=1, or a config with store.backend "opensearch"); `npm start` and `npm test`
 // never install it. The integ-test-zip distribution is a Maven Central artifact: fetched over HTTPS (or taken from
-// a local Maven repository) and checked against its .sha1, unpacked into the cache atomically, with the
-// mapper-extras module added (that zip lacks it, and with it rank_features). Its Java is a system package
+// a local Maven repository) and checked against its .sha1, unpacked into the cache atomically, with two modules
+// that zip lacks added: mapper-extras (rank_features) and lang-painless (the scripting language of the exact
+// re-ranking: pipeline/store/opensearch/search.js) with its dependencies. Its Java is a system package
 // (openjdk-17-jre-headless, OPENSEARCH_PACKAGES in system-packages.js).
 import fs from 'node:fs';
 import https from 'node:https';
@@ -14,10 +15,20 @@ import { run } from './run.js';
 import { SetupError } from './system-packages.js';
 
 const MAVEN_CENTRAL = 'https://repo1.maven.org/maven2';
-/** The two artifacts, as Maven coordinates (group path, artifact, file name). */
+/** @typedef {{group: string, artifact: string, version: string, file: string}} Artifact Maven coordinates (group path) and file name */
+/** @param {string} group @param {string} artifact @param {string} version @returns {Artifact} */
+const jar = (group, artifact, version) => ({ group, artifact, version, file: `${artifact}-${version}.jar` });
+/** The artifacts, as Maven coordinates. */
 export const ARTIFACTS = {
-  distribution: { group: 'org/opensearch/distribution/integ-test-zip', artifact: 'opensearch', file: `opensearch-${OPENSEARCH_VERSION}.zip` },
-  mapperExtras: { group: 'org/opensearch/plugin', artifact: 'mapper-extras-client', file: `mapper-extras-client-${OPENSEARCH_VERSION}.jar` },
+  distribution: { group: 'org/opensearch/distribution/integ-test-zip', artifact: 'opensearch', version: OPENSEARCH_VERSION, file: `opensearch-${OPENSEARCH_VERSION}.zip` },
+  mapperExtras: jar('org/opensearch/plugin', 'mapper-extras-client', OPENSEARCH_VERSION),
+  /** lang-painless and what it needs at run time (the dependencies its own distribution module ships). */
+  painless: [
+    jar('org/opensearch/plugin', 'lang-painless', OPENSEARCH_VERSION),
+    jar('org/opensearch/plugin', 'opensearch-scripting-painless-spi', OPENSEARCH_VERSION),
+    jar('org/antlr', 'antlr4-runtime', '4.13.1'),
+    ...['asm', 'asm-commons', 'asm-tree', 'asm-analysis', 'asm-util'].map((a) => jar('org/ow2/asm', a, '9.7')),
+  ],
 };
 const MAPPER_EXTRAS_DESCRIPTOR = `description=Adds advanced field mappers
 version=${OPENSEARCH_VERSION}
@@ -29,6 +40,24 @@ custom.foldername=
 extended.plugins=
 has.native.controller=false
 `;
+const PAINLESS_DESCRIPTOR = `description=An easy, safe and fast scripting language for OpenSearch
+version=${OPENSEARCH_VERSION}
+name=lang-painless
+classname=org.opensearch.painless.PainlessPlugin
+java.version=11
+opensearch.version=${OPENSEARCH_VERSION}
+custom.foldername=
+extended.plugins=
+has.native.controller=false
+`;
+/** Painless compiles scripts into classes of their own loader. */
+const PAINLESS_POLICY = `grant {
+  permission java.lang.RuntimePermission "createClassLoader";
+  permission java.lang.RuntimePermission "getClassLoader";
+};
+`;
+/** The file whose presence says the install is complete (written last of the modules). */
+export const INSTALL_MARK = path.join('modules', 'lang-painless', 'plugin-descriptor.properties');
 
 /**
  * Whether this run of set-up should install OpenSearch.
@@ -91,13 +120,13 @@ function sha1(file) {
 /**
  * One artifact into `dir`, checked against Maven Central's .sha1: from the local Maven repository when it holds
  * the same file, else downloaded.
- * @param {{group: string, artifact: string, file: string}} a
+ * @param {Artifact} a
  * @param {string} dir
  * @param {(msg: string) => void} log
  * @returns {Promise<string>} the file
  */
 async function fetchArtifact(a, dir, log) {
-  const rel = `${a.group}/${a.artifact}/${OPENSEARCH_VERSION}/${a.file}`;
+  const rel = `${a.group}/${a.artifact}/${a.version}/${a.file}`;
   const dest = path.join(dir, a.file);
   await download(`${MAVEN_CENTRAL}/${rel}.sha1`, `${dest}.sha1`);
   const expected = fs.readFileSync(`${dest}.sha1`, 'utf8').trim().split(/\s+/)[0];
@@ -128,26 +157,33 @@ function formatBytes(n) {
  */
 export async function ensureOpenSearch(log, opts = {}) {
   const home = opts.home ?? opensearchHome();
-  if (fs.existsSync(path.join(home, 'modules', 'mapper-extras', 'plugin-descriptor.properties'))) {
+  if (fs.existsSync(path.join(home, INSTALL_MARK))) {
     log(`opensearch: ${OPENSEARCH_VERSION} is installed at ${home}`);
     return home;
   }
   log(`opensearch: installing ${OPENSEARCH_VERSION} into ${home}: the integ-test-zip distribution (about 55 MB ` +
-    'unpacked) and the mapper-extras module (rank_features, 85 KB) from Maven Central');
+    'unpacked), the mapper-extras module (rank_features, 85 KB) and the lang-painless module (about 2 MB) from Maven Central');
   fs.mkdirSync(path.dirname(home), { recursive: true });
   const work = `${home}.tmp-${process.pid}`;
   fs.rmSync(work, { recursive: true, force: true });
   fs.mkdirSync(work);
   try {
     const zip = await fetchArtifact(ARTIFACTS.distribution, work, log);
-    const jar = await fetchArtifact(ARTIFACTS.mapperExtras, work, log);
+    const extras = await fetchArtifact(ARTIFACTS.mapperExtras, work, log);
+    const painless = [];
+    for (const a of ARTIFACTS.painless) painless.push(await fetchArtifact(a, work, log));
     run('unzip', ['-q', zip, '-d', path.join(work, 'unpacked')], { quiet: true });
     const top = path.join(work, 'unpacked', `opensearch-${OPENSEARCH_VERSION}`);
     if (!fs.existsSync(path.join(top, 'bin', 'opensearch'))) throw new SetupError(`${zip} does not hold opensearch-${OPENSEARCH_VERSION}/bin/opensearch`);
     const module = path.join(top, 'modules', 'mapper-extras');
     fs.mkdirSync(module, { recursive: true });
-    fs.copyFileSync(jar, path.join(module, path.basename(jar)));
+    fs.copyFileSync(extras, path.join(module, path.basename(extras)));
     fs.writeFileSync(path.join(module, 'plugin-descriptor.properties'), MAPPER_EXTRAS_DESCRIPTOR);
+    const lang = path.join(top, 'modules', 'lang-painless');
+    fs.mkdirSync(lang, { recursive: true });
+    for (const f of painless) fs.copyFileSync(f, path.join(lang, path.basename(f)));
+    fs.writeFileSync(path.join(lang, 'plugin-security.policy'), PAINLESS_POLICY);
+    fs.writeFileSync(path.join(top, INSTALL_MARK), PAINLESS_DESCRIPTOR);
     fs.rmSync(home, { recursive: true, force: true });
     fs.renameSync(top, home);
   } finally {

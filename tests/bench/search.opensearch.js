@@ -6,12 +6,14 @@
 //     request per batch, each call awaited (acknowledged: durable), without waiting for a refresh (the batch
 //     indexing path of `scdv index`); each size into its own collection, a size given up after WRITE_SECONDS;
 //     and batches of 1 with `refresh=wait_for` (the path of the server's PUT: searchable when acknowledged);
-//  2. bulk load: every document in batches of 1,000, then flush (a refresh: searchable); force-merged to one
-//     segment per shard (as the native figure is after its merge), then bytes per document = the primaries' store
-//     size / documents (a replica doubles what the cluster holds: that is said, not counted);
+//  2. bulk load: every document in batches of 1,000, BULK_CONCURRENCY requests in flight, then flush (a refresh,
+//     and the feature counts: search.js); force-merged to one segment per shard (as the native figure is after its
+//     merge) and refreshed, then bytes per document = the primaries' store size / documents (a replica doubles
+//     what the cluster holds: that is said, not counted);
 //  3. search: --os-queries of the benchmark's queries (warm-up first), each its own vector with itself excluded:
-//     p50/p99 latency as the client sees it (round trip, candidates, exact re-rank in Node), recall@k against the
-//     exact ground truth; queries/s with 1, 2 and 4 concurrent searchers.
+//     p50/p99 latency as the client sees it (round trip, budgeted candidates, exact re-rank in the engine),
+//     recall@k against the exact ground truth; queries/s with 1, 2 and 4 concurrent searchers; then mode 'exact'
+//     on EXACT_QUERIES of them (p50, recall).
 // Two nodes: 2 primary shards and a replica each (the scale-out layout); one node: 1 shard, no replica.
 import os from 'node:os';
 import { loadConfig } from '../../pipeline/config.js';
@@ -23,6 +25,10 @@ const WRITE_SECONDS = 30;
 /** The API write path (refresh=wait_for) waits for the next refresh (1 s): a few seconds tell its rate. */
 const API_WRITE_SECONDS = 10;
 const BULK = 1000;
+/** Bulk requests in flight while loading (two: one per core of the machine these figures come from). */
+const BULK_CONCURRENCY = 2;
+/** Queries measured in mode 'exact' (every term, proven: hundreds of ms each). */
+const EXACT_QUERIES = 50;
 
 /** @param {string} m */
 const log = (m) => process.stderr.write(`[search.bench opensearch] ${m}\n`);
@@ -101,17 +107,26 @@ async function benchCluster(o, nodes, urls) {
 
     // 2. bulk load
     const c = await osCollection(store, 'bench', m.width);
+    const loadAvgLoad = os.loadavg();
     let t = now();
-    for (let i = 0; i < m.rows; i += BULK) {
-      const batch = [];
-      for (let j = i; j < Math.min(m.rows, i + BULK); j++) batch.push({ id: idOf(j), vector: row(m, j) });
-      await c.upsert(batch, { refresh: false });
-    }
+    let nextRow = 0;
+    await Promise.all(Array.from({ length: BULK_CONCURRENCY }, async () => {
+      while (nextRow < m.rows) {
+        const i = nextRow;
+        nextRow += BULK;
+        const batch = [];
+        for (let j = i; j < Math.min(m.rows, i + BULK); j++) batch.push({ id: idOf(j), vector: row(m, j) });
+        await c.upsert(batch, { refresh: false });
+      }
+    }));
+    const writeS = (now() - t) / 1000;
     await c.flush();
     const loadS = (now() - t) / 1000;
-    log(`${nodes} node(s): bulk load of ${m.rows} documents in batches of ${BULK}: ${loadS.toFixed(1)} s (${Math.round(m.rows / loadS)} docs/s)`);
+    log(`${nodes} node(s): bulk load of ${m.rows} documents in batches of ${BULK}, ${BULK_CONCURRENCY} in flight: ${loadS.toFixed(1)} s ` +
+      `(${Math.round(m.rows / loadS)} docs/s; writes ${writeS.toFixed(1)} s, flush and feature counts ${(loadS - writeS).toFixed(1)} s; load ${loadAvgLoad[0].toFixed(1)})`);
     t = now();
     await http(urls[0], 'POST', `/${prefix}*/_forcemerge?max_num_segments=1`);
+    await http(urls[0], 'POST', `/${prefix}*/_refresh`);
     const mergeS = (now() - t) / 1000;
     const st = await c.stats();
     if (st.docs !== m.rows) throw new Error(`${st.docs} documents in the index, ${m.rows} written`);
@@ -143,17 +158,31 @@ async function benchCluster(o, nodes, urls) {
       }));
       qps[conc] = nq / ((now() - t2) / 1000);
     }
+    const ne = Math.min(EXACT_QUERIES, nq);
+    /** @type {number[]} */
+    const exactLat = [];
+    let exactRec = 0;
+    for (let i = 0; i < ne; i++) {
+      const t1 = now();
+      const hits = await c.search(row(m, o.queries[i]), { k, excludeIds: [idOf(o.queries[i])], mode: 'exact' });
+      exactLat.push(now() - t1);
+      const want = new Set(o.truth[i]);
+      exactRec += hits.filter((h) => want.has(h.id)).length / Math.max(1, want.size);
+    }
     const r = {
       nodes, shards: nodes, replicas: nodes > 1 ? 1 : 0, queries: nq,
+      exact_p50_ms: round(pct(exactLat, 0.5)), exact_p99_ms: round(pct(exactLat, 0.99)), exact_recall_at_10: round(exactRec / ne, 4), exact_queries: ne,
+      bulk_docs: BULK, bulk_concurrency: BULK_CONCURRENCY,
       recall_at_10: round(rec / nq, 4), p50_ms: round(pct(lat, 0.5)), p99_ms: round(pct(lat, 0.99)),
       qps_1: round(qps[1], 1), qps_2: round(qps[2], 1), qps_4: round(qps[4], 1),
       bulk_load_docs_per_s: Math.round(m.rows / loadS),
       write_docs_per_s_by_batch: Object.fromEntries(Object.entries(writeDocsPerS).map(([s, v]) => [s, Math.round(v)])),
       api_write_docs_per_s: round(apiWriteDocsPerS, 1),
       bytes_per_doc: Math.round(bytesPerDoc), index_bytes: st.bytes, merge_s: round(mergeS, 1),
-      load_avg: { start: load0.map((x) => round(x, 2)), end: os.loadavg().map((x) => round(x, 2)) },
+      load_avg: { start: load0.map((x) => round(x, 2)), bulk_load: loadAvgLoad.map((x) => round(x, 2)), end: os.loadavg().map((x) => round(x, 2)) },
     };
-    log(`${nodes} node(s): p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, recall@${k} ${r.recall_at_10}; QPS 1: ${r.qps_1}, 2: ${r.qps_2}, 4: ${r.qps_4}`);
+    log(`${nodes} node(s): p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, recall@${k} ${r.recall_at_10}; QPS 1: ${r.qps_1}, 2: ${r.qps_2}, 4: ${r.qps_4}; ` +
+      `exact: p50 ${r.exact_p50_ms} ms, recall ${r.exact_recall_at_10}`);
     return r;
   } finally {
     for (const { name } of await store.listCollections()) await store.dropCollection(name);

@@ -85,3 +85,69 @@ test('two shards: filters and exact scores hold; stats report the index', async 
     await s.close();
   }
 });
+
+test('layout: the vector is a doc value only (no vector in _source), read back exactly, before a flush too; feature counts kept after a flush', async () => {
+  const s = await openModelStore('lay', config);
+  try {
+    const c = await s.collection('c', { width: 1000 });
+    const v = { indices: [3, 500, 999], values: [0.1234567, -0.75, 2.5e-5] };
+    await c.upsert([{ id: 'a', vector: v, meta: { t: 1 } }], { refresh: false });
+    assert.deepEqual([...(/** @type {any} */ (await c.get('a'))?.vector.indices ?? [])], v.indices, 'a batch write is read back before its flush');
+    await c.flush();
+    const raw = /** @type {any} */ (await (await fetch(`${url}/${prefix}lay--c/_doc/a`)).json());
+    assert.deepEqual(Object.keys(raw._source).sort(), ['id', 'meta'], 'neither the features nor the vector are kept in _source');
+    const got = await c.get('a');
+    assert.deepEqual([...(got?.vector.indices ?? [])], v.indices);
+    assert.deepEqual([...(got?.vector.values ?? [])], v.values.map(Math.fround));
+    const counts = /** @type {any} */ (await (await fetch(`${url}/${prefix}meta/_doc/lay--c.df`)).json());
+    assert.equal(counts._source?.docs, 1, 'the flush counted the features');
+    assert.equal(counts._source?.postings, 3);
+  } finally {
+    await s.close();
+  }
+});
+
+test('fast search spends a postings budget on the query\'s rarer terms; exact mode still proves its top k', async () => {
+  // Term 0 is in every document (500 postings), terms 1..50 in ten each. With a budget of 100 postings the fast
+  // search skips term 0, the query's largest, and still ranks by the exact dot product in the engine.
+  const tight = loadConfig({ overrides: { store: { backend: 'opensearch', opensearch: { nodes: [url], indexPrefix: prefix, replicas: 0, postingsBudget: { min: 100, fraction: 0 } } } } });
+  const s = await openModelStore('bud', tight);
+  try {
+    const c = await s.collection('c', { width: 60 });
+    const docs = Array.from({ length: 500 }, (_, i) => ({ id: `d${i}`, vector: { indices: [0, 1 + (i % 50)], values: [0.5 + (i % 7) / 100, 0.3] } }));
+    await c.upsert(docs, { refresh: false });
+    await c.flush();
+    const q = { indices: [0, 7], values: [0.9, 0.01] };
+    const dot = (/** @type {number} */ i) => Math.fround(0.5 + (i % 7) / 100) * Math.fround(0.9) + (i % 50 === 6 ? Math.fround(0.3) * Math.fround(0.01) : 0);
+    const want = docs.map((d, i) => ({ id: d.id, score: dot(i) })).sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1)).slice(0, 5);
+    const fast = await c.search(q, { k: 5 });
+    assert.ok(fast.every((h) => /^d\d+$/.test(h.id) && (Number(h.id.slice(1)) % 50) === 6), 'the candidates came from the budgeted term 7 alone');
+    for (const h of fast) assert.equal(h.score, dot(Number(h.id.slice(1))), 'exact scores from the engine');
+    const exact = await c.search(q, { k: 5, mode: 'exact' });
+    assert.deepEqual(exact.map((h) => [h.id, h.score]), want.map((h) => [h.id, h.score]), 'exact mode asks for every term and proves the top k');
+    assert.notDeepEqual(fast.map((h) => h.id), exact.map((h) => h.id), 'the budget changed the fast candidates (term 0 was skipped)');
+  } finally {
+    await s.close();
+  }
+});
+
+test('an index of the previous layout (format 1) is refused with how to re-index it', async () => {
+  const index = `${prefix}old--c`;
+  const put = await fetch(`${url}/${index}`, {
+    method: 'PUT', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mappings: { _meta: { scdv: { model: 'old', collection: 'c', width: 10, created_at: new Date().toISOString(), format: 1 } }, properties: { vi: { type: 'integer' } } } }),
+  });
+  assert.equal(put.status, 200);
+  const s = await openModelStore('old', config);
+  try {
+    await assert.rejects(async () => s.collection('c'), (/** @type {any} */ err) => {
+      assert.equal(err.code, 'SCDV_STORE_FORMAT_UNSUPPORTED');
+      assert.match(err.message, /layout format 1; this version reads format 2/);
+      assert.match(err.message, /scdv collection delete c --model old/);
+      assert.match(err.message, /scdv index/);
+      return true;
+    });
+  } finally {
+    await s.close();
+  }
+});

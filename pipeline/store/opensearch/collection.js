@@ -5,12 +5,17 @@ import { errors } from '../../errors.js';
 import { normalizeId, normalizeSearchOptions, normalizeVector, prepareDoc } from '../validate.js';
 import { osId, sourceOf, storedDoc } from './encoding.js';
 import { request } from './connection.js';
-import { FEATURE_REL_ERROR, candidateCount, candidateQuery, filtersOf, rerank } from './search.js';
+import {
+  FEATURE_REL_ERROR, candidateCount, candidateQuery, candidateTerms, exactHits, filtersOf, postingsBudget, rescoreOf, rescoredSearch,
+} from './search.js';
+import { computeFeatureCounts, readFeatureCounts } from './counts.js';
 
 /** The engine options the native store accepts in search options; here `candidates` overrides the formula. */
 const SEARCH_DEFAULTS = { budget: 1, candidates: 0, minPostings: 0 };
-/** OpenSearch's index.max_result_window: one search returns at most this many hits. */
+/** OpenSearch's index.max_result_window (and max_rescore_window): one search returns or re-ranks at most this many. */
 const MAX_WINDOW = 10_000;
+/** How often a handle looks for newer feature counts (counts.js), ms: they steer candidates, not correctness. */
+const COUNTS_CHECK_MS = 60_000;
 
 /**
  * What a handle shares with its store.
@@ -37,6 +42,11 @@ export class OpenSearchCollection {
   /** @type {Set<Promise<unknown>>} writes in flight: a drop and close wait for them */
   #writes = new Set();
   /** @type {{value: number, at: number}} */ #version = { value: 0, at: -Infinity };
+  /** @type {import('./search.js').FeatureCounts | null} */ #counts = null;
+  #countsAt = -Infinity;
+  /** @type {Promise<void> | null} */ #countsLoad = null;
+  /** this handle wrote since its feature counts were made: flush() makes them again */
+  #countsStale = false;
 
   /**
    * @param {StoreContext} s
@@ -136,6 +146,7 @@ export class OpenSearchCollection {
         for (const d of chunk) body.push({ index: { _index: this.#writeAlias, _id: osId(d.id), require_alias: true } }, sourceOf(d));
         await this.#bulk(body, opts.refresh ?? true, 'upsert', chunk.map((d) => d.id));
       }
+      this.#countsStale = true;
     });
   }
 
@@ -204,15 +215,17 @@ export class OpenSearchCollection {
   async get(id) {
     this.#check();
     const key = normalizeId(id);
-    try {
-      const res = await request(() => this.#s.client.get({ index: this.#index, id: osId(key) }, { ignore: [404] }), this.#ctx('get'));
-      const body = /** @type {any} */ (res.body);
-      if (body?.error?.type === 'index_not_found_exception') this.#absent(errors.COLLECTION_NOT_FOUND(this.#name, this.#s.model));
-      return body?.found ? storedDoc(body._source) : null;
-    } catch (err) {
-      this.#absent(err);
-      return null;
+    if (this.#createdAt === null && this.#writer && (await this.count()) === 0) return null;
+    // The vector is a doc value, which a search reads; a document a search does not see yet (a batch write before
+    // its flush, a shard copy still recovering) but the real-time get API does is read again after a refresh.
+    const body = { query: { ids: { values: [osId(key)] } }, size: 1, _source: ['id', 'meta'], docvalue_fields: ['v'], track_total_hits: false };
+    let hit = (await this.#query(body, 'get')).hits.hits[0];
+    if (!hit && (await this.exists(key))) {
+      await request(() => this.#s.client.indices.refresh({ index: this.#index }), this.#ctx('get'));
+      hit = (await this.#query(body, 'get')).hits.hits[0];
+      if (!hit) throw errors.BACKEND_UNAVAILABLE('opensearch', this.#s.nodes.join(', '), `get of document ${JSON.stringify(key)}: stored but not yet searchable`);
     }
+    return hit ? storedDoc(hit) : null;
   }
 
   /**
@@ -234,9 +247,10 @@ export class OpenSearchCollection {
   }
 
   /**
-   * Top-k by exact dot product (see search.js). 'fast': one round of candidates (the formula, or `candidates`);
-   * 'exact': rounds of growing candidates until the k-th exact score is proven above what any document left out
-   * can reach (its agreeing-sign part, bounded through Lucene's feature precision), up to 10,000 candidates.
+   * Top-k by exact dot product, re-ranked in the engine (see search.js). 'fast': one round, the candidates of the
+   * query's terms within the postings budget (`candidates` overrides the rescore window). 'exact': every
+   * agreeing term, rounds of growing windows until the k-th exact score is proven above what any document left
+   * out can reach (its agreeing-sign part, bounded through Lucene's feature precision), up to 10,000 per shard.
    * @param {import('../validate.js').SparseVectorInput} vector
    * @param {import('../validate.js').SearchOptions} [opts]
    * @returns {Promise<import('../collection.js').SearchHit[]>}
@@ -249,21 +263,57 @@ export class OpenSearchCollection {
       // Created meanwhile by another process? Ask once; else it reads as empty.
       if ((await this.count()) === 0) return [];
     }
-    const c = this.#s.cfg.candidates;
+    const { cfg } = this.#s;
     const asked = o.candidates ?? 0;
-    let size = asked > 0 ? Math.min(MAX_WINDOW, Math.max(o.k, asked)) : candidateCount(o.k, this.#shards, c);
-    const query = candidateQuery(indices, values, o, this.#s.cfg.maxQueryTerms);
+    const window = asked > 0 ? Math.min(MAX_WINDOW, Math.max(o.k, asked)) : Math.max(o.k, candidateCount(o.k, this.#shards, cfg.candidates));
+    // A few more than k come back, so that float32 ties of the engine's ordering at the k-th place are settled in double.
+    const size = Math.min(window, 2 * o.k);
+    if (!o.exact) {
+      const counts = await this.#featureCounts();
+      if (counts !== null) {
+        const terms = candidateTerms(indices, values, counts, postingsBudget(counts, cfg.postingsBudget), cfg.maxQueryTerms);
+        const res = await this.#query(rescoredSearch(candidateQuery(indices, values, terms, o), indices, values, window, size), 'search');
+        if (res.hits.hits.length >= o.k) return exactHits(res.hits.hits).slice(0, o.k);
+        // Fewer than k documents share a budgeted term (filters, small collections): every term, as 'exact' does.
+      }
+    }
+    return this.#searchAll(indices, values, o, window, size);
+  }
+
+  /**
+   * Every agreeing term as candidates. Each round asks for the re-ranked best `size` of each shard's best
+   * `window` and, beside it, the window-th best approximate score overall, which no document left out of every
+   * shard's window exceeds. 'exact' returns when the k-th exact score beats both that bound (through the feature
+   * precision) and the re-ranked hits not returned (their float32 rescore below the k-th's); else it grows.
+   * @param {Uint32Array} indices
+   * @param {Float32Array} values
+   * @param {import('../native.js').NativeSearchOptions} o
+   * @param {number} window
+   * @param {number} size
+   */
+  async #searchAll(indices, values, o, window, size) {
+    const terms = candidateTerms(indices, values, null, 0, this.#s.cfg.maxQueryTerms);
+    const complete = terms.length === values.reduce((n, v) => n + (v !== 0 ? 1 : 0), 0);
+    const query = candidateQuery(indices, values, terms, o);
     for (;;) {
-      const res = await this.#query({ query, size, _source: ['id', 'vi', 'vv', 'meta'], track_total_hits: false }, 'search');
+      const [res, edge] = await Promise.all([
+        this.#query(rescoredSearch(query, indices, values, window, size), 'search'),
+        this.#query({ query, from: window - 1, size: 1, _source: false, track_total_hits: false }, 'search'),
+      ]);
       const hits = /** @type {any[]} */ (res.hits.hits);
-      const ranked = rerank(hits, indices, values);
-      const all = hits.length < size; // every document with an agreeing term was fetched
-      if (all && ranked.length < o.k) return this.#fill(ranked, indices, values, o);
-      if (!o.exact || all || size >= MAX_WINDOW) return ranked.slice(0, o.k);
-      const lastApprox = Number(hits[hits.length - 1]._score);
+      const ranked = exactHits(hits);
+      const allRescored = edge.hits.hits.length === 0; // fewer than `window` documents share a term: all re-ranked
+      const allReturned = allRescored && hits.length < size;
       const kth = ranked[o.k - 1]?.score ?? -Infinity;
-      if (kth > lastApprox * (1 + FEATURE_REL_ERROR) + 1e-6 && values.length <= this.#s.cfg.maxQueryTerms) return ranked.slice(0, o.k);
-      size = Math.min(MAX_WINDOW, size * 4);
+      if (allReturned && kth <= 0) return this.#fill(ranked, indices, values, o, window);
+      if (allReturned || !o.exact) return ranked.slice(0, o.k);
+      const outside = allRescored ? 0 : Number(edge.hits.hits[0]._score) * (1 + FEATURE_REL_ERROR) + 1e-6;
+      const cutSettled = rescoreOf(kth) > Number(hits[hits.length - 1]._score);
+      if (complete && kth > outside && cutSettled) return ranked.slice(0, o.k);
+      if (window >= MAX_WINDOW && size >= window) return ranked.slice(0, o.k);
+      if (!cutSettled) size = Math.min(MAX_WINDOW, size * 4);
+      if (!complete || kth <= outside) window = Math.min(MAX_WINDOW, window * 4);
+      window = Math.max(window, size);
     }
   }
 
@@ -277,20 +327,50 @@ export class OpenSearchCollection {
   }
 
   /**
-   * Fewer documents share an agreeing term with the query than k: the rest (score 0 or below) come from the
-   * filters alone, scored exactly too (at most 10,000 of them are looked at).
+   * Every document sharing an agreeing term with the query is in `ranked`, and it holds fewer than k of them or
+   * reaches scores ≤ 0: the rest (score 0 or below) come from the filters alone, re-ranked exactly too (at most
+   * 10,000 of them per shard are looked at; `window` of them in 'fast').
    * @param {import('../collection.js').SearchHit[]} ranked
    * @param {Uint32Array} qi
    * @param {Float32Array} qv
    * @param {import('../native.js').NativeSearchOptions} o
+   * @param {number} window
    */
-  async #fill(ranked, qi, qv, o) {
-    const { filter, mustNot } = filtersOf(o);
-    if (ranked.length) mustNot.push({ ids: { values: ranked.map((h) => osId(h.id)) } });
-    const size = o.exact ? MAX_WINDOW : Math.min(MAX_WINDOW, 2 * o.k);
-    const res = await this.#query({ query: { bool: { filter, must_not: mustNot } }, size, sort: [{ id: 'asc' }], _source: ['id', 'vi', 'vv', 'meta'], track_total_hits: false }, 'search');
-    const rest = rerank(res.hits.hits, qi, qv);
+  async #fill(ranked, qi, qv, o, window) {
+    const { filter, mustNot } = filtersOf(o, ranked.map((h) => h.id));
+    const w = o.exact ? MAX_WINDOW : Math.min(MAX_WINDOW, Math.max(window, 2 * o.k));
+    const res = await this.#query(rescoredSearch({ bool: { filter, must_not: mustNot } }, qi, qv, w, Math.min(w, 2 * o.k)), 'search');
+    const rest = exactHits(res.hits.hits);
     return [...ranked, ...rest].sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).slice(0, o.k);
+  }
+
+  /**
+   * The feature counts that steer a fast search's candidates (counts.js), looked for again every COUNTS_CHECK_MS;
+   * made here when the collection has none yet. null: they cannot be had (every term is then asked for).
+   * @returns {Promise<import('./search.js').FeatureCounts | null>}
+   */
+  async #featureCounts() {
+    if (performance.now() - this.#countsAt < COUNTS_CHECK_MS) return this.#counts;
+    if (!this.#countsLoad) {
+      this.#countsLoad = (async () => {
+        try {
+          const ctx = this.#countsCtx();
+          this.#counts = (await readFeatureCounts(ctx)) ?? (await computeFeatureCounts(ctx));
+        } finally {
+          this.#countsAt = performance.now();
+          this.#countsLoad = null;
+        }
+      })();
+    }
+    // The first load is waited for; later ones run behind the counts in hand.
+    if (this.#counts === null) await this.#countsLoad;
+    return this.#counts;
+  }
+
+  /** @returns {import('./counts.js').CountsContext} */
+  #countsCtx() {
+    const { client, names } = this.#s;
+    return { client, index: this.#index, versions: names.versions, id: names.countsId(this.#name), width: this.#width, ctx: this.#ctx('feature counts') };
   }
 
   /**
@@ -408,6 +488,11 @@ export class OpenSearchCollection {
     if (this.#createdAt === null && this.#writer) return;
     try {
       await request(() => this.#s.client.indices.refresh({ index: this.#index }), this.#ctx('flush'));
+      if (this.#countsStale) {
+        this.#countsStale = false;
+        this.#counts = await computeFeatureCounts(this.#countsCtx());
+        this.#countsAt = performance.now();
+      }
     } catch (err) {
       this.#absent(err);
     }

@@ -21,7 +21,7 @@ export function createClient(o) {
     requestTimeout: o.requestTimeoutMs,
     // A node that fails is taken out of rotation and tried again later: the other nodes answer meanwhile.
     resurrectStrategy: 'ping',
-    compression: 'gzip',
+    ...(o.compression ? { compression: /** @type {'gzip'} */ ('gzip') } : {}),
   };
   if (o.username !== null && o.password !== null) options.auth = { username: o.username, password: o.password };
   if (o.tls.ca !== null || !o.tls.rejectUnauthorized) {

@@ -1,15 +1,18 @@
-// How documents and collections are laid out in OpenSearch.
+// How documents and collections are laid out in OpenSearch (layout format 2).
 //
 // Signed sparse vectors: no OpenSearch field takes negative feature values, so each vector is indexed twice
 // over as non-negative `rank_features` (field `f`): `p<i>` = v_i where v_i > 0 and `n<i>` = -v_i where v_i < 0.
-// A query's agreeing-sign part of the dot product is then a sum of linear `rank_feature` clauses (q_i > 0 ->
-// `f.p<i>` boosted q_i; q_i < 0 -> `f.n<i>` boosted -q_i): that finds candidates; the exact vector, stored
-// unindexed in `_source` (`vi` indices, `vv` float32 values), re-ranks them exactly (search.js). Lucene keeps
-// about 9 significant bits of a feature value, which is why the re-ranking is needed.
+// A query's agreeing-sign part of the dot product is then a sum of linear `rank_feature` clauses: that finds
+// candidates (search.js). The exact vector is a `binary` doc value `v` (the n int32 indices, then the n float32
+// values, little-endian): the engine's re-ranking script reads it beside the postings, and nothing of the vector
+// is kept in `_source` (which holds the id, the metadata and the filter fields). Lucene keeps about 9
+// significant bits of a feature value, which is why the re-ranking is needed.
+// Format 1 (before): the exact vector as `vi`/`vv` arrays in `_source`, re-ranked in Node; it is refused on open
+// with how to re-index (store.js).
 import crypto from 'node:crypto';
 
 /** Format of the index layout below; recorded in each index's `_meta` and checked on open. */
-export const OS_FORMAT = 1;
+export const OS_FORMAT = 2;
 
 /** OpenSearch's limit on `_id`, in UTF-8 bytes (our ids may be 512 characters: up to 2,048 bytes). */
 const MAX_OS_ID_BYTES = 512;
@@ -38,22 +41,54 @@ export function features(indices, values) {
   const f = {};
   for (let j = 0; j < indices.length; j++) {
     const v = values[j];
-    if (v >= MIN_FEATURE) f[`p${indices[j]}`] = v;
-    else if (v <= -MIN_FEATURE) f[`n${indices[j]}`] = -v;
+    // Four significant digits: the engine keeps 9 bits of it anyway, and the request is a third of the size.
+    if (v >= MIN_FEATURE) f[`p${indices[j]}`] = Math.max(MIN_FEATURE, Number(v.toPrecision(4)));
+    else if (v <= -MIN_FEATURE) f[`n${indices[j]}`] = Math.max(MIN_FEATURE, Number((-v).toPrecision(4)));
   }
   return f;
 }
 
 /**
- * The `_source` of a prepared document (validate.js's PreparedDoc).
+ * The doc value `v` of a vector: base64 of its int32 indices then its float32 values (little-endian).
+ * @param {Uint32Array} indices
+ * @param {Float32Array} values
+ */
+export function encodeVector(indices, values) {
+  const n = indices.length;
+  const buf = Buffer.allocUnsafe(8 * n);
+  for (let j = 0; j < n; j++) {
+    buf.writeUInt32LE(indices[j], 4 * j);
+    buf.writeFloatLE(values[j], 4 * (n + j));
+  }
+  return buf.toString('base64');
+}
+
+/**
+ * A vector back from its doc value (encodeVector).
+ * @param {string} b64
+ * @returns {{indices: Uint32Array, values: Float32Array}}
+ */
+export function decodeVector(b64) {
+  const buf = Buffer.from(b64, 'base64');
+  const n = buf.length >> 3;
+  const indices = new Uint32Array(n);
+  const values = new Float32Array(n);
+  for (let j = 0; j < n; j++) {
+    indices[j] = buf.readUInt32LE(4 * j);
+    values[j] = buf.readFloatLE(4 * (n + j));
+  }
+  return { indices, values };
+}
+
+/**
+ * The document of a prepared document (validate.js's PreparedDoc), as sent in a bulk request.
  * @param {import('../validate.js').PreparedDoc} d
  */
 export function sourceOf(d) {
   return {
     id: d.id,
     f: features(d.indices, d.values),
-    vi: Array.from(d.indices),
-    vv: Array.from(d.values),
+    v: encodeVector(d.indices, d.values),
     meta: JSON.parse(d.meta),
     ...(d.site ? { site: d.site } : {}),
     ...(d.cat ? { category: d.cat } : {}),
@@ -69,28 +104,30 @@ export function mappingOf(meta) {
   return {
     dynamic: 'strict',
     _meta: meta,
-    // The features are indexed, not kept: `vi`/`vv` hold the same vector exactly (half the stored bytes).
-    _source: { excludes: ['f'] },
+    // The vector is kept once, as the doc value `v`; the features are indexed, not kept.
+    _source: { excludes: ['f', 'v'] },
     properties: {
-      id: { type: 'keyword' },
+      // Read from `_source` only (lookups by id go through `_id`).
+      id: { type: 'keyword', index: false, doc_values: false },
       f: { type: 'rank_features' },
-      vi: { type: 'integer', index: false, doc_values: false },
-      vv: { type: 'float', index: false, doc_values: false },
+      v: { type: 'binary', doc_values: true },
       meta: { type: 'object', enabled: false },
-      site: { type: 'keyword' },
-      category: { type: 'keyword' },
-      published_at: { type: 'date', format: 'epoch_millis' },
+      // Filters only (no sorting or aggregation): indexed, no doc values.
+      site: { type: 'keyword', doc_values: false },
+      category: { type: 'keyword', doc_values: false },
+      published_at: { type: 'date', format: 'epoch_millis', doc_values: false },
     },
   };
 }
 
 /**
- * A stored document back from its `_source`.
- * @param {any} src
+ * A stored document back from a search hit with `_source` (id, meta) and the doc value field `v`.
+ * @param {any} hit
  * @returns {import('../collection.js').StoredDoc}
  */
-export function storedDoc(src) {
-  return { id: src.id, meta: src.meta ?? {}, vector: { indices: Uint32Array.from(src.vi), values: Float32Array.from(src.vv) } };
+export function storedDoc(hit) {
+  const v = hit.fields?.v?.[0];
+  return { id: String(hit._source.id), meta: hit._source.meta ?? {}, vector: v ? decodeVector(v) : { indices: new Uint32Array(0), values: new Float32Array(0) } };
 }
 
 /**
@@ -114,5 +151,7 @@ export function namesOf(prefix, model) {
     versions: `${prefix}meta`,
     /** the `_id` of a collection's document in the versions index */
     versionId: (/** @type {string} */ collection) => `${model}--${collection}`,
+    /** the `_id` of its feature document counts there (no collection name holds ".") */
+    countsId: (/** @type {string} */ collection) => `${model}--${collection}.df`,
   };
 }

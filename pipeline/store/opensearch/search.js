@@ -1,13 +1,40 @@
-// Search on OpenSearch: candidates by the agreeing-sign part of the dot product (linear `rank_feature`
-// clauses, filters inside the engine), then the exact dot product of the stored float32 values, in double,
-// computed here (a painless rescore over `_source` measured slower, and the zip distribution has no painless).
+// Search on OpenSearch, in one request per round: candidates by the agreeing-sign part of the dot product
+// (linear `rank_feature` clauses, filters inside the engine), then an exact re-ranking in the engine (a Painless
+// `rescore` script reading each candidate's doc value `v`, encoding.js), and the exact score of each returned hit
+// (the same script as a script field, in double: a Lucene score is a float32). No vector leaves the engine.
+// 'fast' asks only for the query's terms that fit a postings budget (candidateTerms: the budget grows with the
+// collection); 'exact' asks for every agreeing term and proves its top k (collection.js).
 import { osId } from './encoding.js';
 
 /**
- * Candidates fetched for k results. Every shard ranks its documents by the same approximate score (linear
- * rank_feature clauses use no per-shard statistics), and the coordinating node merges the shards' best, so the
- * candidates are the global best by approximate score; each extra shard adds `perShard` so that a shard's
- * share of near-ties at the cut is not lost. Measured recall: README.md ("OpenSearch backend").
+ * The exact dot product of the document's doc value `v` with the query (params.qi increasing, params.qv), in
+ * double, in increasing index order (the native store's order and precision: float32 times float32 is exact).
+ * `SCORE` below maps it onto the positive scores Lucene requires, keeping its order.
+ */
+const DOT = `def d = doc['v']; double s = 0;
+if (d.size() != 0) {
+  BytesRef b = d.value; byte[] a = b.bytes; int o = b.offset; int n = b.length >> 3; int vo = o + (n << 2);
+  List qi = params.qi; List qv = params.qv; int m = qi.size(); int i = 0; int j = 0;
+  int y = m > 0 ? (int) qi.get(0) : 0;
+  while (i < n && j < m) {
+    int p = o + (i << 2);
+    int x = (a[p] & 255) | ((a[p + 1] & 255) << 8) | ((a[p + 2] & 255) << 16) | ((a[p + 3] & 255) << 24);
+    if (x == y) {
+      int q = vo + (i << 2);
+      float v = Float.intBitsToFloat((a[q] & 255) | ((a[q + 1] & 255) << 8) | ((a[q + 2] & 255) << 16) | ((a[q + 3] & 255) << 24));
+      s += (double) v * (double) qv.get(j);
+      i++; j++; if (j < m) { y = (int) qi.get(j); }
+    } else if (x < y) { i++; } else { j++; if (j < m) { y = (int) qi.get(j); } }
+  }
+}`;
+/** Rescore script: s ≥ 0 -> 1 + s, s < 0 -> 1 / (1 - s): positive, increasing, continuous. */
+export const SCORE_SCRIPT = `${DOT}\nreturn s >= 0 ? 1 + s : 1 / (1 - s);`;
+/** Script field: the exact score itself. */
+export const EXACT_SCRIPT = `${DOT}\nreturn s;`;
+
+/**
+ * Documents re-ranked per shard (the rescore window) for k results: max(min, perK·k) + perShard·(shards − 1),
+ * at most max (index.max_rescore_window).
  * @param {number} k
  * @param {number} shards
  * @param {{min: number, perK: number, perShard: number, max: number}} c store.opensearch.candidates
@@ -19,8 +46,9 @@ export function candidateCount(k, shards, c) {
 /**
  * The engine-side filters of the search options (validate.js's NativeSearchOptions).
  * @param {import('../native.js').NativeSearchOptions} o
+ * @param {string[]} [moreExcluded] ids excluded besides o.excludeIds
  */
-export function filtersOf(o) {
+export function filtersOf(o, moreExcluded = []) {
   /** @type {object[]} */
   const filter = [];
   /** @type {object[]} */
@@ -31,25 +59,71 @@ export function filtersOf(o) {
   if (o.sites) filter.push({ terms: { site: o.sites } });
   if (o.categories) filter.push({ terms: { category: o.categories } });
   if (o.excludeSites?.length) mustNot.push({ terms: { site: o.excludeSites } });
-  if (o.excludeIds?.length) mustNot.push({ ids: { values: o.excludeIds.map(osId) } });
+  const ex = [...(o.excludeIds ?? []), ...moreExcluded];
+  if (ex.length) mustNot.push({ ids: { values: ex.map(osId) } });
   return { filter, mustNot };
 }
 
 /**
- * The candidate query: one linear rank_feature clause per query term of the agreeing sign. At most `maxTerms`
- * terms, the largest by magnitude (a cluster refuses more than `indices.query.bool.max_clause_count`).
+ * @typedef {object} FeatureCounts documents per split-sign feature (store.js's featureCounts)
+ * @property {Int32Array} p documents with a positive value at each index
+ * @property {Int32Array} n documents with a negative value at each index
+ * @property {number} postings the sum of both
+ * @property {number} docs documents counted
+ */
+
+/**
+ * The query's terms a candidate search asks for (positions into indices/values). Every agreeing term when
+ * `counts` is null (the exact mode's candidates); else the terms by decreasing |weight|, each taken while the
+ * postings of the terms taken stay within `budget` (a term whose list would overflow it is skipped, a smaller
+ * one after it may still fit), at most maxTerms. Terms of features the counts do not know (new since they
+ * were made) count as empty lists.
  * @param {Uint32Array} indices
  * @param {Float32Array} values
- * @param {import('../native.js').NativeSearchOptions} o
+ * @param {FeatureCounts | null} counts
+ * @param {number} budget postings
  * @param {number} maxTerms
+ * @returns {number[]}
  */
-export function candidateQuery(indices, values, o, maxTerms) {
-  let order = Array.from(indices.keys());
-  if (order.length > maxTerms) order = order.sort((a, b) => Math.abs(values[b]) - Math.abs(values[a])).slice(0, maxTerms);
-  const should = [];
+export function candidateTerms(indices, values, counts, budget, maxTerms) {
+  const order = [];
+  for (let j = 0; j < indices.length; j++) if (values[j] !== 0) order.push(j);
+  if (counts === null && order.length <= maxTerms) return order;
+  order.sort((a, b) => Math.abs(values[b]) - Math.abs(values[a]) || a - b);
+  if (counts === null) return order.slice(0, maxTerms);
+  const out = [];
+  let used = 0;
   for (const j of order) {
+    const list = values[j] > 0 ? counts.p : counts.n;
+    const df = indices[j] < list.length ? list[indices[j]] : 0;
+    if (used + df > budget) continue;
+    used += df;
+    out.push(j);
+    if (out.length >= maxTerms) break;
+  }
+  return out;
+}
+
+/**
+ * The postings budget of a fast search: a fraction of the collection's postings, at least `min`.
+ * @param {FeatureCounts} counts
+ * @param {{min: number, fraction: number}} b store.opensearch.postingsBudget
+ */
+export function postingsBudget(counts, b) {
+  return Math.max(b.min, Math.ceil(b.fraction * counts.postings));
+}
+
+/**
+ * The candidate query: one linear rank_feature clause per chosen term, of its sign; the filters inside.
+ * @param {Uint32Array} indices
+ * @param {Float32Array} values
+ * @param {number[]} terms positions (candidateTerms)
+ * @param {import('../native.js').NativeSearchOptions} o
+ */
+export function candidateQuery(indices, values, terms, o) {
+  const should = [];
+  for (const j of terms) {
     const v = values[j];
-    if (v === 0) continue;
     should.push({ rank_feature: { field: `f.${v > 0 ? 'p' : 'n'}${indices[j]}`, linear: {}, boost: Math.abs(v) } });
   }
   const { filter, mustNot } = filtersOf(o);
@@ -57,35 +131,46 @@ export function candidateQuery(indices, values, o, maxTerms) {
 }
 
 /**
- * Exact dot product of a stored vector (`vi`, `vv`: float32 values) with the query, summed in double.
- * @param {number[]} vi increasing
- * @param {number[]} vv
- * @param {Uint32Array} qi increasing
+ * A search body: `query` ranked by it, the best `window` per shard re-ranked exactly in the engine, the best
+ * `size` of those returned with their exact score (`fields.s`), id and metadata.
+ * @param {object} query
+ * @param {Uint32Array} qi
  * @param {Float32Array} qv
+ * @param {number} window
+ * @param {number} size
  */
-export function exactDot(vi, vv, qi, qv) {
-  let s = 0;
-  let a = 0;
-  let b = 0;
-  while (a < vi.length && b < qi.length) {
-    const x = vi[a];
-    const y = qi[b];
-    if (x === y) { s += Math.fround(vv[a]) * qv[b]; a++; b++; } else if (x < y) a++; else b++;
-  }
-  return s;
+export function rescoredSearch(query, qi, qv, window, size) {
+  const params = { qi: Array.from(qi), qv: Array.from(qv) };
+  return {
+    query, size, track_total_hits: false, _source: ['id', 'meta'],
+    rescore: {
+      window_size: window,
+      query: {
+        score_mode: 'total', query_weight: 0, rescore_query_weight: 1,
+        rescore_query: { script_score: { query: { match_all: {} }, script: { lang: 'painless', source: SCORE_SCRIPT, params } } },
+      },
+    },
+    script_fields: { s: { script: { lang: 'painless', source: EXACT_SCRIPT, params } } },
+  };
+}
+
+/**
+ * Hits of a rescoredSearch, best first by exact score, ties by id.
+ * @param {any[]} hits
+ * @returns {import('../collection.js').SearchHit[]}
+ */
+export function exactHits(hits) {
+  const out = hits.map((h) => ({ id: String(h._source.id), score: Number(h.fields.s[0]), meta: h._source.meta ?? {} }));
+  return out.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 }
 
 /** Lucene keeps 9 significant bits of a feature value, truncated: a true agreeing part is at most this much above. */
 export const FEATURE_REL_ERROR = 2 ** -7;
 
 /**
- * Ranks hits (with `_source` id, vi, vv, meta) by exact score, best first, ties by id.
- * @param {any[]} hits
- * @param {Uint32Array} qi
- * @param {Float32Array} qv
- * @returns {import('../collection.js').SearchHit[]}
+ * The rescore score of an exact score, as the engine rounds it (SCORE_SCRIPT, then float32).
+ * @param {number} s
  */
-export function rerank(hits, qi, qv) {
-  const scored = hits.map((h) => ({ id: String(h._source.id), score: exactDot(h._source.vi, h._source.vv, qi, qv), meta: h._source.meta ?? {} }));
-  return scored.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+export function rescoreOf(s) {
+  return Math.fround(s >= 0 ? 1 + s : 1 / (1 - s));
 }

@@ -61,7 +61,7 @@ export class OpenSearchStore {
     if (!meta || meta.model !== this.#model || meta.collection !== name) {
       throw errors.BACKEND_REJECTED('opensearch', `opening collection ${name} of model ${this.#model}`, `index ${index} exists but was not made by this store for it (its _meta: ${JSON.stringify(meta ?? null)})`, 'foreign_index');
     }
-    if (meta.format !== OS_FORMAT) throw errors.STORE_FORMAT_UNSUPPORTED(`opensearch index ${index}`, String(meta.format), String(OS_FORMAT));
+    if (meta.format !== OS_FORMAT) throw errors.OPENSEARCH_LAYOUT_OLD(index, String(meta.format), String(OS_FORMAT), name, this.#model);
     return { width: Number(meta.width), createdAt: String(meta.created_at), shards: Number(entry.settings?.index?.number_of_shards ?? this.#cfg.shards), meta };
   }
 
@@ -198,6 +198,7 @@ export class OpenSearchStore {
     const res = await request(() => this.#client.indices.delete({ index: this.#names.index(name) }, { ignore: [404] }), this.#rctx('drop', name));
     if (/** @type {any} */ (res.body)?.error) throw errors.COLLECTION_NOT_FOUND(name, this.#model);
     await request(() => this.#client.delete({ index: this.#names.versions, id: this.#names.versionId(name) }, { ignore: [404] }), this.#rctx('drop', name));
+    await request(() => this.#client.delete({ index: this.#names.versions, id: this.#names.countsId(name) }, { ignore: [404] }), this.#rctx('drop', name));
   }
 
   /**
