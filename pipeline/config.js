@@ -220,24 +220,17 @@ export const DEFAULT_CONFIG = Object.freeze({
     /**
      * Threads of their own (when embedThreads is above 0) that embed documents written through the API (PUT,
      * synchronous bulk), at niceness writeEmbedNice; null: as many as embedThreads; 0: written documents share the
-     * request-text threads. Fewer than embedThreads caps the cores a burst of writes can take from the searches (one
-     * thread embeds ~190 articles a second). On the 2-core reference machine 1 was no better than 2 beside 20
-     * writes/s: the reads' p99 +44.9 against +42.7 %, write p99 36 against 30 ms, 9 rounds (BENCHMARKS.md, session 15).
+     * request-text threads. Fewer caps the cores a burst of writes can take from the searches (BENCHMARKS.md).
      */
     writeEmbedThreads: /** @type {number | null} */ (null),
-    /** The niceness (Linux) of the writeEmbedThreads threads: above 0 they yield to the event loop and the request
-     * texts' threads (BENCHMARKS.md, session 10), and are SCHED_BATCH: a thread woken by a write's message does not
-     * take the event loop's core (session 16). Before session 15, 0 also meant sharing the request-text threads:
-     * that is writeEmbedThreads 0 now. 1: since session 14 the store's search threads do not sleep
-     * between searches under load, and at 3 a write's embedding got too small a share beside them (write p99 51 and
-     * 56 ms against 42–47 at 0 and 1; reads the same within noise: BENCHMARKS.md, session 14). */
+    /** The niceness (Linux) of the writeEmbedThreads threads, which are SCHED_BATCH: above 0 they yield to the event
+     * loop and the request texts' threads; higher values starve writes beside busy search threads (BENCHMARKS.md). */
     writeEmbedNice: 1,
     /**
      * While this process has searches in flight, a written document's embedding takes at most `share` of a core
      * (it checks every sliceUs and sleeps off any excess) until it has lasted budgetMs; then, and with no search in
-     * flight, it runs freely (Linux; pipeline/tokenizer/native/thread_pacing.cc). Unpaced, an article's embedding
-     * takes a core for ~5 ms and the reads queued on that core make the reads' p99; paced, the same CPU comes in
-     * slices (BENCHMARKS.md, session 17). budgetMs 0: never paced.
+     * flight, it runs freely (Linux; pipeline/tokenizer/native/thread_pacing.cc): the same CPU in slices instead of
+     * a ~5 ms burst that the reads queued on that core wait behind (BENCHMARKS.md). budgetMs 0: never paced.
      */
     writePace: { sliceUs: 250, share: 0.25, budgetMs: 20 },
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
