@@ -66,7 +66,7 @@ test('scdv eval --mlt opensearch: a "more_like_this (OpenSearch 2.19)" row next 
   const r = scdv([...EVAL, '--mlt', 'opensearch']);
   assert.equal(r.code, 0, r.stderr);
   const j = r.last();
-  assert.deepEqual(Object.keys(j), ['scdv', 'tfidf', 'mlt', 'mlt_opensearch']);
+  assert.deepEqual(Object.keys(j), ['verdict', 'scdv', 'tfidf', 'mlt', 'mlt_opensearch']);
   const real = j.mlt_opensearch;
   assert.match(real.engine, /^OpenSearch 2\.19\./);
   assert.match(r.stderr, /^more_like_this \(OpenSearch 2\.19\)\s+\d/m, 'the table row');
