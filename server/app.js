@@ -20,6 +20,7 @@ import jobRoutes from './routes/jobs.js';
 import adminRoutes from './routes/admin.js';
 import eventRoutes from './routes/events.js';
 import { EventLog } from '../pipeline/events/log.js';
+import { installSocketBounds } from './sockets.js';
 
 /**
  * What routes need, built once per process by start.js (or by a test).
@@ -167,8 +168,8 @@ export async function buildApp(ctx, opts = {}) {
   const s = config.server;
   /** @type {import('fastify').FastifyInstance} */
   const app = /** @type {any} */ (Fastify(/** @type {any} */ (fastifyOptions(config, opts.logger))));
-  // Connections past the cap are closed as they arrive (Node counts them per process).
-  app.server.maxConnections = s.maxConnections;
+  // Per-client and per-process connection shares, one request at a time per connection (server/sockets.js).
+  installSocketBounds(app, s, metrics);
   const routeMethods = watchRoutes(app);
   installErrorHandlers(app, { bodyLimit: s.bodyLimit });
   // Every body this API takes is JSON (or JSON Lines on the bulk route, which adds its own parser): a text/plain
