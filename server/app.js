@@ -232,6 +232,7 @@ export async function buildApp(ctx, opts = {}) {
 
   metrics.readModel = () => ctx.models.current?.name ?? null;
   metrics.readRedis = () => Boolean(ctx.hub?.up);
+  metrics.readRelatedCache = () => ({ bytes: ctx.relatedCache.bytes, entries: ctx.relatedCache.map.size });
   metrics.readStore = async () => {
     const sm = ctx.models.current;
     return sm ? (await sm.collections()).map((c) => ({ model: sm.name, collection: c.name, count: c.count })) : [];

@@ -16,10 +16,11 @@ import { errorBody } from './errors.js';
  * @property {string} client the address its share counts against
  * @property {number} busy requests parsed and not yet answered
  * @property {number} lastActive performance.now() of its last request or answer
- * @property {boolean} active a request of this socket is being handled
+ * @property {import('node:http').ServerResponse | null} current the answer of the request being handled
  * @property {(() => void)[]} waiting pipelined requests waiting for their turn
  * @property {boolean} pausedHere reading stopped by this module
- * @property {NodeJS.Timeout | null} stall the timer watching a socket over its byte bound
+ * @property {NodeJS.Timeout | null} stall the timer watching a socket with requests waiting
+ * @property {boolean} overBound its next request waits for its unwritten bytes to go under the bound
  */
 
 const STATE = Symbol('scdv.socket');
@@ -125,7 +126,7 @@ export function installSocketBounds(app, s, metrics) {
       return;
     }
     /** @type {SocketState} */
-    const st = { client, busy: 0, lastActive: performance.now(), active: false, waiting: [], pausedHere: false, stall: null };
+    const st = { client, busy: 0, lastActive: performance.now(), current: null, waiting: [], pausedHere: false, stall: null, overBound: false };
     /** @type {any} */ (socket)[STATE] = st;
     let set = byClient.get(client);
     if (!set) byClient.set(client, (set = new Set()));
@@ -139,14 +140,6 @@ export function installSocketBounds(app, s, metrics) {
       st.waiting.length = 0;
     });
     for (const l of parsers) l.call(server, socket);
-  });
-
-  server.on('request', (/** @type {import('node:http').IncomingMessage} */ req, /** @type {import('node:http').ServerResponse} */ res) => {
-    const st = stateOf(req.socket);
-    if (!st) return;
-    st.busy++;
-    st.lastActive = performance.now();
-    res.once('close', () => { st.busy--; st.lastActive = performance.now(); });
   });
 
   /** Stop reading the socket (as Node's HTTP server does itself while a response queue is long). @param {import('node:net').Socket} socket */
@@ -167,62 +160,89 @@ export function installSocketBounds(app, s, metrics) {
     socket.resume();
   };
 
+  /** A socket's requests wait for its client to read (counted once per time). @param {SocketState} st */
+  const overBound = (st) => {
+    if (st.overBound) return;
+    st.overBound = true;
+    metrics.socketBackpressure.inc({ action: 'paused' });
+  };
+
+  /**
+   * While requests wait on a socket or its unwritten bytes are over the bound: every socketStallMs, a socket over the
+   * bound whose unwritten bytes did not go down is closed (its client is not reading).
+   * @param {import('node:net').Socket} socket
+   */
+  const watch = (socket) => {
+    const st = stateOf(socket);
+    if (st.stall) return;
+    let last = socket.writableLength;
+    st.stall = setInterval(() => {
+      const pending = socket.writableLength;
+      if (socket.destroyed || (st.waiting.length === 0 && pending <= s.socketBufferBytes)) {
+        clearInterval(/** @type {NodeJS.Timeout} */ (st.stall));
+        st.stall = null;
+        st.overBound = false;
+      } else if (pending > s.socketBufferBytes) {
+        overBound(st);
+        if (pending >= last) {
+          metrics.socketBackpressure.inc({ action: 'closed' });
+          socket.destroy();
+        }
+      }
+      last = pending;
+    }, s.socketStallMs);
+    st.stall.unref();
+  };
+
   /** The next waiting request's turn, once the socket's unwritten bytes are under the bound. @param {import('node:net').Socket} socket */
   const next = (socket) => {
     const st = stateOf(socket);
-    if (st.active || socket.destroyed) return;
+    if (st.current || socket.destroyed) return;
     if (st.waiting.length === 0) { resumeReading(socket); return; }
     if (socket.writableLength <= s.socketBufferBytes) {
-      st.active = true;
+      st.overBound = false;
       const go = /** @type {() => void} */ (st.waiting.shift());
       // Nothing waits behind it any more: read on (its own body, if any, may still be arriving).
       if (st.waiting.length === 0) resumeReading(socket);
       go();
       return;
     }
-    if (st.stall) return;
-    metrics.socketBackpressure.inc({ action: 'paused' });
-    let last = socket.writableLength;
-    st.stall = setInterval(() => {
-      if (socket.writableLength <= s.socketBufferBytes || socket.destroyed) {
-        clearInterval(/** @type {NodeJS.Timeout} */ (st.stall));
-        st.stall = null;
-        next(socket);
-      } else if (socket.writableLength >= last) {
-        metrics.socketBackpressure.inc({ action: 'closed' });
-        socket.destroy();
-      } else last = socket.writableLength;
-    }, s.socketStallMs);
-    st.stall.unref();
-    socket.once('drain', () => {
-      if (!st.stall) return;
-      clearInterval(st.stall);
-      st.stall = null;
-      next(socket);
-    });
+    if (st.overBound) return;
+    overBound(st);
+    watch(socket);
+    socket.once('drain', () => next(socket));
   };
 
-  // First of the hooks: a request's handling starts only at its turn on its connection.
-  app.addHook('onRequest', (request, reply, done) => {
-    const socket = request.raw.socket;
+  // Requests reach the app (Fastify's handler) one at a time per connection, at their turn; a request waiting costs
+  // only what Node's parser made of it.
+  const handlers = server.listeners('request');
+  server.removeAllListeners('request');
+  server.on('request', (/** @type {import('node:http').IncomingMessage} */ req, /** @type {import('node:http').ServerResponse} */ res) => {
+    const socket = req.socket;
     const st = stateOf(socket);
-    if (!st) { done(); return; }
-    reply.raw.once('close', () => {
-      st.active = false;
+    const run = () => { for (const handle of handlers) handle.call(server, req, res); };
+    if (!st) { run(); return; }
+    // Closed already (the rest of a burst it sent, still parsed): never handled.
+    if (socket.destroyed) return;
+    st.busy++;
+    st.lastActive = performance.now();
+    res.once('close', () => {
+      st.busy--;
+      st.lastActive = performance.now();
+      if (st.current !== res) return;
+      st.current = null;
       next(socket);
     });
-    if (!st.active && st.waiting.length === 0 && socket.writableLength <= s.socketBufferBytes) {
-      st.active = true;
-      done();
-      return;
-    }
+    const start = () => { st.current = res; run(); };
+    if (!st.current && st.waiting.length === 0 && socket.writableLength <= s.socketBufferBytes) { start(); return; }
     if (st.waiting.length >= s.maxPipelined) {
       metrics.socketBackpressure.inc({ action: 'closed' });
       socket.destroy();
       return;
     }
-    st.waiting.push(done);
+    st.waiting.push(start);
     pauseReading(socket);
+    watch(socket);
     next(socket);
   });
 

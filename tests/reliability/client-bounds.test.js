@@ -5,7 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { sleep } from './lib.js';
+import fs from 'node:fs';
+import { report, sleep } from './lib.js';
 import { serveProcess } from './serve.js';
 
 const h = await import('../server/helpers.js');
@@ -114,5 +115,87 @@ test('a client at its share with every connection busy: the next one is answered
   } finally {
     for (const s of busy) s.destroy();
     await srv.close();
+  }
+});
+
+/** Resident memory of a process, bytes. @param {number} pid */
+const rss = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+const MB = 1024 * 1024;
+const DOC = 'sports-watch-4597641';
+
+test('100 clients pipelining 100 k=1000 requests each without reading the answers: the server holds a bounded amount, /healthz stays quick, the sockets are closed', async (t) => {
+  const config = h.testConfig({ socketStallMs: 1000 });
+  const srv = await serveProcess({ config, model: h.MODEL_A, redisUrl, dir: h.tmp });
+  const url = new URL(srv.url);
+  /** @type {net.Socket[]} */
+  const socks = [];
+  try {
+    const one = await fetch(`${srv.url}/v1/collections/articles/documents/${DOC}/related?k=1000`);
+    const answerBytes = (await one.arrayBuffer()).byteLength;
+    const before = srv.rssBytes();
+    const req = `GET /v1/collections/articles/documents/${DOC}/related?k=1000 HTTP/1.1\r\nHost: x\r\n\r\n`;
+    for (let i = 0; i < 100; i++) {
+      const s = await connect(url);
+      s.on('error', () => {});
+      s.pause(); // never read
+      s.write(req.repeat(100));
+      socks.push(s);
+    }
+    let peak = before;
+    let worstHealthMs = 0;
+    const healthMs = [];
+    const t0 = Date.now();
+    while (Date.now() - t0 < 4000) {
+      const h0 = Date.now();
+      assert.equal((await otherClient(url)).status, 200);
+      worstHealthMs = Math.max(worstHealthMs, Date.now() - h0);
+      healthMs.push(Date.now() - h0);
+      peak = Math.max(peak, srv.rssBytes());
+      await sleep(100);
+    }
+    const closed = socks.filter((s) => s.readableEnded || s.destroyed).length;
+    const m = (await otherClient(url, '/metrics')).body;
+    const stalledClosed = metric(m, 'scdv_socket_backpressure_total', 'action="closed"');
+    const paused = metric(m, 'scdv_socket_backpressure_total', 'action="paused"');
+    const figures = { answerBytes, rssBeforeMB: Math.round(before / MB), rssPeakMB: Math.round(peak / MB), worstHealthMs, stalledClosed, paused, closed, healthMs };
+    report(t, 'pipelining-without-reading', figures);
+    // 10,000 answers of answerBytes each would be hundreds of MB. Each socket sent more than server.maxPipelined (64)
+    // requests at once: it is closed, and the requests it sent that were parsed are never handled.
+    assert.ok(peak - before < 100 * MB, JSON.stringify(figures));
+    assert.ok(worstHealthMs < 5000, JSON.stringify(figures));
+    assert.equal(stalledClosed, 100, JSON.stringify(figures));
+    assert.equal(closed, 100, JSON.stringify(figures));
+  } finally {
+    for (const s of socks) s.destroy();
+    await srv.stop();
+  }
+});
+
+test('12,000 unique related answers asked twice each: the result cache stays within server.relatedCacheBytes', async (t) => {
+  const budget = 16 * MB;
+  const config = h.testConfig({ relatedCacheBytes: budget });
+  const srv = await serveProcess({ config, model: h.MODEL_A, redisUrl, dir: h.tmp });
+  try {
+    const before = srv.rssBytes();
+    const unique = 1500;
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < 2 * unique; i = next++) {
+        const r = await fetch(`${srv.url}/v1/collections/articles/documents/${DOC}/related?k=1000&duplicate_threshold=${(0.5 + (i % unique) * 1e-5).toFixed(5)}`);
+        assert.equal(r.status, 200);
+        await r.arrayBuffer();
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    const after = srv.rssBytes();
+    const m = await (await fetch(`${srv.url}/metrics`)).text();
+    const cacheBytes = Number(/^scdv_related_cache_bytes (\d+)/m.exec(m)?.[1]);
+    const entries = Number(/^scdv_related_cache_entries (\d+)/m.exec(m)?.[1]);
+    const figures = { unique, rssBeforeMB: Math.round(before / MB), rssAfterMB: Math.round(after / MB), cacheMB: +(cacheBytes / MB).toFixed(1), entries };
+    report(t, 'related-cache-bytes', figures);
+    assert.ok(cacheBytes > budget / 2 && cacheBytes <= budget, JSON.stringify(figures));
+    assert.ok(after - before < budget + 60 * MB, JSON.stringify(figures));
+  } finally {
+    await srv.stop();
   }
 });
