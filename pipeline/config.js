@@ -320,10 +320,6 @@ export const DEFAULT_CONFIG = Object.freeze({
     maxItems: 100,
     /** Bytes waiting to be written before new batches are refused with 503 (memory stays bounded). */
     maxPendingBytes: 64 << 20,
-    /** A batch body of more bytes is large: at most largeBatches of them are received and parsed at once, as many more
-     * wait, further ones get 503 with Retry-After (parsing one takes the event loop for tens of ms). */
-    largeBatchBytes: 256 << 10,
-    largeBatches: 2,
     /** `scdv report clicks`: width of a similarity band (scores 0.30-0.40 with 0.1). */
     bandWidth: 0.1,
     /** `scdv report clicks`: a cell (band, genre, arm) with fewer impressions is shown but never flagged. */

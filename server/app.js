@@ -223,6 +223,12 @@ export async function buildApp(ctx, opts = {}) {
     if (ctx.status.shuttingDown) reply.header('connection', 'close');
     done(null, payload);
   });
+  // A bounded queue that was full (SCDV_SERVER_BUSY names which).
+  app.addHook('onError', (_request, _reply, err, done) => {
+    const queue = /** @type {any} */ (err)?.code === 'SCDV_SERVER_BUSY' ? /** @type {any} */ (err).details?.queue : undefined;
+    if (queue) metrics.busyRefused.inc({ queue });
+    done();
+  });
   // Latency per route pattern (bounded label set), measured by Fastify from request to response.
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -56,7 +56,7 @@ export class Metrics {
       labelNames: ['arm'],
       registers: [this.registry],
     });
-    // The server's bounds (server/sockets.js, server/cache.js, the embedding lanes, large event batches).
+    // The server's bounds (server/sockets.js, server/cache.js, the embedding lanes).
     this.connectionsRefused = new client.Counter({
       name: 'scdv_connections_refused_total',
       help: 'Connections answered 503 and closed when accepted: the client at server.maxConnectionsPerClient (client_share) or the process at server.maxConnections (server_full), none of its connections idle.',
@@ -77,7 +77,7 @@ export class Metrics {
     });
     this.busyRefused = new client.Counter({
       name: 'scdv_busy_refused_total',
-      help: 'Requests answered 503 with Retry-After because a bounded queue was full: large request texts (server.embedLargeQueue) or large event batches (events.largeBatches).',
+      help: 'Requests answered 503 with Retry-After because a bounded queue was full: large request texts (server.embedLargeQueue).',
       labelNames: ['queue'],
       registers: [this.registry],
     });

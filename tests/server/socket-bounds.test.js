@@ -97,3 +97,12 @@ test('a pipelining client that reads gets all its answers, in order, one handled
     await srv.close();
   }
 });
+
+test('the bounds\' settings are validated', async () => {
+  const { loadConfig } = await import('../../pipeline/config.js');
+  for (const [key, bad] of /** @type {const} */ ([['maxConnectionsPerClient', -1], ['socketBufferBytes', 0], ['socketStallMs', 0], ['maxPipelined', 1.5],
+    ['relatedCacheBytes', -1], ['embedLargeTextChars', 0], ['embedLargeQueue', 0]])) {
+    assert.throws(() => loadConfig({ overrides: { server: { [key]: bad } } }), new RegExp(`server\\.${key}`), key);
+  }
+  assert.equal(loadConfig({ overrides: { server: { maxConnectionsPerClient: 0, relatedCacheBytes: 0 } } }).server.maxConnectionsPerClient, 0);
+});
