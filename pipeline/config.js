@@ -175,12 +175,8 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** Local worker processes of `scdv tokenize` and `scdv train` (--workers). */ workers: 2,
     /** Documents sent to the native tokenizer per call (one call in flight per worker keeps one core busy). */
     batchSize: 64,
-    /**
-     * A process that has parsed as much text as 1/32 of the MeCab dictionary's index (~10 MB with neologd: tokenize
-     * and index workers, servers) copies the index into 2 MB pages, in the background (Linux with transparent huge
-     * pages): ~20 % less CPU per parse, for ~330 MB of private memory per process with neologd (the features stay
-     * shared). false: only the file's shared pages.
-     */
+    /** After parsing 1/32 of the MeCab dictionary's index in text, a process copies the index into 2 MB pages (Linux
+     * THP): ~20 % less CPU per parse for ~330 MB private memory with neologd. false: only the file's shared pages. */
     hugePages: true,
   },  /** `scdv serve`, the REST server (server/). */
   server: {
@@ -217,21 +213,18 @@ export const DEFAULT_CONFIG = Object.freeze({
      * tokenising ran on the libuv pool (one thread would cap it at one core's worth).
      */
     embedThreads: 2,
-    /**
-     * Threads of their own (when embedThreads is above 0) that embed documents written through the API (PUT,
-     * synchronous bulk), at niceness writeEmbedNice; null: as many as embedThreads; 0: written documents share the
-     * request-text threads. Fewer caps the cores a burst of writes can take from the searches (BENCHMARKS.md).
-     */
+    /** Threads (when embedThreads > 0) that embed documents written through the API, at writeEmbedNice; null: as many
+     * as embedThreads; 0: they share the request-text threads (BENCHMARKS.md). */
     writeEmbedThreads: /** @type {number | null} */ (null),
-    /** The niceness (Linux) of the writeEmbedThreads threads, which are SCHED_BATCH: above 0 they yield to the event
-     * loop and the request texts' threads; higher values starve writes beside busy search threads (BENCHMARKS.md). */
+    /** Niceness (Linux) of the writeEmbedThreads threads (SCHED_BATCH): above 0 they yield to the event loop and the
+     * request-text threads; 1 by measurement (BENCHMARKS.md). */
     writeEmbedNice: 1,
-    /**
-     * While this process has searches in flight, a written document's embedding takes at most `share` of a core
-     * (it checks every sliceUs and sleeps off any excess) until it has lasted budgetMs; then, and with no search in
-     * flight, it runs freely (Linux; pipeline/tokenizer/native/thread_pacing.cc): the same CPU in slices instead of
-     * a ~5 ms burst that the reads queued on that core wait behind (BENCHMARKS.md). budgetMs 0: never paced.
-     */
+    /** A request text (title + body) of more characters is large: large texts take at most embedThreads − 1 threads
+     * (all when 1) and wait behind small ones, so that a small text is not held up behind them. */
+    embedLargeTextChars: 20_000,
+    /** Large texts waiting for a thread; one more is answered 503 with Retry-After. */ embedLargeQueue: 8,
+    /** While searches are in flight, a written document's embedding takes at most `share` of a core (checked every
+     * sliceUs) for its first budgetMs (Linux; thread_pacing.cc, BENCHMARKS.md). budgetMs 0: never paced. */
     writePace: { sliceUs: 250, share: 0.25, budgetMs: 20 },
     /** Local `embed` worker processes `scdv serve` starts for bulk jobs (0: rely on `scdv worker index` elsewhere). */
     indexWorkers: 1,
@@ -240,6 +233,7 @@ export const DEFAULT_CONFIG = Object.freeze({
     modelPollMs: 500,
     /** Related-by-id results kept per process, each valid while its collection is unchanged, kept from their second ask (0: no cache). */
     relatedCacheEntries: 10_000,
+    /** … and their bytes at most (serialised answers and keys), least recently used evicted first. */ relatedCacheBytes: 64 << 20,
     /** Search mode passed to the store for live queries. */
     searchMode: /** @type {'fast'|'exact'} */ ('fast'),
     /** Longest time to receive a whole request, headers and body, ms: past it the client gets 408 and the
@@ -252,8 +246,15 @@ export const DEFAULT_CONFIG = Object.freeze({
     idleTimeoutMs: 120_000,
     /** An idle keep-alive connection is closed after this long without a new request, ms. */
     keepAliveTimeoutMs: 72_000,
-    /** Open connections per server process; further ones are closed at once (0: no limit). */
+    /** Open connections per server process (0: no limit); at the cap, the idlest connection of the client with the most
+     * is closed to admit a new one, else the new one is answered 503. */
     maxConnections: 1024,
+    /** … per client address (an IPv6 /64), the same way (0: no share). Behind a proxy every client is the proxy: raise it. */
+    maxConnectionsPerClient: 256,
+    /** A connection's next request waits while more bytes than this are unwritten to it (its client is not reading). */
+    socketBufferBytes: 512 << 10,
+    /** … and the connection is closed when those bytes do not go down for this long, ms. */ socketStallMs: 10_000,
+    /** Pipelined requests that may wait behind the one in progress on a connection; one more closes it. */ maxPipelined: 64,
     /** Grace for in-flight requests on SIGTERM before connections are cut. */
     shutdownTimeoutMs: 10_000,
     /** Honour X-Forwarded-For behind a proxy (the logged client address). */
@@ -535,6 +536,8 @@ function validateServer(s) {
     ['server.precompute.batchSize', s.precompute.batchSize], ['server.precompute.concurrency', s.precompute.concurrency],
     ['server.requestTimeoutMs', s.requestTimeoutMs], ['server.headersTimeoutMs', s.headersTimeoutMs],
     ['server.keepAliveTimeoutMs', s.keepAliveTimeoutMs], ['server.syncBulkMaxDocuments', s.syncBulkMaxDocuments],
+    ['server.socketBufferBytes', s.socketBufferBytes], ['server.socketStallMs', s.socketStallMs], ['server.maxPipelined', s.maxPipelined],
+    ['server.embedLargeTextChars', s.embedLargeTextChars], ['server.embedLargeQueue', s.embedLargeQueue],
   ]);
   for (const [name, v] of positive) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);
@@ -543,10 +546,8 @@ function validateServer(s) {
   if (s.matchMinScore !== null && !inRange(s.matchMinScore, { min: -1, max: 1 })) throw errors.CONFIG_INVALID(`server.matchMinScore must be a number from -1 to 1 or null (derived), got ${JSON.stringify(s.matchMinScore)}`);
   if (!inRange(s.matchThreshold.quantile, { min: 0.5, max: 1 })) throw errors.CONFIG_INVALID(`server.matchThreshold.quantile must be a number from 0.5 to 1, got ${JSON.stringify(s.matchThreshold.quantile)}`);
   if (!inRange(s.matchThreshold.fallback, { min: -1, max: 1 })) throw errors.CONFIG_INVALID(`server.matchThreshold.fallback must be a number from -1 to 1, got ${JSON.stringify(s.matchThreshold.fallback)}`);
-  if (!Number.isInteger(s.relatedCacheEntries) || s.relatedCacheEntries < 0) {
-    throw errors.CONFIG_INVALID(`server.relatedCacheEntries must be 0 or more, got ${s.relatedCacheEntries}`);
-  }
-  for (const [name, v] of /** @type {const} */ ([['server.idleTimeoutMs', s.idleTimeoutMs], ['server.maxConnections', s.maxConnections]])) {
+  for (const [name, v] of /** @type {const} */ ([['server.idleTimeoutMs', s.idleTimeoutMs], ['server.maxConnections', s.maxConnections],
+    ['server.maxConnectionsPerClient', s.maxConnectionsPerClient], ['server.relatedCacheEntries', s.relatedCacheEntries], ['server.relatedCacheBytes', s.relatedCacheBytes]])) {
     if (!Number.isInteger(v) || v < 0) throw errors.CONFIG_INVALID(`${name} must be 0 (no limit) or more, got ${v}`);
   }
   if (s.headersTimeoutMs > s.requestTimeoutMs) {

@@ -130,4 +130,7 @@ export const errors = {
   EVENTS_BACKLOG: define('SCDV_EVENTS_BACKLOG', 503, 'the event log has %s bytes waiting to be written (limit events.maxPendingBytes %s): the batch was not taken, retry shortly'),
   EVENT_LOG_FAILED: define('SCDV_EVENT_LOG_FAILED', 503, 'the event log could not store the batch (%s): nothing of it was acknowledged, retry'),
   EVENT_LOG_CLOSED: define('SCDV_EVENT_LOG_CLOSED', 503, 'the event log at %s is closed (the server is shutting down)'),
+  // Bounds of the server's shared resources (server/sockets.js, the embedding lanes): retry later.
+  TOO_MANY_CONNECTIONS: define('SCDV_TOO_MANY_CONNECTIONS', 503, '%s connections are open (%s %s) and none is idle: reuse an open connection or retry shortly'),
+  SERVER_BUSY: define('SCDV_SERVER_BUSY', 503, '%s are waiting already (%s %s): retry in a few seconds'),
 };

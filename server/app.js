@@ -20,6 +20,7 @@ import jobRoutes from './routes/jobs.js';
 import adminRoutes from './routes/admin.js';
 import eventRoutes from './routes/events.js';
 import { EventLog } from '../pipeline/events/log.js';
+import { installSocketBounds } from './sockets.js';
 
 /**
  * What routes need, built once per process by start.js (or by a test).
@@ -168,8 +169,8 @@ export async function buildApp(ctx, opts = {}) {
   const s = config.server;
   /** @type {import('fastify').FastifyInstance} */
   const app = /** @type {any} */ (Fastify(/** @type {any} */ (fastifyOptions(config, opts.logger))));
-  // Connections past the cap are closed as they arrive (Node counts them per process).
-  app.server.maxConnections = s.maxConnections;
+  // Per-client and per-process connection shares, one request at a time per connection (server/sockets.js).
+  installSocketBounds(app, s, metrics);
   const routeMethods = watchRoutes(app);
   installErrorHandlers(app, { bodyLimit: s.bodyLimit });
   // Every body this API takes is JSON (or JSON Lines on the bulk route, which adds its own parser): a text/plain
@@ -225,6 +226,12 @@ export async function buildApp(ctx, opts = {}) {
     if (ctx.status.shuttingDown) reply.header('connection', 'close');
     done(null, payload);
   });
+  // A bounded queue that was full (SCDV_SERVER_BUSY names which).
+  app.addHook('onError', (_request, _reply, err, done) => {
+    const queue = /** @type {any} */ (err)?.code === 'SCDV_SERVER_BUSY' ? /** @type {any} */ (err).details?.queue : undefined;
+    if (queue) metrics.busyRefused.inc({ queue });
+    done();
+  });
   // Latency per route pattern (bounded label set), measured by Fastify from request to response.
   app.addHook('onResponse', (request, reply, done) => {
     // A literal colon is written '::' in a Fastify path (documents::bulk): the label shows the path as served.
@@ -235,6 +242,7 @@ export async function buildApp(ctx, opts = {}) {
 
   metrics.readModel = () => ctx.models.current?.name ?? null;
   metrics.readRedis = () => Boolean(ctx.hub?.up);
+  metrics.readRelatedCache = () => ({ bytes: ctx.relatedCache.bytes, entries: ctx.relatedCache.map.size });
   metrics.readStore = async () => {
     const sm = ctx.models.current;
     return sm ? (await sm.collections()).map((c) => ({ model: sm.name, collection: c.name, count: c.count })) : [];

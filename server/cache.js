@@ -3,7 +3,8 @@
 // collection's version (the store's manifest generation and write-ahead-log position: any write by any
 // process changes it, and this process sees the change within the store's refresh interval, 100 ms) and
 // reused while that version holds. A hit is therefore exactly what a live search would answer now. Only answers
-// asked for more than once are kept (ResultCache.get): the popular ones the cache is for.
+// asked for more than once are kept (ResultCache.get): the popular ones the cache is for. It holds at most maxEntries
+// answers and maxBytes bytes (each answer's serialised length and its key's), least recently used evicted first.
 
 /**
  * The state fingerprint of a collection: changes whenever a document is written or deleted, by any process.
@@ -21,14 +22,35 @@ export async function collectionVersion(coll) {
 
 /** How long a version read is reused: the store itself looks for other processes' writes every 100 ms. */
 const VERSION_TTL_MS = 50;
+/** What an entry costs besides its key and value (the map's slot, the entry object, the version string). */
+const ENTRY_OVERHEAD = 160;
+
+/**
+ * The bytes a cached value holds: a buffer's length, else its JSON text's.
+ * @param {any} value
+ */
+export function sizeOf(value) {
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (typeof value === 'string') return 2 * value.length;
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
+}
 
 export class ResultCache {
-  /** @param {number} maxEntries 0 disables the cache */
-  constructor(maxEntries) {
-    this.max = maxEntries;
+  /**
+   * @param {number} maxEntries 0 disables the cache
+   * @param {number} [maxBytes] 0 disables the cache
+   */
+  constructor(maxEntries, maxBytes = Infinity) {
+    this.max = maxBytes === 0 ? 0 : maxEntries;
+    this.maxBytes = maxBytes;
+    /** Bytes of the kept entries (sizeOf their values, their keys, ENTRY_OVERHEAD). */
+    this.bytes = 0;
+    /** Bytes of the remembered keys (seen). */
+    this.seenBytes = 0;
+    this.evictions = 0;
     /** @type {Map<string, {version: string, at: number}>} collection versions, by model and collection */
     this.versions = new Map();
-    /** @type {Map<string, {version: string, value: any}>} insertion order = recency (re-inserted on hit) */
+    /** @type {Map<string, {version: string, value: any, size: number}>} insertion order = recency (re-inserted on hit) */
     this.map = new Map();
     /**
      * Keys computed once and not kept (the admission rule in get): at most maxEntries, forgotten all at once when
@@ -69,8 +91,16 @@ export class ResultCache {
    */
   forgetCollection(id) {
     this.versions.delete(id);
-    for (const key of this.map.keys()) if (key.startsWith(`${id}\0`)) this.map.delete(key);
-    for (const key of this.seen) if (key.startsWith(`${id}\0`)) this.seen.delete(key);
+    for (const key of this.map.keys()) if (key.startsWith(`${id}\0`)) this.drop(key);
+    for (const key of this.seen) if (key.startsWith(`${id}\0`)) { this.seen.delete(key); this.seenBytes -= 2 * key.length; }
+  }
+
+  /** @param {string} key */
+  drop(key) {
+    const e = this.map.get(key);
+    if (!e) return;
+    this.map.delete(key);
+    this.bytes -= e.size;
   }
 
   /**
@@ -97,13 +127,22 @@ export class ResultCache {
     this.misses++;
     const value = await compute();
     if (!e && !this.seen.delete(key)) {
-      if (this.seen.size >= this.max) this.seen.clear();
+      // The keys remembered are bounded too (a key holds the request's parameters): by count, and by 1/16 of the bytes.
+      if (this.seen.size >= this.max || this.seenBytes + 2 * key.length > this.maxBytes / 16) { this.seen.clear(); this.seenBytes = 0; }
       this.seen.add(key);
+      this.seenBytes += 2 * key.length;
       return { value, hit: false };
     }
-    this.map.delete(key);
-    this.map.set(key, { version, value });
-    if (this.map.size > this.max) this.map.delete(/** @type {string} */ (this.map.keys().next().value));
+    if (e) this.drop(key); else this.seenBytes -= 2 * key.length;
+    const size = sizeOf(value) + 2 * key.length + ENTRY_OVERHEAD;
+    // An answer over an eighth of the cache would push out many others: it is served, not kept.
+    if (size > this.maxBytes / 8) return { value, hit: false };
+    this.map.set(key, { version, value, size });
+    this.bytes += size;
+    while (this.map.size > this.max || this.bytes > this.maxBytes) {
+      this.drop(/** @type {string} */ (this.map.keys().next().value));
+      this.evictions++;
+    }
     return { value, hit: false };
   }
 }

@@ -122,6 +122,8 @@ export function installErrorHandlers(app, limits) {
     const e = toScdvError(err, { bodyLimit: request.routeOptions?.bodyLimit ?? limits.bodyLimit, contentType: request.headers['content-type'] }, request.id);
     if (e.status >= 500 && e.code === 'SCDV_INTERNAL') request.log.error({ err }, 'unexpected error');
     else if (e.status >= 500) request.log.warn({ code: e.code }, e.message);
+    // A bound that is full says when to come back.
+    if (typeof e.details?.retry_after_s === 'number') reply.header('retry-after', String(e.details.retry_after_s));
     reply.code(e.status).send(errorBody(e));
   });
   app.setNotFoundHandler((request, reply) => {

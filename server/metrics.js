@@ -62,6 +62,46 @@ export class Metrics {
       labelNames: ['arm'],
       registers: [this.registry],
     });
+    // The server's bounds (server/sockets.js, server/cache.js, the embedding lanes).
+    this.connectionsRefused = new client.Counter({
+      name: 'scdv_connections_refused_total',
+      help: 'Connections answered 503 and closed when accepted: the client at server.maxConnectionsPerClient (client_share) or the process at server.maxConnections (server_full), none of its connections idle.',
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
+    this.connectionsClosed = new client.Counter({
+      name: 'scdv_connections_idle_closed_total',
+      help: 'Idle keep-alive connections closed to make room for a new one: of the same client at its share (client_share), of the client with the most when the process is full (server_full).',
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
+    this.socketBackpressure = new client.Counter({
+      name: 'scdv_socket_backpressure_total',
+      help: 'Connections whose client does not read: paused (their next request waits, over server.socketBufferBytes unwritten) or closed (no progress for server.socketStallMs, or over server.maxPipelined waiting).',
+      labelNames: ['action'],
+      registers: [this.registry],
+    });
+    this.busyRefused = new client.Counter({
+      name: 'scdv_busy_refused_total',
+      help: 'Requests answered 503 with Retry-After because a bounded queue was full: large request texts (server.embedLargeQueue).',
+      labelNames: ['queue'],
+      registers: [this.registry],
+    });
+    /** @type {() => {bytes: number, entries: number}} */
+    this.readRelatedCache = () => ({ bytes: 0, entries: 0 });
+    const cacheSelf = this;
+    new client.Gauge({
+      name: 'scdv_related_cache_bytes',
+      help: 'Bytes held by the related result cache (serialised answers and keys; bounded by server.relatedCacheBytes).',
+      registers: [this.registry],
+      collect() { this.set(cacheSelf.readRelatedCache().bytes); },
+    });
+    new client.Gauge({
+      name: 'scdv_related_cache_entries',
+      help: 'Answers held by the related result cache (bounded by server.relatedCacheEntries).',
+      registers: [this.registry],
+      collect() { this.set(cacheSelf.readRelatedCache().entries); },
+    });
     // Sources of the gauges that mirror shared state, set by the app; read at every scrape (also when the
     // cluster primary collects this worker's registry).
     /** @type {() => Promise<{model: string, collection: string, count: number}[]>} */

@@ -101,7 +101,10 @@ export class ServingModel {
     try {
       const { embedThreads: threads, writeEmbedThreads: writeThreads, writeEmbedNice: nice } = config.server;
       // The threads get the settings this process embeds with: the vectors cannot differ.
-      const poolOptions = { model: name, config: { ...embedConfig, server: { ...config.server, apiKeyHashes: [] } }, size: threads };
+      const poolOptions = {
+        model: name, config: { ...embedConfig, server: { ...config.server, apiKeyHashes: [] } }, size: threads,
+        largeChars: config.server.embedLargeTextChars, largeQueue: config.server.embedLargeQueue,
+      };
       if (threads > 0) pool = await EmbedPool.start(poolOptions);
       const writeSize = writeThreads ?? threads;
       // Paced while this process's searches are in flight (server.writePace; budgetMs 0: never).

@@ -58,7 +58,7 @@ export async function startServer(opts) {
     cleanups.push(() => models.close());
     await models.start(opts.model);
     /** @type {import('./app.js').AppContext} */
-    const ctx = { config, models, hub: null, metrics, status: { shuttingDown: false }, relatedCache: new ResultCache(s.relatedCacheEntries) };
+    const ctx = { config, models, hub: null, metrics, status: { shuttingDown: false }, relatedCache: new ResultCache(s.relatedCacheEntries, s.relatedCacheBytes) };
     const hubLog = { warn: (/** @type {any} */ o, /** @type {string=} */ m) => { ctx.log?.warn(o, m); }, info: (/** @type {any} */ o) => { ctx.log?.info(o); } };
     const hub = new QueueHub({ redisUrl: redis.url, config, log: hubLog });
     ctx.hub = hub;

@@ -1,14 +1,20 @@
 // Request-time embedding off the event loop: a few worker threads, each with its own Embedder built by
 // createEmbedder (the same code, model and settings as batch indexing), answer embedDocuments calls. A thread
 // that dies (a crash, an out-of-memory, terminate()) fails only the calls it held, with SCDV_EMBED_WORKER_FAILED,
-// and is replaced; the pool keeps serving.
+// and is replaced; the pool keeps serving. Calls wait here, in two lanes: a large call (more than largeChars of text)
+// runs only on an idle thread and on at most size − 1 threads at once (1 when size is 1), a small call on a thread with
+// no large call, before any waiting large call. A small text thus never waits behind a large one it did not start
+// after; at most largeQueue large calls wait, one more is refused (SCDV_SERVER_BUSY, retry later).
 import { Worker } from 'node:worker_threads';
 import { ScdvError, errors } from '../errors.js';
 
 const WORKER_FILE = new URL('./pool-worker.js', import.meta.url);
 
 /** @typedef {import('./vectorizer.js').Embedding} Embedding */
-/** @typedef {{resolve: (v: Embedding[]) => void, reject: (e: Error) => void}} Call */
+/** @typedef {{resolve: (v: Embedding[]) => void, reject: (e: Error) => void, large: boolean}} Call */
+/** @typedef {Call & {id: number, docs: {title: string, body: string}[]}} Waiting */
+/** Small calls a thread may hold at once (the next one posted while it embeds: no idle round trip). */
+const SMALL_DEPTH = 2;
 /**
  * @typedef {object} PoolOptions
  * @property {string} model
@@ -18,6 +24,8 @@ const WORKER_FILE = new URL('./pool-worker.js', import.meta.url);
  *   cores to the other threads
  * @property {({busy: Int32Array} & import('../config.js').Config['server']['writePace']) | null} [pace] each
  *   embedding in slices while busy[0] > 0 (paceThisThread, pipeline/tokenizer/index.js)
+ * @property {number} [largeChars] a call with more characters of text (titles and bodies) is large (default: none is)
+ * @property {number} [largeQueue] large calls that may wait (default: no limit)
  */
 
 /**
@@ -47,7 +55,7 @@ export class EmbedPool {
   }
 
   /** @param {PoolOptions} opts */
-  constructor({ model, config, size, nice = 0, pace = null }) {
+  constructor({ model, config, size, nice = 0, pace = null, largeChars = Infinity, largeQueue = Infinity }) {
     if (!(Number.isInteger(size) && size >= 1)) throw errors.CONFIG_INVALID(`embed pool size must be a positive integer, got ${size}`);
     this.model = model;
     this.config = config;
@@ -59,6 +67,14 @@ export class EmbedPool {
     this.closed = false;
     /** Threads replaced after dying (for logs and tests). */
     this.restarts = 0;
+    this.largeChars = largeChars;
+    this.largeQueue = largeQueue;
+    /** Threads large calls may take at once. */
+    this.maxLarge = Math.max(1, size - 1);
+    /** @type {{small: Waiting[], large: Waiting[]}} calls not yet on a thread */
+    this.lanes = { small: [], large: [] };
+    /** Large calls refused because largeQueue were waiting (for metrics and tests). */
+    this.refused = 0;
     /** @type {Slot[]} */
     this.slots = Array.from({ length: size }, () => this.spawn());
   }
@@ -77,6 +93,7 @@ export class EmbedPool {
         const call = slot.calls.get(m.id);
         if (!call) return;
         slot.calls.delete(m.id);
+        this.pump();
         if (m.paced?.pauses) {
           this.paced.sections++;
           this.paced.pauses += m.paced.pauses;
@@ -96,6 +113,9 @@ export class EmbedPool {
         // A thread that had loaded the model is replaced at once; one that could not load it is retried by
         // the next call (a broken model fails each call clearly instead of restarting in a loop).
         if (!this.closed && slot.up) this.replace(slot);
+        // No thread left that could take the waiting calls: they fail as the thread did.
+        if (!this.closed && !this.slots.some((s) => !s.dead)) for (const w of this.lanes.small.splice(0).concat(this.lanes.large.splice(0))) w.reject(failure());
+        this.pump();
       });
     });
     slot.ready.catch(() => {}); // observed by start() and by embedDocuments()
@@ -118,12 +138,53 @@ export class EmbedPool {
   async embedDocuments(docs) {
     if (this.closed) throw errors.EMBED_WORKER_FAILED('the embedding threads are closed');
     for (const s of this.slots) if (s.dead && !s.up) this.replace(s);
-    const slot = this.slots.reduce((a, b) => (b.calls.size < a.calls.size ? b : a));
+    let chars = 0;
+    for (const d of docs) chars += (d.title?.length ?? 0) + d.body.length;
+    const large = chars > this.largeChars;
+    if (large && this.lanes.large.length >= this.largeQueue) {
+      this.refused++;
+      const e = errors.SERVER_BUSY(`${this.lanes.large.length} large texts (over ${this.largeChars} characters)`, 'server.embedLargeQueue', this.largeQueue);
+      e.details = { limit: 'server.embedLargeQueue', value: this.largeQueue, queue: 'embed_large', retry_after_s: 2 };
+      throw e;
+    }
     const id = this.nextId++;
-    const result = new Promise((/** @type {(v: Embedding[]) => void} */ resolve, reject) => slot.calls.set(id, { resolve, reject }));
-    // Posted at once: the thread queues messages until its embedder is built.
-    slot.worker.postMessage({ id, docs: docs.map((d) => ({ title: d.title ?? '', body: d.body })) });
+    const result = new Promise((/** @type {(v: Embedding[]) => void} */ resolve, reject) => {
+      (large ? this.lanes.large : this.lanes.small).push({ id, docs: docs.map((d) => ({ title: d.title ?? '', body: d.body })), resolve, reject, large });
+    });
+    this.pump();
     return result;
+  }
+
+  /** Post waiting calls to the threads that may take them (the lanes' rules above). */
+  pump() {
+    if (this.closed) return;
+    const live = this.slots.filter((s) => !s.dead);
+    const holdsLarge = (/** @type {Slot} */ s) => { for (const c of s.calls.values()) if (c.large) return true; return false; };
+    while (this.lanes.small.length) {
+      // The least busy thread with room and no large call: posted at once (a thread queues messages until its embedder
+      // is built).
+      const free = live.filter((s) => s.calls.size < SMALL_DEPTH && !holdsLarge(s));
+      if (!free.length) break;
+      this.post(free.reduce((a, b) => (b.calls.size < a.calls.size ? b : a)), /** @type {Waiting} */ (this.lanes.small.shift()));
+    }
+    while (this.lanes.large.length) {
+      if (live.filter(holdsLarge).length >= this.maxLarge) break;
+      // Only an idle thread, and not while small calls wait (they go first).
+      const idle = this.lanes.small.length ? undefined : live.find((s) => s.calls.size === 0);
+      if (!idle) break;
+      this.post(idle, /** @type {Waiting} */ (this.lanes.large.shift()));
+    }
+  }
+
+  /** @param {Slot} slot @param {Waiting} w */
+  post(slot, w) {
+    slot.calls.set(w.id, { resolve: w.resolve, reject: w.reject, large: w.large });
+    slot.worker.postMessage({ id: w.id, docs: w.docs });
+  }
+
+  /** Calls waiting for a thread, by lane (for tests). */
+  get waiting() {
+    return { small: this.lanes.small.length, large: this.lanes.large.length };
   }
 
   /** Threads currently alive (for tests). */
@@ -133,6 +194,7 @@ export class EmbedPool {
 
   async close() {
     this.closed = true;
+    for (const w of this.lanes.small.splice(0).concat(this.lanes.large.splice(0))) w.reject(errors.EMBED_WORKER_FAILED('the embedding threads are closed'));
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 }

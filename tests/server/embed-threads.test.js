@@ -33,7 +33,9 @@ const KEY = { authorization: `Bearer ${h.API_KEY}` };
 before(async () => {
   await h.setup();
   // Two write threads (writeEmbedThreads null: as many as embedThreads): the crash test below needs two to kill.
-  srv = await startServer({ config: h.testConfig({ embedThreads: 2, writeEmbedNice: WRITE_NICE }), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+  // Texts up to 1M characters are small here: the crash test puts a ~0.4 MB text on each thread at once, which the
+  // large-text lane (server.embedLargeTextChars, tests/server/embed-lanes.test.js) would keep to one thread.
+  srv = await startServer({ config: h.testConfig({ embedThreads: 2, writeEmbedNice: WRITE_NICE, embedLargeTextChars: 1_000_000 }), model: h.MODEL_A, host: '127.0.0.1', port: 0, indexWorkers: 0 });
 });
 after(async () => {
   await srv?.close();
