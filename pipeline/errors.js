@@ -116,6 +116,7 @@ export const errors = {
   BACKEND_REJECTED: define('SCDV_BACKEND_REJECTED', 502, 'the %s store backend refused %s: %s (%s)'),
   MODEL_FILES_MISMATCH: define('SCDV_MODEL_FILES_MISMATCH', 409, 'model %s: its files on this host (sha256 %s) differ from those collection "%s" was indexed with (sha256 %s); copy models/%s/ from the host that indexed it (or a shared path), or index again'),
   STORE_CLOSED: define('SCDV_STORE_CLOSED', 409, 'the vector store at %s is closed'),
+  STORE_BUSY: define('SCDV_STORE_BUSY', 409, 'collection "%s" in the store of model %s is locked by a write or a delete under way in this process: retry when it is done'),
   // Inspecting a model (scdv inspect, scdv explain, scdv report).
   ANALYSIS_FAILED: define('SCDV_ANALYSIS_FAILED', 500, 'analysing model %s failed: %s'),
   DOCUMENT_TEXT_NOT_FOUND: define('SCDV_DOCUMENT_TEXT_NOT_FOUND', 404, 'document "%s" is not in corpus %s (pass the corpus the collection was indexed from)'),

@@ -4,8 +4,9 @@
 //
 // The digest is SHA-256 over "<file>\0<sha256 of the file>\n" for each of MODEL_FILES present, in that order.
 // Hashing word_topics.bin (hundreds of MB for large models) takes seconds, so each file's hash is cached in
-// models/<name>/files-sha256.json keyed by its size and mtime; a model folder that cannot be written (a read-only
-// shared mount) is hashed every time instead.
+// models/<name>/files-sha256.json keyed by its size, mtime, ctime and inode (a file rewritten in place with its
+// mtime set back still has a new ctime, which no user call can set; a file replaced by renaming has a new inode);
+// a model folder that cannot be written (a read-only shared mount) is hashed every time instead.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,7 +40,7 @@ function sha256OfFile(file) {
 export async function modelFilesDigest(name, opts = {}) {
   const dir = path.join(opts.modelsDir ?? defaultModelsDir(), validateModelName(name));
   const cacheFile = path.join(dir, DIGEST_CACHE_FILE);
-  /** @type {Record<string, {size: number, mtimeMs: number, sha256: string}>} */
+  /** @type {Record<string, {size: number, mtimeMs: number, ctimeMs: number, ino: number, sha256: string}>} */
   let cached = {};
   try {
     cached = JSON.parse(fs.readFileSync(cacheFile, 'utf8')).files ?? {};
@@ -57,10 +58,10 @@ export async function modelFilesDigest(name, opts = {}) {
       throw errors.MODEL_NOT_FOUND(name, `${path.dirname(dir)} (${file}: ${/** @type {Error} */ (err).message})`);
     }
     const c = cached[f];
-    if (c && c.size === st.size && c.mtimeMs === st.mtimeMs) {
+    if (c && c.size === st.size && c.mtimeMs === st.mtimeMs && c.ctimeMs === st.ctimeMs && c.ino === st.ino) {
       files[f] = c;
     } else {
-      files[f] = { size: st.size, mtimeMs: st.mtimeMs, sha256: await sha256OfFile(file) };
+      files[f] = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, sha256: await sha256OfFile(file) };
       changed = true;
     }
   }

@@ -195,8 +195,55 @@ export class WordTopics {
     if (src.size !== total) throw errors.MODEL_CORRUPT(name, `truncated or padded: ${src.size} bytes, the header says ${total}`);
     /** Width of a word-topic vector: K clusters x d dimensions. */
     this.width = this.nClusters * this.dim;
+    this.#checkLayout(total);
     /** Whole-section views of a file in memory (null: read field by field). */
     this.sections = src.bytes ? sectionViews(src.bytes, this) : null;
+    this.#checkHashTable();
+  }
+
+  /**
+   * The header's sections in the writer's order, each inside the file and large enough for its table, and a
+   * hash table as the writer sizes it (a power of two, at least twice the words): bad numbers are named at load.
+   * @param {number} total
+   */
+  #checkLayout(total) {
+    const bad = (/** @type {string} */ why) => errors.MODEL_CORRUPT(this.name, `inconsistent header: ${why}`);
+    const slots = this.hashSlots;
+    if (slots < 1 || (slots & (slots - 1)) !== 0) throw bad(`hash_slots ${slots} is not a power of two`);
+    if (slots < 2 * this.nWords) throw bad(`hash_slots ${slots} is less than twice the ${this.nWords} words (the writer keeps half the slots empty)`);
+    const sections = /** @type {[string, number, number][]} */ ([
+      ['row_ptr', this.offRowPtr, 8 * (this.nWords + 1)], ['cols', this.offCols, 4 * this.nnz], ['vals', this.offVals, 4 * this.nnz],
+      ['word_offsets', this.offWordOffsets, 8 * (this.nWords + 1)], ['word_bytes', this.offWordBytes, 0], ['hash', this.offHash, 4 * slots],
+    ]);
+    let end = HEADER_SIZE;
+    for (const [what, off, bytes] of sections) {
+      if (!(off >= end)) throw bad(`section ${what} starts at byte ${off}, inside the header or the section before it (which ends at ${end})`);
+      end = off + bytes;
+    }
+    if (end > total) throw bad(`section hash ends at byte ${end}, past the end of the file (${total} bytes)`);
+  }
+
+  /**
+   * The hash table holds each word once (nWords used slots, each naming a row), so that it has empty slots and
+   * every lookup ends: one pass over the table alone (4 bytes a slot: ~8 MB for a million words), not the file.
+   */
+  #checkHashTable() {
+    const slots = this.hashSlots;
+    const CHUNK = 1 << 18;
+    let used = 0;
+    for (let at = 0; at < slots; at += CHUNK) {
+      const n = Math.min(CHUNK, slots - at);
+      const t = this.sections ? this.sections.hash.subarray(at, at + n) : this.src.u32(this.offHash + 4 * at, n);
+      for (let i = 0; i < n; i++) {
+        const e = t[i];
+        if (e === 0) continue;
+        if (e > this.nWords) throw errors.MODEL_CORRUPT(this.name, `hash table slot ${at + i} names row ${e - 1}, past the ${this.nWords} words`);
+        used++;
+      }
+    }
+    if (used !== this.nWords) {
+      throw errors.MODEL_CORRUPT(this.name, `hash table has ${used} used slots of ${slots} for ${this.nWords} words${used === slots ? ' (no empty slot: a lookup would never end)' : ''}`);
+    }
   }
 
   /** @param {string} file */
@@ -246,7 +293,8 @@ export class WordTopics {
     const bytes = Buffer.from(word, 'utf8');
     const mask = this.hashSlots - 1;
     let slot = fnv1a32(bytes) & mask;
-    for (;;) {
+    // At most every slot once, whatever the table holds (the load checked it has empty slots).
+    for (let probe = 0; probe < this.hashSlots; probe++) {
       const entry = this.src.read(this.offHash + 4 * slot, 4).readUInt32LE(0);
       if (entry === 0) return -1;
       const i = entry - 1;
@@ -254,6 +302,7 @@ export class WordTopics {
       if (end - start === bytes.length && this.src.read(this.offWordBytes + start, bytes.length).equals(bytes)) return i;
       slot = (slot + 1) & mask;
     }
+    return -1;
   }
 
   /**
@@ -267,7 +316,7 @@ export class WordTopics {
     const bytes = utf8Scratch;
     const mask = this.hashSlots - 1;
     let slot = fnv1a32(bytes, n) & mask;
-    for (;;) {
+    for (let probe = 0; probe < this.hashSlots; probe++) {
       const entry = sec.hash[slot];
       if (entry === 0) return -1;
       const i = entry - 1;
@@ -279,6 +328,7 @@ export class WordTopics {
       }
       slot = (slot + 1) & mask;
     }
+    return -1;
   }
 
   /**

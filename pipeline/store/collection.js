@@ -101,27 +101,36 @@ function toReranked(r) {
 
 /**
  * Opens the collection's engine: with `create`, creating the collection on disk when missing; without, null
- * when it does not exist (nothing is created).
+ * when it does not exist (nothing is created). Throws SCDV_STORE_BUSY, never waiting, while a write or a drop of
+ * this process holds the collection's LOCK (see process-locks.js); EngineReady then resolves when that is over.
  * @typedef {(create: boolean) => import('./engine.js').NativeEngine | null} EngineOpener
+ * @typedef {() => Promise<void>} EngineReady
  */
+
+/** Openings a write retries after SCDV_STORE_BUSY (each after the holder let go) before it gives up with it. */
+const BUSY_RETRIES = 50;
 
 export class Collection {
   /** @type {string} */ #name;
   /** @type {number} */ #width;
   /** @type {EngineOpener} */ #open;
   /** @type {import('./engine.js').NativeEngine | null} */ #engine = null;
+  /** @type {EngineReady | null} */ #ready;
 
   /**
    * @param {string} name
    * @param {number} width
    * @param {EngineOpener} open
    * @param {import('./engine.js').NativeEngine | null} engine already open, or null (then opened on use)
+   * @param {EngineReady | null} [ready] for a handle that may create the collection (opened with a width); null
+   *   for one that may not, whose writes after a drop are refused (SCDV_COLLECTION_NOT_FOUND)
    */
-  constructor(name, width, open, engine) {
+  constructor(name, width, open, engine, ready = null) {
     this.#name = name;
     this.#width = width;
     this.#open = open;
     this.#engine = engine;
+    this.#ready = ready;
   }
 
   /** The engine when the collection exists on disk (opened on first use), else null: reads answer "empty". */
@@ -130,10 +139,24 @@ export class Collection {
     return this.#engine;
   }
 
-  /** The engine for a write that is about to happen: the collection is created on disk now if missing. */
-  #forWrite() {
-    this.#engine ??= /** @type {import('./engine.js').NativeEngine} */ (this.#open(true));
-    return this.#engine;
+  /**
+   * The engine for a write that is about to happen: the collection is created on disk now if missing. Through a
+   * handle that may create it, a drop by this process (under way, or done since the handle was opened) is waited
+   * for asynchronously, and the write then creates the collection anew, as a write sent after the drop would.
+   * @returns {Promise<import('./engine.js').NativeEngine>}
+   */
+  async #forWrite() {
+    for (let attempt = 0; ; attempt++) {
+      if (this.#ready && this.#engine?.droppedHere) this.#engine = null;
+      if (this.#engine) return this.#engine;
+      try {
+        this.#engine = /** @type {import('./engine.js').NativeEngine} */ (this.#open(true));
+        return this.#engine;
+      } catch (err) {
+        if (!this.#ready || /** @type {any} */ (err)?.code !== 'SCDV_STORE_BUSY' || attempt >= BUSY_RETRIES) throw err;
+        await this.#ready();
+      }
+    }
   }
 
   /** @returns {string} */
@@ -155,7 +178,17 @@ export class Collection {
     if (!Array.isArray(docs)) throw errors.STORE_DOC_INVALID('?', 'upsert takes an array of documents');
     const prepared = docs.map((d) => prepareDoc(d, this.width));
     if (prepared.length === 0) return; // nothing to write: a collection that does not exist is not created
-    await this.#forWrite().upsert(prepared);
+    for (let again = true; ; again = false) {
+      const engine = await this.#forWrite();
+      try {
+        await engine.upsert(prepared);
+        return;
+      } catch (err) {
+        // Refused, not written, because this process dropped the collection before the write's turn came:
+        // written to the collection made anew instead (once).
+        if (!(again && this.#ready && engine.droppedHere && /** @type {any} */ (err)?.code === 'SCDV_COLLECTION_NOT_FOUND')) throw err;
+      }
+    }
   }
 
   /**

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { errors, ScdvError } from '../errors.js';
 import { loadAddon } from './native.js';
 import { FORMAT, sameFile } from './files.js';
+import { lockAsync } from './process-locks.js';
 
 /**
  * Engine options (all have defaults; see DEFAULT_ENGINE_OPTIONS).
@@ -94,6 +95,8 @@ export class EngineState {
   createdAt = '';
   /** Set once the collection is found dropped (see present()). */
   dropped = false;
+  /** Set when this process dropped it (closeDropped): a write to the name then goes to the collection made anew. */
+  droppedHere = false;
   closed = false;
 
   manifestName = '';
@@ -117,7 +120,6 @@ export class EngineState {
   /** @type {Pending[]} writes waiting for the next group */ pending = [];
   /** A write group (engine-writes.js) is running. */
   writing = false;
-  /** @type {Promise<void>} in-process order of LOCK holders (see withLock) */ lockChain = Promise.resolve();
   /** @type {Promise<void> | null} the merge running in this process */ merging = null;
   /** @type {NodeJS.Timeout | null} the maintenance timer */ timer = null;
   /** @type {string | null} */ lastBackgroundError = null;
@@ -181,27 +183,19 @@ export class EngineState {
   }
 
   /**
-   * Runs fn holding LOCK: in-process first (flock does not exclude another use of the same descriptor),
-   * then across processes (a busy lock is waited for on the thread pool, not on the event loop).
+   * Runs fn holding LOCK: after this process's other holders of the same file (process-locks.js: flock does not
+   * exclude another use of the same descriptor, and two descriptors of one process must not wait on each other on
+   * the event loop), then across processes (a busy lock is waited for on the thread pool, not on the event loop).
    * @template T
    * @param {() => Promise<T>} fn
    * @returns {Promise<T>}
    */
   async withLock(fn) {
-    const prev = this.lockChain;
-    /** @type {() => void} */
-    let release = () => {};
-    this.lockChain = new Promise((r) => { release = r; });
-    await prev;
+    const release = await lockAsync(this.addon, this.lockFd);
     try {
-      if (!this.addon.flock(this.lockFd, 'exnb')) await this.addon.flockAsync(this.lockFd, 'ex');
-      try {
-        // A drop renames the folder away holding LOCK: whoever gets the lock after it finds it gone.
-        this.checkPresent();
-        return await fn();
-      } finally {
-        this.addon.flock(this.lockFd, 'un');
-      }
+      // A drop renames the folder away holding LOCK: whoever gets the lock after it finds it gone.
+      this.checkPresent();
+      return await fn();
     } finally {
       release();
     }

@@ -27,6 +27,7 @@ import { refresh, truncateTornTail } from './engine-view.js';
 import { enqueue } from './engine-writes.js';
 import { cleanup, merge, shouldFlush } from './engine-maintenance.js';
 import { searchesInFlight } from './search-threads.js';
+import { lockSync } from './process-locks.js';
 
 export { DEFAULT_ENGINE_OPTIONS } from './engine-state.js';
 /** @typedef {import('./engine-state.js').EngineOptions} EngineOptions */
@@ -70,7 +71,10 @@ export class NativeEngine {
       s.mergeFd = fds.merge;
       let stale = false;
       try {
-        s.addon.flock(s.lockFd, 'ex');
+        // Never waits for this process's own hold on LOCK (a write group of another handle, a drop): that holder
+        // needs this event loop to let go. The caller waits for it asynchronously (process-locks.js whenFree).
+        const release = lockSync(s.addon, s.lockFd);
+        if (!release) throw errors.STORE_BUSY(name, path.basename(path.dirname(dir)));
         try {
           if (!sameFile(s.lockFd, path.join(dir, 'LOCK'))) {
             if (!create || attempt >= 20) throw s.notFound();
@@ -98,7 +102,7 @@ export class NativeEngine {
           }
           break;
         } finally {
-          s.addon.flock(s.lockFd, 'un');
+          release();
         }
       } catch (err) {
         fs.closeSync(s.lockFd);
@@ -163,9 +167,12 @@ export class NativeEngine {
    */
   closeDropped() {
     this.#s.dropped = true;
+    this.#s.droppedHere = true;
     return this.close();
   }
 
+  /** @returns {boolean} this process dropped the collection (closeDropped) */
+  get droppedHere() { return this.#s.droppedHere; }
   get width() { return this.#s.width; }
   get name() { return this.#s.name; }
   get dir() { return this.#s.dir; }

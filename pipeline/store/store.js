@@ -7,6 +7,7 @@ import { Collection } from './collection.js';
 import { DEFAULT_ENGINE_OPTIONS, NativeEngine } from './engine.js';
 import { fsyncDir, sameFile } from './files.js';
 import { loadAddon } from './native.js';
+import { lockAsync, whenFree } from './process-locks.js';
 import { validateCollectionName } from './names.js';
 
 /**
@@ -66,6 +67,7 @@ export class Store {
   /** @type {Partial<import('./engine.js').EngineOptions>} */ #defaults;
   /** @type {Map<string, Collection>} */ #collections = new Map();
   /** @type {Map<string, import('./engine.js').NativeEngine>} */ #engines = new Map();
+  /** @type {Map<string, Promise<void>>} drops under way in this process, by collection name */ #dropping = new Map();
   #closed = false;
   /** @type {Promise<void>} */ #closing = Promise.resolve();
 
@@ -122,7 +124,14 @@ export class Store {
     }
     const cached = this.#collections.get(name);
     if (cached) {
-      const exists = cached.createdAt !== null;
+      let exists;
+      try {
+        exists = cached.createdAt !== null;
+      } catch (err) {
+        // Locked by a write or a drop of this process (see below): the handle's own writes wait for that.
+        if (width === undefined || width !== cached.width || /** @type {any} */ (err)?.code !== 'SCDV_STORE_BUSY') throw err;
+        return cached;
+      }
       if (width === undefined && !exists) throw this.#notFound(name);
       if (width !== undefined && width !== cached.width) {
         if (exists) throw errors.STORE_WIDTH_MISMATCH(name, String(cached.width), String(width));
@@ -138,6 +147,11 @@ export class Store {
       if (this.#closed) throw errors.STORE_CLOSED(this.#dir);
       const known = this.#engines.get(name);
       if (known) return known;
+      // While this process drops the name it reads as absent, and a write waits for the drop (see ready).
+      if (this.#dropping.has(name)) {
+        if (!create) return null;
+        throw errors.STORE_BUSY(name, path.basename(this.#dir));
+      }
       const dir = path.join(this.#dir, name);
       if (!create && !fs.existsSync(path.join(dir, 'CURRENT'))) return null;
       let e;
@@ -150,11 +164,31 @@ export class Store {
       this.#engines.set(name, e);
       return e;
     };
-    const e = open(false);
+    /** @type {import('./engine.js').NativeEngine | null} */
+    let e;
+    try {
+      e = open(false);
+    } catch (err) {
+      // Locked by a write or a drop of this process: a collection to write to is opened on its first write,
+      // which waits for that (ready); a read is told to retry.
+      if (width === undefined || /** @type {any} */ (err)?.code !== 'SCDV_STORE_BUSY') throw err;
+      e = null;
+    }
     if (!e && width === undefined) throw this.#notFound(name);
-    const c = new Collection(name, e?.width ?? /** @type {number} */ (width), open, e);
+    const ready = width === undefined ? null : () => this.#settled(name);
+    const c = new Collection(name, e?.width ?? /** @type {number} */ (width), open, e, ready);
     this.#collections.set(name, c);
     return c;
+  }
+
+  /**
+   * Resolves once no drop of `name` runs in this process and nothing of this process holds its LOCK: then
+   * opening it does not meet SCDV_STORE_BUSY (unless another write or drop began meanwhile).
+   * @param {string} name
+   */
+  async #settled(name) {
+    for (let d = this.#dropping.get(name); d; d = this.#dropping.get(name)) await d;
+    await whenFree(path.join(this.#dir, name, 'LOCK'));
   }
 
   /** @param {string} name */
@@ -195,12 +229,30 @@ export class Store {
    * Other processes that have it open find it gone at their next call (SCDV_COLLECTION_NOT_FOUND; a write
    * waiting for LOCK is refused, not applied), and store.collection() there no longer returns it: the name
    * can be created again, as a new, empty collection.
+   * In this process, while the drop runs the name reads as absent, and a write through a handle opened with a
+   * width (store.collection(name, { width }), before or during the drop) waits for it asynchronously and then
+   * creates the collection anew, as a write sent after the drop would; nothing here waits for LOCK on the event
+   * loop while this process holds it (process-locks.js).
    * @param {string} name
    * @returns {Promise<void>}
    */
   async dropCollection(name) {
     if (this.#closed) throw errors.STORE_CLOSED(this.#dir);
     validateCollectionName(name);
+    // One drop of a name at a time in this process; writes to the name meanwhile wait for it (#settled).
+    for (let d = this.#dropping.get(name); d; d = this.#dropping.get(name)) await d;
+    const drop = this.#drop(name);
+    const settled = drop.then(() => {}, () => {});
+    this.#dropping.set(name, settled);
+    try {
+      await drop;
+    } finally {
+      if (this.#dropping.get(name) === settled) this.#dropping.delete(name);
+    }
+  }
+
+  /** @param {string} name */
+  async #drop(name) {
     const engine = this.#engines.get(name);
     this.#engines.delete(name);
     this.#collections.delete(name);
@@ -216,7 +268,7 @@ export class Store {
     }
     let tombstone;
     try {
-      if (!addon.flock(fd, 'exnb')) await addon.flockAsync(fd, 'ex');
+      const release = await lockAsync(addon, fd);
       try {
         // Dropped by another process while we waited, or a folder that never became a collection.
         if (!sameFile(fd, path.join(dir, 'LOCK')) || !fs.existsSync(path.join(dir, 'CURRENT'))) throw this.#notFound(name);
@@ -224,7 +276,7 @@ export class Store {
         fs.renameSync(dir, tombstone);
         fsyncDir(this.#dir);
       } finally {
-        addon.flock(fd, 'un');
+        release();
       }
     } finally {
       fs.closeSync(fd);

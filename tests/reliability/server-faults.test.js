@@ -1,5 +1,6 @@
 // Faults of the REST server: the server process killed with SIGKILL during ingestion (live writes and a bulk
-// job), Redis down while the server answers, a model activated (and a refused activation) under load.
+// job), Redis down while the server answers, a model activated (and a refused activation) under load, a
+// collection deleted while PUTs to it arrive.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -203,5 +204,56 @@ test('model activation under load (50 connections): zero failed requests; a refu
     report(t, 'activation-under-load', { requests: res.requests.total, errors: res.errors, non2xx: res.non2xx, p99Ms: res.latency.p99, activations: activations.length });
   } finally {
     await srv.close();
+  }
+});
+
+test('a collection deleted while 30 PUTs to it arrive, 7 times: the server keeps answering, SIGTERM stops it', async (t) => {
+  const redis = await restartableRedis({ persist: false });
+  const srv = await serveProcess({ config: h.testConfig(), model: h.MODEL_A, redisUrl: redis.url, dir: h.tmp });
+  const put = (/** @type {string} */ id, /** @type {number} */ i) => json(`${srv.url}/v1/collections/race-x/documents/${id}`, {
+    method: 'PUT', headers: { ...KEY, 'content-type': 'application/json' }, body: JSON.stringify(article(i)),
+  }).catch((err) => ({ status: 0, body: String(err) }));
+  /** @type {Record<string, number>} */
+  const statuses = {};
+  let duringDelete = 0;
+  let healthMaxMs = 0;
+  try {
+    for (let run = 0; run < 7; run++) {
+      assert.equal((await put('seed', 0)).status, 200);
+      /** @type {Promise<{status: number, body: any}>[]} */
+      const puts = [];
+      /** @type {Promise<{status: number, body: any}> | null} */
+      let del = null;
+      let deleting = false;
+      /** ids whose PUT was sent after the DELETE was answered: they must be in the collection made anew */
+      const afterDelete = [];
+      let deleteAnswered = false;
+      for (let i = 0; i < 30; i++) {
+        if (i === 10) {
+          deleting = true;
+          del = json(`${srv.url}/v1/collections/race-x`, { method: 'DELETE', headers: KEY }).catch((err) => ({ status: 0, body: String(err) })).finally(() => { deleting = false; deleteAnswered = true; });
+        }
+        if (deleteAnswered) afterDelete.push(`d${i}`);
+        puts.push(put(`d${i}`, i + 1).then((r) => { if (deleting) duringDelete++; return r; }));
+        await sleep(5);
+      }
+      const d = await /** @type {Promise<{status: number, body: any}>} */ (del);
+      assert.equal(d.status, 200, `run ${run}: DELETE ${JSON.stringify(d.body)}`);
+      for (const r of await Promise.all(puts)) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+      const t0 = Date.now();
+      const health = await fetch(`${srv.url}/healthz`, { signal: AbortSignal.timeout(3000) }).then((r) => r.status, () => 0);
+      healthMaxMs = Math.max(healthMaxMs, Date.now() - t0);
+      assert.equal(health, 200, `run ${run}: /healthz answers after the race`);
+      assert.equal((await json(`${srv.url}/v1/collections/race-x/documents/seed`)).status, 404, `run ${run}: the deleted document is gone`);
+      for (const id of afterDelete) assert.equal((await json(`${srv.url}/v1/collections/race-x/documents/${id}`)).status, 200, `run ${run}: ${id}, sent after the DELETE answered`);
+    }
+    assert.deepEqual(Object.keys(statuses), ['200'], `every PUT is answered 200 (statuses ${JSON.stringify(statuses)})`);
+    const t0 = Date.now();
+    const exited = await Promise.race([srv.stop('SIGTERM').then(() => true), sleep(15_000).then(() => false)]);
+    assert.ok(exited, 'SIGTERM stops the server within 15 s');
+    report(t, 'delete-racing-puts', { runs: 7, puts: 7 * 30, statuses, putsAnsweredDuringDelete: duringDelete, healthMaxMs, sigtermExitMs: Date.now() - t0 });
+  } finally {
+    await srv.stop('SIGKILL');
+    await redis.close();
   }
 });

@@ -1,6 +1,6 @@
 // The model files check (issue 13): `scdv index` records a digest of the model files it embedded with; a server
 // refuses to serve (start, activate, follow) a model whose files on its host differ, naming both digests and the
-// folder to copy. The digest of a large file is cached by size and mtime. Real models, store and Redis.
+// folder to copy. The digest of a large file is cached by size, mtime, ctime and inode. Real models, store and Redis.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -46,6 +46,59 @@ test('the digest covers the files the embedder reads, and is cached by size and 
   // Other bytes in a model file: another digest.
   const other = path.join(modelsDir(), h.MODEL_A);
   assert.notEqual(await modelFilesDigest(h.MODEL_A), d1, `${other} and ${dir} hold different models`);
+});
+
+test('a model file rewritten in place with its size and mtime kept gets a new digest (the cache also keys on ctime and inode)', async () => {
+  const file = path.join(modelsDir(), h.MODEL_B, 'manifest.json');
+  const d1 = await modelFilesDigest(h.MODEL_B);
+  const bytes = fs.readFileSync(file);
+  const st = fs.statSync(file);
+  try {
+    // Same length, other bytes: the first space of the indentation becomes a tab (the same JSON), then the times
+    // are set back as they were.
+    const other = Buffer.from(bytes);
+    other[other.indexOf(0x20)] = 0x09;
+    assert.deepEqual(JSON.parse(other.toString()), JSON.parse(bytes.toString()));
+    fs.writeFileSync(file, other);
+    fs.utimesSync(file, st.atime, st.mtime);
+    assert.equal(fs.statSync(file).size, st.size);
+    assert.equal(fs.statSync(file).mtimeMs, st.mtimeMs);
+    assert.notEqual(await modelFilesDigest(h.MODEL_B), d1, 'the changed bytes are hashed, not the cached hash trusted');
+  } finally {
+    fs.writeFileSync(file, bytes);
+    fs.utimesSync(file, st.atime, st.mtime);
+  }
+  assert.equal(await modelFilesDigest(h.MODEL_B), d1, 'the original bytes: the original digest');
+});
+
+test('activating a copy of a model whose word_topics.bin hash table has no empty slot (mtime kept) is refused naming the file', async () => {
+  const copy = 'srv-b-damaged';
+  const dir = path.join(modelsDir(), copy);
+  fs.cpSync(path.join(modelsDir(), h.MODEL_B), dir, { recursive: true, preserveTimestamps: true });
+  fs.rmSync(path.join(dir, 'indexed.json'), { force: true }); // a copy not indexed yet: no digest to compare
+  const file = path.join(dir, 'word_topics.bin');
+  const st = fs.statSync(file);
+  const b = fs.readFileSync(file);
+  const slots = b.readUInt32LE(32);
+  const at = Number(b.readBigUInt64LE(80));
+  for (let i = 0; i < slots; i++) b.writeUInt32LE(1, at + 4 * i);
+  fs.writeFileSync(file, b);
+  fs.utimesSync(file, st.atime, st.mtime);
+  const srv = await startServer({ config: h.testConfig(), model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 0 });
+  try {
+    const res = await srv.app.inject({ method: 'POST', url: `/v1/models/${copy}/activate`, headers: KEY });
+    assert.equal(res.statusCode, 500, res.body);
+    const body = res.json();
+    assert.equal(body.error, 'SCDV_MODEL_CORRUPT');
+    assert.ok(body.message.includes(`${copy}/word_topics.bin`), body.message);
+    assert.match(body.message, /hash table has \d+ used slots of \d+ for \d+ words \(no empty slot/);
+    assert.equal(srv.ctx.models.current?.name, h.MODEL_A, 'the serving model is unchanged');
+    const text = await srv.app.inject({ method: 'POST', url: '/v1/collections/articles/related', payload: { text: 'サッカーの試合', k: 3 } });
+    assert.equal(text.statusCode, 200, 'text requests are answered by the model still serving');
+  } finally {
+    await srv.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('checkModelFiles: equal digests pass, entries without one are not checked, a different one is refused', async () => {
