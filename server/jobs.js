@@ -307,16 +307,25 @@ export function keepBulkJobs(hub, config, log) {
     const m = /^(bulk-[0-9a-f-]{36})-\d+$/.exec(String(jobId));
     if (m && !stopped) void bulkStatus(m[1], hub, config).catch(() => {});
   };
-  // Bull subscribes for global events on its own connection and leaves a failed subscription's promise unhandled
-  // (a wrong Redis password would end the process): listen only once Redis has answered.
+  // Bull's queue.on('global:…') subscribes on its own connection and leaves that promise unhandled: a wrong Redis
+  // password, or a server closed while the subscription is pending, would end the process. Subscribe first, with the
+  // failure handled (a later 'ready' tries again), then listen: on() finds the subscription made and adds none.
   let listening = false;
-  const listen = () => {
+  const listen = async () => {
     if (listening || stopped || !hub.up) return;
     listening = true;
+    const queue = /** @type {any} */ (hub.queues.index);
+    try {
+      await Promise.all(['global:completed', 'global:failed'].map((e) => queue._registerEvent(e)));
+    } catch {
+      listening = false;
+      return;
+    }
+    if (stopped) return;
     hub.queues.index.on('global:completed', onEnd);
     hub.queues.index.on('global:failed', onEnd);
   };
-  const onReady = () => { listen(); resume(); };
+  const onReady = () => { void listen(); resume(); };
   hub.redis.on('ready', onReady);
   onReady();
   /** @type {NodeJS.Timeout | null} */
