@@ -96,6 +96,7 @@ export const errors = {
   PAGE_OUT_OF_RANGE: define('SCDV_PAGE_OUT_OF_RANGE', 422, '%s.from %s + k %s is beyond the first %s results (server.maxK): page within them'),
   NO_USABLE_WORDS: define('SCDV_NO_USABLE_WORDS', 422, 'the text has no word that model %s knows (%s distinct words after tokenising)'),
   BULK_SOURCE_INVALID: define('SCDV_BULK_SOURCE_INVALID', 422, 'bulk source %s: %s'),
+  EVENT_ID_INVALID: define('SCDV_EVENT_ID_INVALID', 422, '%s %s: no document can have this id, nothing of the batch was stored'),
   BULK_SYNC_TOO_LARGE: define('SCDV_BULK_SYNC_TOO_LARGE', 413, 'a synchronous bulk (?sync=true) takes at most %s (server.%s), this body has %s: send it without sync=true (a queued job, follow GET /v1/jobs/{id}) or in smaller batches'),
   QUEUE_UNAVAILABLE: define('SCDV_QUEUE_UNAVAILABLE', 503, 'the job queue is unavailable (Redis is not reachable); reads keep working, retry writes later'),
   EMBED_WORKER_FAILED: define('SCDV_EMBED_WORKER_FAILED', 503, 'embedding the text on an embedding thread failed (%s); a stopped thread is replaced at once: retry the request'),

@@ -1,7 +1,7 @@
 // Schema fragments shared by the routes. Names follow the store's and the model loader's rules, checked at
 // the edge so that a name never reaches a path unchecked ("../x" is a 400 here, before any file is touched).
 import { COLLECTION_NAME_RE } from '../pipeline/store/names.js';
-import { ID_PATTERN, MAX_ID_LENGTH } from '../pipeline/corpus/document.js';
+import { AD_LIMITS, LANDING_URL_PATTERN, MAX_ID_LENGTH } from '../pipeline/corpus/document.js';
 
 export const collectionName = {
   type: 'string', pattern: COLLECTION_NAME_RE.source, description: 'collection: 1-64 of a-z, 0-9, "_", "-"',
@@ -9,8 +9,11 @@ export const collectionName = {
 export const modelName = {
   type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'model: 1-64 letters, digits, ".", "_", "-"',
 };
+// The rest of the id rule (no tab or line break, no lone surrogate: idProblem) is checked where an id is used, not
+// by a pattern here: a path or query cannot carry a lone surrogate (it decodes as U+FFFD), and OpenAPI tools outside
+// JavaScript read the pattern otherwise than ajv does.
 export const documentId = {
-  type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: ID_PATTERN, description: 'document id (URL-encoded in paths)',
+  type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, description: 'document id (URL-encoded in paths)',
 };
 
 /**
@@ -45,10 +48,13 @@ export const adFieldsSchema = {
   type: 'object',
   description: 'an ad\'s fields, when the document has any: what an ad server needs besides the copy',
   properties: {
-    advertiser: { type: 'string', minLength: 1, maxLength: 200 },
-    landing_url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://', description: 'where the ad leads' },
-    keywords: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 }, description: 'the advertiser\'s keywords (returned; the match is by the ad\'s text)' },
-    deal_id: { type: 'string', minLength: 1, maxLength: 200, description: 'the deal the ad is sold under, when any' },
+    advertiser: { type: 'string', minLength: 1, maxLength: AD_LIMITS.advertiser },
+    landing_url: { type: 'string', minLength: 1, maxLength: AD_LIMITS.landing_url, pattern: LANDING_URL_PATTERN, description: 'where the ad leads' },
+    keywords: {
+      type: 'array', maxItems: AD_LIMITS.keywords, items: { type: 'string', minLength: 1, maxLength: AD_LIMITS.keyword },
+      description: 'the advertiser\'s keywords (returned; the match is by the ad\'s text)',
+    },
+    deal_id: { type: 'string', minLength: 1, maxLength: AD_LIMITS.deal_id, description: 'the deal the ad is sold under, when any' },
   },
 };
 

@@ -778,8 +778,11 @@ export interface paths {
                         /** @description the article text */
                         body: string;
                         category?: string;
+                        /** @description the deal the ad is sold under, when any */
                         deal_id?: string;
+                        /** @description the advertiser's keywords (returned; the match is by the ad's text) */
                         keywords?: string[];
+                        /** @description where the ad leads */
                         landing_url?: string;
                         /** @description when it was published */
                         published_at?: string;

@@ -26,6 +26,11 @@ import { parseDate } from '../dates.js';
 
 /** The ad fields of a line, and their limits. */
 export const AD_LIMITS = Object.freeze({ advertiser: 200, landing_url: 2048, deal_id: 200, keyword: 100, keywords: 50 });
+/** An ad's landing URL: http(s), a host, no spaces or control characters (the API's schema uses the same pattern). */
+export const LANDING_URL_PATTERN = '^https?://[^\\u0000-\\u0020/?#]+[^\\u0000-\\u0020]*$';
+const LANDING_URL = new RegExp(LANDING_URL_PATTERN, 'u');
+/** Characters as JSON Schema's maxLength counts them (code points, not UTF-16 units). @param {string} s */
+const codePoints = (s) => { let n = 0; for (const _ of s) n++; return n; };
 
 /** @typedef {{line: number, code: import('../line-issues.js').LineIssueCode, reason: string, id?: string}} LineIssue one line's issue (codes: pipeline/line-issues.js) */
 
@@ -35,8 +40,6 @@ export const MAX_ID_LENGTH = 512;
  * become U+FFFD, so "t\ud800" and "t\udbff" would be one document).
  */
 export const LONE_SURROGATE = /\p{Cs}/u;
-/** A document id as JSON schemas check it (ajv compiles patterns with the u flag): what idProblem accepts. */
-export const ID_PATTERN = '^[^\\t\\n\\r\\p{Cs}]+$';
 
 /**
  * Why a string cannot be a document id, or undefined when it can. The one rule for ids, wherever they come from.
@@ -145,13 +148,13 @@ function adFields(raw) {
   for (const f of /** @type {const} */ (['advertiser', 'landing_url', 'deal_id'])) {
     const v = raw[f];
     if (v === undefined || v === null) continue;
-    if (typeof v !== 'string' || v === '' || v.length > AD_LIMITS[f]) return `field "${f}" must be a string of 1 to ${AD_LIMITS[f]} characters`;
+    if (typeof v !== 'string' || v === '' || codePoints(v) > AD_LIMITS[f]) return `field "${f}" must be a string of 1 to ${AD_LIMITS[f]} characters`;
     ad[f] = v;
   }
-  if (ad.landing_url !== undefined && !/^https?:\/\/[^\s/?#]+[^\s]*$/.test(ad.landing_url)) return `field "landing_url" must be an http or https URL, got ${JSON.stringify(ad.landing_url.slice(0, 100))}`;
+  if (ad.landing_url !== undefined && !LANDING_URL.test(ad.landing_url)) return `field "landing_url" must be an http or https URL, got ${JSON.stringify(ad.landing_url.slice(0, 100))}`;
   const k = raw.keywords;
   if (k !== undefined && k !== null) {
-    if (!Array.isArray(k) || k.length > AD_LIMITS.keywords || !k.every((w) => typeof w === 'string' && w !== '' && w.length <= AD_LIMITS.keyword)) {
+    if (!Array.isArray(k) || k.length > AD_LIMITS.keywords || !k.every((w) => typeof w === 'string' && w !== '' && codePoints(w) <= AD_LIMITS.keyword)) {
       return `field "keywords" must be a list of at most ${AD_LIMITS.keywords} strings of 1 to ${AD_LIMITS.keyword} characters`;
     }
     ad.keywords = k;

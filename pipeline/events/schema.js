@@ -1,9 +1,27 @@
 // The reader events' schema, one place: the route validates against it (ajv), the simulator writes it, the
 // report reads it. An impression is the list a widget showed for one answer; a click is one of its items opened.
-import { ID_PATTERN, MAX_ID_LENGTH } from '../corpus/document.js';
+import { MAX_ID_LENGTH, idProblem } from '../corpus/document.js';
 import { COLLECTION_NAME_RE } from '../store/names.js';
 
-const docId = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: ID_PATTERN };
+// The id rule beyond the length (no tab or line break, no lone surrogate) is eventIdProblem's: an event's ids sit
+// deep in a batch, where OpenAPI tools outside JavaScript misread that pattern and fuzz the route with ids it refuses.
+const docId = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH };
+
+/**
+ * The first id of a schema-valid event that is no document id (idProblem's rule), as the field path under the
+ * event and the problem; undefined when all are.
+ * @param {Record<string, any>} ev
+ * @returns {{field: string, problem: string} | undefined}
+ */
+export function eventIdProblem(ev) {
+  /** @type {[string, unknown][]} */
+  const ids = [['page_id', ev.page_id], ['clicked_id', ev.clicked_id], ...(ev.items ?? []).map((/** @type {any} */ it, /** @type {number} */ i) => [`items.${i}.id`, it?.id])];
+  for (const [field, id] of ids) {
+    const problem = typeof id === 'string' ? idProblem(id) : undefined;
+    if (problem) return { field, problem };
+  }
+  return undefined;
+}
 const shortText = (/** @type {string} */ description) => ({ type: 'string', minLength: 1, maxLength: 200, description });
 const requestId = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:-]+$', description: 'the request_id of the related/match answer shown' };
 

@@ -4,7 +4,7 @@ import { invalidate, invalidateCollection } from '../../pipeline/match/index.js'
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
 import { allowedCorpusPath, cancelBulkJobs, createBulkJob, discardUpload, newJobId, saveUpload } from '../jobs.js';
-import { collectionListingSchema, collectionName, dateSchema, documentId, keyed } from '../schemas.js';
+import { adFieldsSchema, collectionListingSchema, collectionName, dateSchema, documentId, keyed } from '../schemas.js';
 import { readSyncBody, syncBulk, writeDocuments } from '../writes.js';
 
 /** Answer of a synchronous bulk (server/writes.js): one item per non-blank line, in input order. */
@@ -54,7 +54,7 @@ export default function documentRoutes(app, ctx) {
   const metaInput = {
     ...metaProps, published_at: dateSchema('when it was published'),
     // An ad's fields: stored as its `ad` metadata (pipeline/corpus/document.js checks them as for corpus lines).
-    advertiser: { type: 'string' }, landing_url: { type: 'string' }, keywords: { type: 'array', items: { type: 'string' } }, deal_id: { type: 'string' },
+    ...adFieldsSchema.properties,
   };
 
   app.get('/v1/collections', {

@@ -2,7 +2,7 @@
 // NDJSON (one event per line). A batch is answered once it is in the event log (pipeline/events/log.js): an
 // acknowledged event is never lost, a refused batch is stored not at all.
 import { errors } from '../../pipeline/errors.js';
-import { eventSchemas } from '../../pipeline/events/schema.js';
+import { eventIdProblem, eventSchemas } from '../../pipeline/events/schema.js';
 import { errorResponses, invalid, toScdvError } from '../errors.js';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json-lines'];
@@ -71,6 +71,13 @@ export default function eventRoutes(app, ctx) {
       if (request.validationError) throw withLine(request.validationError, body, e.bodyLimit, request.id);
       // No body at all (no content type: Fastify picks no schema to validate with).
       if (!body || !Array.isArray(body.events)) throw invalid('body', 'is required: {"events": [...]} as JSON, or one event per line as NDJSON');
+      for (const [i, ev] of body.events.entries()) {
+        const bad = eventIdProblem(ev);
+        if (bad) {
+          const field = `body.events.${i}.${bad.field}`;
+          throw Object.assign(errors.EVENT_ID_INVALID(field, bad.problem), { details: { field, reason: bad.problem } });
+        }
+      }
       const stamp = `,"received_at":"${new Date().toISOString()}"}`;
       let impressions = 0;
       // The stored line is the event as validated plus received_at: an NDJSON line is kept as sent (the schema

@@ -1,7 +1,8 @@
 // Ad matching: the documents of a target collection (ads) that best match an article. GET answers from the
 // precomputed Redis entry when it is fresh (see pipeline/match/), else searches live; POST embeds a page.
 import { errors } from '../../pipeline/errors.js';
-import { errorResponses } from '../errors.js';
+import { errorResponses, invalid } from '../errors.js';
+import { idProblem } from '../../pipeline/corpus/document.js';
 import { lookupMatch, resultItem, unescapeNonAscii } from '../../pipeline/match/index.js';
 import { defaultMinScore } from '../../pipeline/match/threshold.js';
 import { rerankSignature, searchCollection } from '../../pipeline/match/rerank.js';
@@ -146,6 +147,8 @@ export default function matchRoutes(app, ctx) {
     },
   }, async (request) => {
     const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number, user?: string, page_id?: string} & import('../search.js').RerankRequest} */ (request.body);
+    const pageProblem = b.page_id === undefined ? undefined : idProblem(b.page_id);
+    if (pageProblem) throw invalid('body.page_id', pageProblem);
     const rr = rerankOptions(b, s, 'body');
     const sm = models.acquire();
     try {

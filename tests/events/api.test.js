@@ -259,8 +259,12 @@ test('an NDJSON event with a CR between its tokens is stored whole: the click re
   assert.equal(report.totals.shown, 2, 'two items, no phantom ones');
   assert.equal(report.totals.clicks, 1);
   assert.equal(report.totals.unmatched_clicks, 0);
-  // Ids that are not well-formed Unicode would be stored as U+FFFD: refused, naming the field.
-  const lone = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ type: 'click', request_id: 'cr-1', clicked_id: 't\ud800' }] } });
-  assert.equal(lone.status, 400, JSON.stringify(lone.body));
-  assert.equal(lone.body.details.field, 'body.events.0.clicked_id');
+  // Ids that are not well-formed Unicode would be stored as U+FFFD: refused, naming the field, nothing stored.
+  const lone = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ type: 'click', request_id: 'cr-1', clicked_id: 'a1' }, { type: 'click', request_id: 'cr-1', clicked_id: 't\ud800' }] } });
+  assert.equal(lone.status, 422, JSON.stringify(lone.body));
+  assert.equal(lone.body.error, 'SCDV_EVENT_ID_INVALID');
+  assert.equal(lone.body.details.field, 'body.events.1.clicked_id');
+  const tab = await call({ method: 'POST', url: '/v1/events', payload: { events: [{ type: 'impression', request_id: 'cr-2', items: [{ id: 'a\tb', position: 1, score: 0.5 }] }] } });
+  assert.equal(tab.status, 422, JSON.stringify(tab.body));
+  assert.equal(tab.body.details.field, 'body.events.0.items.0.id');
 });
