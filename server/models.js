@@ -131,8 +131,8 @@ export class ServingModel {
 
   /**
    * Embed documents being written (PUT, synchronous bulk): on their own threads when there are some (fewer, at a
-   * lower priority), else as request texts are. Under a read load the searches then keep the cores (BENCHMARKS.md,
-   * sessions 10 and 15).
+   * lower priority), else as request texts are. Under a read load the searches then keep the cores (BENCHMARKS.md
+   * "Writes beside reads").
    * @param {{title?: string, body: string}[]} docs
    */
   embedWritten(docs) {

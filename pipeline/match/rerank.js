@@ -219,7 +219,7 @@ const queryScratch = new DenseScratch();
  * searched once. Only the pool's head is asked to be certain (`certified`: the first max(want, feedback.docs) hits, as
  * a search of that many would give them; the rest of the pool is the best the store scored exactly anyway): the walk
  * below it and the re-scoring against the expanded query reorder the pool in any case, and a search that certifies
- * only its head costs the native store about half the exact rescoring (BENCHMARKS.md, session 10).
+ * only its head costs the native store about half the exact rescoring (BENCHMARKS.md "Measurements behind the defaults").
  * @param {object} a
  * @param {SparseVector} a.query
  * @param {(query: SparseVector, n: number, certified: number, withMeta: boolean) => Promise<Hit[]>} a.search the store's

@@ -4,7 +4,7 @@
 //    every process, no process holds the matrix in its heap, and lookups are plain memory reads (zero-copy
 //    typed-array rows); mapped by the store's addon;
 //  - positional reads (`WordTopics.open`, when the addon is not built): the same sharing, but each lookup costs
-//    a few system calls (~9 a word: most of a short text's embedding, session 8);
+//    a few system calls (~9 a word: most of a short text's embedding; BENCHMARKS.md "Embedding");
 //  - a loaded copy (`WordTopics.fromBytes`): batch jobs.
 import fs from 'node:fs';
 import { errors } from '../errors.js';

@@ -291,7 +291,7 @@ function unreferenced(s) {
  * Removes files of the folder on the libuv pool, side by side. Unlinking a large segment holds the calling thread
  * while the file system frees its blocks and cached pages: milliseconds that a serving process's event loop, which
  * runs flushes and publishes merges, must not wait through (they were 157 ms in 7 s of 20 writes/s, in pieces of
- * ~1 ms: BENCHMARKS.md, session 16).
+ * ~1 ms: BENCHMARKS.md "Writes beside reads").
  * @param {string} dir
  * @param {string[]} names
  */

@@ -43,11 +43,11 @@ export const DEFAULT_ENGINE_OPTIONS = Object.freeze({
   mergeFactor: 8,
   tiers: [0.05, 0.15, 0.35, 1],
   minTierList: 256,
-  // A share of the query's contribution mass (issue 15, session 6; BENCHMARKS.md "Fewer postings per query"):
-  // on the hybrid layout's real vectors 0.5 reads ~18 % of the postings at 100k documents for recall@10 1.000
-  // (the old rule, 0.8 of the postings, read 80 %); on pure-SCDV-like vectors it reads ~32 % for 0.999.
-  // 0.45 since session 8 (with rescoring's gap factor 1.5): recall@10 1.000 on the real vectors at 100k and 1M,
-  // 0.998 / 0.9965 on two synthetic pure-SCDV sets; 0.79x the CPU at 100k, 0.75x at 1M (BENCHMARKS.md, session 8).
+  // A share of the query's contribution mass, not of its postings: on the hybrid layout's real vectors it reads
+  // ~18 % of the postings at 100k documents for recall@10 1.000 (a share of the postings needed 80 %), on
+  // pure-SCDV-like vectors ~32 %. 0.45 with rescoring's gap factor 1.5: recall@10 1.000 on the real vectors at 100k
+  // and 1M, 0.998 / 0.9965 on two synthetic pure-SCDV sets, 0.75–0.79x the CPU of 0.5 (BENCHMARKS.md
+  // "Measurements behind the defaults").
   budget: 0.45,
   candidates: 1000,
   minPostings: 100000,

@@ -6,7 +6,7 @@ import os from 'node:os';
  * The most searches of this process running at once: one per core the process may use (searches beyond wait in the
  * store's queue, in order). A thread that finishes a search takes the next one itself, so no core waits for the
  * event loop to hand one on; a thread more than the cores (as the libuv pool's lanes had) was no faster on 2 cores
- * and made each search dearer (ten paired rounds, median 0.95x the req/s: BENCHMARKS.md, session 14).
+ * and made each search dearer (ten paired rounds, median 0.95x the req/s: BENCHMARKS.md "Search threads").
  */
 export const searchThreads = () => os.availableParallelism();
 

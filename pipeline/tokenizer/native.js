@@ -171,7 +171,7 @@ export class NativeTagger {
  * The calling thread gives way to the process's other threads: SCHED_BATCH (on waking it never preempts the thread
  * that woke it, the event loop above all) at niceness `nice` or the thread's own if higher (Linux; elsewhere nothing
  * changes). For the threads that embed written documents: MeCab's milliseconds per article otherwise start on the
- * event loop's core the moment the loop posts the text (BENCHMARKS.md, session 16).
+ * event loop's core the moment the loop posts the text (BENCHMARKS.md "Writes beside reads").
  * @param {number} nice 0-19
  * @returns {ThreadYield}
  */

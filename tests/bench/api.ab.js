@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Same-run A/B of two server builds on bench:api's collection (issue 15, session 8): both servers up (this checkout
+// Same-run A/B of two server builds on bench:api's collection: both servers up (this checkout
 // and --old, another checkout's pipeline/ and server/ with its addons built, e.g. `git archive <rev> pipeline server
 // workers package.json | tar x -C <dir>`, node_modules/models/build/dictionaries/.venv linked from this one, then
 // `npm run build:store` there), the constant route, live related by id and related for a text at --connections,

@@ -23,8 +23,8 @@ export const isBenchServerChild = () => process.argv[2] === '--serve-child';
  */
 export function forkBenchServer(script, spec, o = {}) {
   const env = { ...process.env, ...o.env, SCDV_BENCH_SPEC: JSON.stringify(spec) };
-  // A checkout from before session 14 searched on libuv's pool, which its `scdv serve` sized (thread-pool.cjs):
-  // its child gets the same, so that A/B runs against it compare servers as deployed.
+  // An older checkout that searched on libuv's pool had its `scdv serve` size that pool (thread-pool.cjs, when
+  // present): its child gets the same, so that A/B runs against it compare servers as deployed.
   const oldPool = o.root && path.join(o.root, 'pipeline', 'store', 'thread-pool.cjs');
   if (oldPool && fs.existsSync(oldPool)) createRequire(import.meta.url)(oldPool).sizeThreadPool(os.availableParallelism(), env);
   const proc = fork(script, ['--serve-child', ...(o.root ? [o.root] : [])], {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Pseudo-relevance feedback on related lists, same run (issue 16): precision and search CPU of a related list
+// Pseudo-relevance feedback on related lists, same run: precision and search CPU of a related list
 // without feedback, with feedback as a re-scoring of a pool of P candidates (this checkout's
-// pipeline/match/rerank.js) and, with --old <dir>, with the second-search feedback of another checkout (e.g.
-// /work/main before session 9). Every list is computed by searchCollection with the related-list defaults
+// pipeline/match/rerank.js) and, with --old <dir>, with the second-search feedback of another checkout (one
+// whose feedback searched again with the expanded query). Every list is computed by searchCollection with the related-list defaults
 // (collapsing on, search `fast`), the variants interleaved query by query in rotating order so that all see the
 // same machine load; CPU per list is process.cpuUsage (the store searches on the libuv pool, in this process).
 //   node tests/bench/feedback.ab.js --model dev-s1 --corpus dev.jsonl [--pools 30,50,100] [--old /work/main]

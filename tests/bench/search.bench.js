@@ -211,7 +211,7 @@ async function main() {
     // The contenders' order goes through every permutation, query by query: the first search of a query reads its
     // posting lists into the cache for the others (a fixed order made the default, always first, look 15-35 %
     // slower than the same code forced to one thread), and a split search leaves half of them in the other
-    // core's cache for the next one (a mere rotation always put the default after the split): BENCHMARKS.md, session 9.
+    // core's cache for the next one (a mere rotation always put the default after the split): BENCHMARKS.md "Search threads".
     const orders = permutations(opts.length);
     for (let i = 0; i < limit; i++) {
       const q = queries[i];

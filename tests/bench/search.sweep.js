@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Candidate-generation settings of `fast` compared on one store, query by query (issue 15, session 6):
+// Candidate-generation settings of `fast` compared on one store, query by query:
 //   node tests/bench/search.sweep.js --data X.csr --dir D [--docs N] [--queries 2000]
 //        --settings 'label=budget:candidates[:ENV=V,...,minPostings=P];...'
 // Builds one merged segment of the first N vectors into D the first time (kept for later runs), takes the exact

@@ -69,7 +69,7 @@ export async function writesUnderLoad(o) {
  * on and off in blocks of `block` s (off first). A read counts as "alone" when it ran wholly inside an off block,
  * after its first `guard` s (the last writes' answers); "with writes" when wholly inside an on block. On this shared
  * machine the reads-alone p99 of back-to-back 8 s phases moved 7–14 ms by itself, more than the effect measured
- * (this phase's rounds were steadier in one run of three: BENCHMARKS.md, session 15).
+ * (this phase's rounds were steadier in one run of three; see BENCHMARKS.md "Writes under read load").
  * @param {Parameters<typeof writesUnderLoad>[0]} o
  * @param {() => number} nextRead
  * @param {() => number} nextWrite

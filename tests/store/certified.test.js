@@ -1,4 +1,4 @@
-// The search option `certified` (issue 15, session 10): a 'fast' search of k hits whose first `certified` are those
+// The search option `certified`: a 'fast' search of k hits whose first `certified` are those
 // of a search with k = certified (the same documents rescored, the same ids and scores) and whose tail is the best of
 // the documents it scored exactly anyway. Checked over several segments, a WAL tail that hides and adds documents,
 // deletes and filters, on hybrid-shaped and on random vectors; every score against the stored values.

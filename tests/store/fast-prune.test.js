@@ -1,4 +1,4 @@
-// 'fast' reads the lists holding the share `budget` of the query's contribution mass (issue 15, session 6):
+// 'fast' reads the lists holding the share `budget` of the query's contribution mass:
 // compared with 'exact' and with a brute force over the stored values, on hybrid-shaped vectors (a few large
 // lexical weights of rare words beside a topic block of small values: the default embedding layout) and on
 // random signed vectors. Recall floors are on fixed seeded sets; returned scores must be exact (1e-5).
@@ -121,7 +121,7 @@ test("'fast' stops rescoring where the rest cannot matter: fewer candidates on h
   await withSegment(random, 3000, (c) => {
     const m = measure(c, random);
     process.stderr.write(`# random: ${m.rescored.toFixed(0)} of 1000 candidates rescored, recall@10 ${m.recall.toFixed(4)}\n`);
-    // Gap factor 1.5 (session 8; 2 kept > 900): wide gaps keep most of the list, and the top 10.
+    // Gap factor 1.5 (at 2 more than 900 were kept): wide gaps keep most of the list, and the top 10.
     assert.ok(m.rescored > 600, `${m.rescored} rescored: wide gaps must keep most of the candidate list`);
     assert.ok(m.recall >= 0.99, `recall@10 ${m.recall}`);
   });

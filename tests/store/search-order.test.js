@@ -1,4 +1,4 @@
-// The orders a 'fast' search makes only as far as it reads them (session 11): the candidates' rescoring order
+// The orders a 'fast' search makes only as far as it reads them: the candidates' rescoring order
 // (PrefixOrder: the next best selected and sorted a step at a time) must be the order of sorting them all, ties
 // between values included; and the candidate scan with AVX2 must push what the baseline scan pushes (the same hits
 // and scores, bit for bit, for the search shapes the server uses).
@@ -113,7 +113,7 @@ for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybri
 }
 
 // A one-thread 'fast' search first keeps only the best 256 of its candidates and runs again with all of them when
-// its stop rule reads the 256 and might go on (session 11, s11-search2). Small budgets make the rule read far (the
+// its stop rule reads the 256 and might go on. Small budgets make the rule read far (the
 // second run), the default ones stop early: both must give the hits and score bits of a search that keeps every
 // candidate from the start.
 for (const [name, make, width] of /** @type {const} */ ([['hybrid-shaped', hybridDocs, HYBRID_WIDTH], ['random', randomDocs, 3000]])) {

@@ -1,8 +1,8 @@
 // yieldToOtherThreads(nice): the calling thread gives way to the process's other threads (the shared
 // giveWayToOtherThreads, pipeline/native-shared/thread_yield.h). For the embedding threads
 // (pipeline/embed/pool-worker.js), which run MeCab: a worker thread woken by a message from the event loop otherwise
-// takes the loop's core at once (the loop's postMessage returned after 2–4 ms in one write of ten: BENCHMARKS.md,
-// session 16).
+// takes the loop's core at once (the loop's postMessage returned after 2–4 ms in one write of ten: BENCHMARKS.md
+// "Writes beside reads").
 #include "mecab_thread_yield.h"
 
 #include "thread_yield.h"

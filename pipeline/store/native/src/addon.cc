@@ -166,7 +166,7 @@ Napi::Value SegmentInfo(const Napi::CallbackInfo& info) {
   for (uint32_t i = 0; i < s.h().ntiers; i++) t.Set(i, double(s.h().tierFrac[i]));
   o.Set("tiers", t);
   o.Set("version", double(s.h().version));
-  // Where the bytes are (BENCHMARKS.md "Bytes per non-zero"), and the postings in blocks of each gap layout.
+  // Where the bytes are (BENCHMARKS.md "Index size"), and the postings in blocks of each gap layout.
   const SegHeader& h = s.h();
   Napi::Object sec = Napi::Object::New(env);
   sec.Set("forwardGaps", double(h.len[S_FWDIDX]));

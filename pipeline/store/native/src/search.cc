@@ -136,7 +136,7 @@ inline size_t minRescoredFor(uint32_t k, uint32_t certified) {
  * candidate's accumulator plus the largest gap (exact - accumulator) seen so far, times kGapSafety, must still
  * reach the k-th exact score, or the rest are dropped. When the lists read hold nearly all of the documents' mass
  * (the hybrid vectors: gaps are small) a few chunks suffice; when they do not (pure SCDV vectors: wide gaps) it
- * rescores every candidate, as before. Measured in BENCHMARKS.md (session 7).
+ * rescores every candidate. Measured in BENCHMARKS.md ("Measurements behind the defaults").
  *
  * With ways > 1 (a search split over threads) a round rescores up to `ways` chunks at once, one per thread, and
  * the rule is then applied chunk by chunk in order, dropping the chunks after the first where it stops: the
@@ -158,7 +158,7 @@ static bool rescoreAdaptive(std::vector<Scored>& scored, CandSpan cand, const Se
                             uint32_t certified, uint32_t ways, bool truncated, const std::vector<Scored>& known) {
   // Safety factor on the largest gap seen: 1.5 kept recall@10 of the real hybrid vectors at 100k and 1M (1.000)
   // and of two synthetic pure-SCDV sets (within 0.0016 of factor 2) and rescores a third of what 2 does on the
-  // hybrid vectors; 1 lost 2 points of recall on one set (BENCHMARKS.md, sessions 7 and 8).
+  // hybrid vectors; 1 lost 2 points of recall on one set (BENCHMARKS.md "Measurements behind the defaults").
   constexpr double kGapSafety = 1.5;
   scored.clear();
   std::vector<double> best;  // min-heap of the `certified` best exact scores

@@ -180,7 +180,7 @@ uint32_t autoThreads(uint64_t toRead) {
   if (toRead < kSplitMinPostings) return 1;
   // Helpers only for cores that neither other processes nor this process's other searches in flight use: a
   // search on a busy machine stays on its thread (a helper that waits for a core makes the split 1.3-3x slower
-  // than one thread: BENCHMARKS.md, session 9).
+  // than one thread: BENCHMARKS.md "Search threads").
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int notOthers = std::min(hw, static_cast<int>(std::floor(idleCores() + 0.5)));
   return static_cast<uint32_t>(1 + std::max(0, notOthers - gActiveSearches.load(std::memory_order_relaxed)));

@@ -1,7 +1,7 @@
 // The store's own search threads: every async search of the addon (searchAsync, searchIdsAsync, the re-ranked
 // related lists) runs there, not on libuv's pool.
 //
-// Why not the libuv pool (issue 15, BENCHMARKS.md session 14): there every search woke a pool thread, and the
+// Why not the libuv pool (BENCHMARKS.md "Search threads"): there every search woke a pool thread, and the
 // scheduler put the woken thread on the waker's core — beside the event loop, often preempting it — while the other
 // core could sit idle: 14 % of a live related load on 2 cores, with any number of searches let onto the pool. Here
 // a thread that finishes a search takes the next queued one itself, so under load the threads do not sleep and
