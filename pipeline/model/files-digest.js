@@ -1,5 +1,5 @@
 // One digest of the model files the embedder reads, so that a host serving a collection can tell that its copy
-// of models/<name>/ is the one the collection was indexed with (issue 13: every host needs the model's files;
+// of models/<name>/ is the one the collection was indexed with (every host needs the model's files;
 // two different copies would embed queries into another space than the stored vectors, silently).
 //
 // The digest is SHA-256 over "<file>\0<sha256 of the file>\n" for each of MODEL_FILES present, in that order.

@@ -7,7 +7,7 @@
 // The settings a collection was indexed with are recorded by `scdv index` in the model folder:
 //   models/<name>/indexed.json: { "<collection>": { "layout": VectorLayout, "indexed_at": ISO 8601, "corpus_sha256": "…",
 //                                  "corpus": "/absolute/path.jsonl", "model_files_sha256": "…" }, … }
-//   (corpus: since issue 14, model_files_sha256: since issue 13; older entries lack them)
+//   (corpus and model_files_sha256: entries written by older versions lack them)
 // A query must be embedded with the layout of the vectors it is compared with (a hybrid and a pure SCDV
 // vector, or two hybrid vectors of different α, do not mix).
 import fs from 'node:fs';
@@ -345,7 +345,7 @@ export async function rederiveThresholds(store, collection, defaultSource, confi
  * Refuse a model whose files on this host differ from those a collection was indexed with: its queries (or the
  * documents a worker embeds) would land in another space than the stored vectors, and every score would be
  * meaningless without any error. Each host needs the same models/<name>/ (a shared path or a copy of the folder).
- * Entries without a digest (indexed before issue 13) are not checked.
+ * Entries without a digest (indexed by an older version) are not checked.
  * @param {string} model
  * @param {Record<string, {model_files_sha256?: string}>} indexed layout entries by collection
  * @throws SCDV_MODEL_FILES_MISMATCH with both digests and the folder to copy

@@ -167,7 +167,7 @@ async function main() {
       }
     }
     const readConns = Number(values['read-connections']);
-    // ---- the live-related goal (issue 15: >= 8 % of the ceiling's req/s in the same run) at --read-connections:
+    // ---- the live-related goal (>= 8 % of the ceiling's req/s in the same run) at --read-connections:
     // the two routes in --share-repeats interleaved rounds, order alternating, the median of the rounds' shares
     // (one pair of runs drifts with the machine's load by more than the goal's margin).
     const shareRepeats = Number(values['share-repeats']);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Same-run comparison of two builds of the store (issue 15): `node tests/bench/search.ab.js --old <dir>
+// Same-run comparison of two builds of the store: `node tests/bench/search.ab.js --old <dir>
 // --data X.csr [--docs N] [--queries Q] [--threads 1]`, where <dir> holds another checkout's `pipeline/`
 // with its addon built (e.g. `git archive <rev> pipeline package.json | tar x -C <dir>`, then `npm run
 // build:store` there). Both stores are built from the same vectors (one merged segment each); the queries

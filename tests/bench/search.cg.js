@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Instruction counts of searches (issue 15: timings on a shared machine are too noisy to rank small changes).
+// Instruction counts of searches (timings on a shared machine are too noisy to rank small changes).
 //   node tests/bench/search.cg.js build  --data X.csr --dir D [--pipeline <checkout>/pipeline] [--docs N]
 //   valgrind --tool=callgrind --toggle-collect='*searchSegment*' \
 //     node tests/bench/search.cg.js search --data X.csr --dir D [--pipeline ...] [--queries 50] [--mode fast]

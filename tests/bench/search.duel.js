@@ -1,4 +1,4 @@
-// The store against Seismic at equal recall, interleaved (issue 15): Seismic's own sweep runs after the store's
+// The store against Seismic at equal recall, interleaved: Seismic's own sweep runs after the store's
 // searches, so on a shared machine the two figures saw different loads. Here search.baselines.py keeps its
 // index after the sweep (`seismic --duel`) and times blocks of queries on request, while this process times the
 // same blocks on the store: blocks alternate between the two, and which goes first alternates block by block,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a segment's bytes could shrink (issue 15: bytes per non-zero); measurements for choosing a format change.
+"""Where a segment's bytes could shrink (bytes per non-zero); measurements for choosing a format change.
 
     .venv/bin/python tests/bench/search.format.py gaps  --seg SEG.seg
     .venv/bin/python tests/bench/search.format.py quant --data X.csr [--queries 200] [--bits 12,11,10]

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Does the order of a segment's local documents matter to search? (issue 15, "document ids reordered so bounds
-// bite"). `node tests/bench/search.order.js --data X.csr [--docs N] [--queries Q] [--orders id,row,cluster,...]`
+// Does the order of a segment's local documents matter to search? (Document ids reordered so that
+// bounds bite.) `node tests/bench/search.order.js --data X.csr [--docs N] [--queries Q] [--orders id,row,cluster,...]`
 // builds one merged segment per order with this checkout's store, from the same vectors, and runs the same
 // queries (stored documents, themselves excluded, threads 1) against each, interleaved query by query so that
 // all see the same machine load. A segment orders its documents by (published_at, id) and the bench vectors

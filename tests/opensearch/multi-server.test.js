@@ -1,4 +1,4 @@
-// Several servers, one truth (issue 13): two `scdv serve` processes with their own data and models folders (two
+// Several servers, one truth: two `scdv serve` processes with their own data and models folders (two
 // hosts), one OpenSearch, one Redis. `scdv index` on host A with no local worker, its shards run by a `scdv worker
 // index` of host B, fills the cluster; an activation on A is followed by B within 1 s, and so is the rollback; a
 // PUT through A is in B's related results within 1 s (B's cached list changes); a model whose files on B differ

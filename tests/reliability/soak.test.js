@@ -5,7 +5,7 @@
 // resident memory flat after warm-up. Opt-in for `npm test` (SCDV_SOAK=1); `npm run test:reliability` runs it.
 //
 // The bound: `npm run bench:api` measured related-by-id with a live search at 50 connections on this kind of
-// machine (2 shared vCPU) at p99 82 ms — issue 5's goal of 15 ms is not met there either (see RELIABILITY.md);
+// machine (2 shared vCPU) at p99 82 ms — the goal of 15 ms is not met there either (see RELIABILITY.md);
 // at 50 connections a closed loop saturates the server and p99 is queueing, here with writes embedding on the
 // same event loop. The soak asserts p99 <= 150 ms (measured 58–96 ms on a shared machine at load 6);
 // SCDV_SOAK_P99_MS sets another bound.

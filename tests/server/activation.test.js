@@ -1,4 +1,4 @@
-// Activating one's own model (issue 14): the 409 names the rule and the exact `scdv index` commands that satisfy
+// Activating one's own model: the 409 names the rule and the exact `scdv index` commands that satisfy
 // it, and `{"collections": [...]}` serves a model for the collections it has (a site without ads), while the
 // default stays strict. Real models, store and Redis (helpers.js); model B's `ads` is deleted here.
 import { test, before, after } from 'node:test';

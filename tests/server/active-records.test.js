@@ -1,4 +1,4 @@
-// The active-model record (issue 13): one interface, the file on the native backend and the shared Redis on
+// The active-model record: one interface, the file on the native backend and the shared Redis on
 // OpenSearch, chosen by activeRecords() from the config. A follower on another "host" (another instance on the same
 // Redis) hears a write at once through pub/sub, and through its poll when the message was missed. Real Redis.
 import { test, before, after } from 'node:test';

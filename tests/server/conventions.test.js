@@ -1,4 +1,4 @@
-// Conventions users bring from Elasticsearch (issue 14): `category` and `site` in results, `from` paging, an ES
+// Conventions users bring from Elasticsearch: `category` and `site` in results, `from` paging, an ES
 // `_bulk` body refused at once with the way to convert it, and raw UTF-8 in a query string answered in our
 // error shape with a hint to percent-encode. Real models, store and Redis (helpers.js), a listening server.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// What an outside probe found (issue 11), server side: slow request bodies and connection floods are bounded;
+// What an outside probe found, server side: slow request bodies and connection floods are bounded;
 // impossible dates and non-decimal numbers are refused naming the field; the OpenAPI document says what the
 // server checks (date formats, exactly one of id/text, the collection-name pattern) and a wrong method is 405.
 // The queue board cannot change queues, and a bulk job's status shows its details only to a key holder.

@@ -1,4 +1,4 @@
-// The model files check (issue 13): `scdv index` records a digest of the model files it embedded with; a server
+// The model files check: `scdv index` records a digest of the model files it embedded with; a server
 // refuses to serve (start, activate, follow) a model whose files on its host differ, naming both digests and the
 // folder to copy. The digest of a large file is cached by size, mtime, ctime and inode. Real models, store and Redis.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// The OpenAPI document for adopters (issue 14): every operation carries examples (its path parameters, its request
+// The OpenAPI document for adopters: every operation carries examples (its path parameters, its request
 // body, its success answer and one of the errors it documents), each example validates against its own schema (ajv, with
 // formats), and an error example names a code of the catalogue (pipeline/errors.js).
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// Synchronous bulk (issue 14): POST …/documents:bulk?sync=true writes a small JSON Lines body now and answers one
+// Synchronous bulk: POST …/documents:bulk?sync=true writes a small JSON Lines body now and answers one
 // item per line in input order (Elasticsearch's _bulk habit), a bad line failing alone; over the limits a 413 that
 // names the limit and points to the queued bulk. Real models, store and Redis (helpers.js).
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// Shard jobs that carry their documents (issue 13, distributed batch; what `scdv index` queues on the OpenSearch
+// Shard jobs that carry their documents (distributed batch; what `scdv index` queues on the OpenSearch
 // backend): a `scdv worker index` process with ANOTHER data folder runs them (it can read neither the corpus's
 // run folder nor write the markers there), returns each shard's result through Redis, and the queuing process
 // writes the markers; at most index.queuedShards jobs are in Redis at a time; a worker whose copy of the model
