@@ -4,8 +4,8 @@
   "targets": [
     {
       "target_name": "scdv_mecab",
-      "sources": ["pipeline/tokenizer/native/mecab_addon.cc", "pipeline/tokenizer/native/mecab_options.cc", "pipeline/tokenizer/native/mecab_pages.cc", "pipeline/tokenizer/native/thread_yield.cc", "pipeline/tokenizer/native/thread_pacing.cc"],
-      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "pipeline/native-shared"],
+      "sources": ["pipeline/tokenizer/native/mecab_addon.cc", "pipeline/tokenizer/native/mecab_options.cc", "pipeline/tokenizer/native/mecab_pages.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": [
         "NAPI_VERSION=8",
         "NODE_ADDON_API_CPP_EXCEPTIONS",

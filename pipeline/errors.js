@@ -102,6 +102,7 @@ export const errors = {
   EMBED_WORKER_FAILED: define('SCDV_EMBED_WORKER_FAILED', 503, 'embedding the text on an embedding thread failed (%s); a stopped thread is replaced at once: retry the request'),
   SHUTTING_DOWN: define('SCDV_SHUTTING_DOWN', 503, 'the server is shutting down'),
   INTERNAL: define('SCDV_INTERNAL', 500, 'internal error (logged with request id %s)'),
+  THREADS_ADDON_NOT_BUILT: define('SCDV_THREADS_ADDON_NOT_BUILT', 500, 'the native thread-scheduling addon is not built (%s): run `npm run setup`'),
   STORE_ADDON_NOT_BUILT: define('SCDV_STORE_ADDON_NOT_BUILT', 500, 'the native vector-store addon is not built (%s): run `npm run setup`'),
   STORE_NAME_INVALID: define('SCDV_STORE_NAME_INVALID', 400, 'invalid collection name "%s": use 1-64 characters a-z, 0-9, "_" or "-", starting with a letter or digit'),
   STORE_WIDTH_REQUIRED: define('SCDV_STORE_WIDTH_REQUIRED', 400, 'collection "%s" does not exist in %s: pass { width } to create it'),

@@ -1,21 +1,16 @@
 // The codebase's shape, checked: dependencies point one way, the store's files are its own, files stay readable.
-// Layers, top to bottom (docs/architecture.md):
-//   cli       pipeline/scdv.cjs, pipeline/cli.js, pipeline/commands/
-//   app       server/, pipeline/stages/, workers/   (three peers that never import each other)
-//   library   pipeline/<tokenizer|corpus|model|embed|store|queue|eval|inspect|report|setup>/, pipeline/*.js
-//   base      pipeline/config.js (+ config-checks.js, config-env.js), pipeline/errors.js, pipeline/paths.js
-// A file imports only its own layer or lower ones (type imports in JSDoc included), library folders form no cycle,
-// and the CLI reaches the server only through its entry point.
+// The layers (docs/architecture.md) and what counts as an edge, JS imports and runs of the Python package's modules
+// alike: tests/lib/layers.js. A file depends only on its own layer or lower ones, library folders form no cycle, the
+// CLI reaches the server only through its entry point, and every run of a Python module names it as a literal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../pipeline/paths.js';
+import { classify, importSpecifiers, pythonImports, pythonRuns, sourceEdges, upwardEdges } from './lib/layers.js';
 
 const SOURCE_ROOTS = ['pipeline', 'server', 'workers'];
 const MAX_LINES = 600;
-const BASE_FILES = new Set(['pipeline/config.js', 'pipeline/config-checks.js', 'pipeline/config-env.js', 'pipeline/errors.js', 'pipeline/paths.js']);
-const RANK = { base: 0, library: 1, app: 2, cli: 3 };
 /** The only server module the CLI may import: it starts the server; everything else is the server's own. */
 const SERVER_ENTRY = 'server/start.js';
 
@@ -34,47 +29,64 @@ function walk(dir, keep) {
   });
 }
 
-/**
- * @param {string} file repository-relative
- * @returns {{ layer: keyof typeof RANK, group: string }}
- */
-export function classify(file) {
-  if (BASE_FILES.has(file)) return { layer: 'base', group: 'base' };
-  if (file === 'pipeline/cli.js' || file === 'pipeline/scdv.cjs' || file.startsWith('pipeline/commands/')) return { layer: 'cli', group: 'cli' };
-  if (file.startsWith('server/')) return { layer: 'app', group: 'server' };
-  if (file.startsWith('workers/')) return { layer: 'app', group: 'workers' };
-  if (file.startsWith('pipeline/stages/')) return { layer: 'app', group: 'stages' };
-  const parts = file.split('/');
-  return { layer: 'library', group: parts.length > 2 ? `pipeline/${parts[1]}` : 'pipeline/*.js' };
-}
-
-const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|(?:import|require)\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
-
-/**
- * Relative imports of a source text (static, dynamic and JSDoc type imports).
- * @param {string} text
- * @returns {string[]}
- */
-export function importSpecifiers(text) {
-  return [...text.matchAll(IMPORT_RE)].map((m) => m[1] ?? m[2] ?? m[3]);
-}
-
 const jsFiles = SOURCE_ROOTS.flatMap((d) => walk(d, (n) => n.endsWith('.js') || n.endsWith('.cjs')));
-/** @type {{ from: string, to: string }[]} */
-const edges = jsFiles.flatMap((from) => importSpecifiers(fs.readFileSync(path.join(REPO_ROOT, from), 'utf8'))
-  .map((spec) => ({ from, to: path.relative(REPO_ROOT, path.resolve(REPO_ROOT, path.dirname(from), spec)) }))
-  .filter((e) => SOURCE_ROOTS.some((d) => e.to.startsWith(`${d}/`))));
+const pyFiles = walk('workers', (n) => n.endsWith('.py'));
+const { edges, problems } = sourceEdges(new Map([...jsFiles, ...pyFiles].map((f) => [f, fs.readFileSync(path.join(REPO_ROOT, f), 'utf8')])), SOURCE_ROOTS);
 
 test('the import scanner sees static, dynamic, JSDoc type imports and require', () => {
   const text = "import a from './a.js';\nexport { b } from '../b.js';\n/** @type {import('./c.js').C} */\nconst d = await import('./d.js');\nimport './e.js';\nimport fs from 'node:fs';\nconst f = require('./f.cjs');";
   assert.deepEqual(importSpecifiers(text), ['./a.js', '../b.js', './c.js', './d.js', './e.js', './f.cjs']);
-  assert.ok(edges.length > 100, `only ${edges.length} imports found: the scanner is broken`);
+  assert.ok(edges.filter((e) => e.via === 'import').length > 100, `only ${edges.length} imports found: the scanner is broken`);
 });
 
-test('dependencies point down: no file imports a higher layer', () => {
-  const upward = edges.filter((e) => RANK[classify(e.to).layer] > RANK[classify(e.from).layer])
-    .map((e) => `${e.from} (${classify(e.from).layer}) -> ${e.to} (${classify(e.to).layer})`);
-  assert.deepEqual(upward, []);
+test('the Python scanner sees runs of a module (literal or not) and the package\'s own imports', () => {
+  const js = "await runPythonModule('scdv.lexicon', args);\nexport function runPython(module, args) {}\nrunPython(name, []);\n" +
+    "spawn(python, ['-m', 'scdv.train']);\nrun('python3', ['-m', 'venv']);\nrunPythonModule(`scdv.${stage}`, []);";
+  assert.deepEqual(pythonRuns(js), { modules: ['scdv.lexicon', 'scdv.train'], hidden: ['line 3: name', 'line 6: `scdv.${stage}`'] });
+  const py = 'from . import model_io\nfrom .errors import InputError\nfrom scdv import (gmm,\n  topics as t)\nimport scdv.idf\nimport numpy as np';
+  assert.deepEqual(pythonImports(py), ['model_io', 'errors', 'gmm', 'topics', 'idf']);
+  // The edges of the tree as it is: the library's runs (scdv eval, the analysis, the lexicon) and the training worker's.
+  const runs = edges.filter((e) => e.via === 'python' && !e.from.endsWith('.py')).map((e) => `${e.from} -> ${e.to}`);
+  for (const e of ['pipeline/model/lexicon.js -> workers/scdv/lexicon.py', 'pipeline/inspect/python.js -> workers/scdv/analysis.py', 'workers/train.js -> workers/scdv/train.py']) {
+    assert.ok(runs.includes(e), `${e} not seen among ${runs.join(', ')}`);
+  }
+});
+
+test('every run of a Python module names a module of the package as a literal', () => {
+  assert.deepEqual(problems, []);
+});
+
+test('dependencies point down: no file imports or runs a higher layer', () => {
+  assert.deepEqual(upwardEdges(edges), []);
+});
+
+test('the checker catches an upward edge, a hidden run and a missing module (synthetic files)', () => {
+  const files = new Map([
+    ['pipeline/eval/ok.js', "await runPythonModule('scdv.eval_baselines', []);"],
+    ['pipeline/paths.js', "runPythonModule('scdv.analysis', []);"],
+    ['pipeline/inspect/hide.js', 'const m = `scdv.${name}`;\nawait runPythonModule(m, []);'],
+    ['pipeline/model/gone.js', "await runPythonModule('scdv.nowhere', []);"],
+    ['pipeline/python.js', "export function runPythonModule(module, args) { return runPython(module, args); }\nspawn(py, ['-m', module]);"],
+    ['workers/scdv/eval_baselines.py', 'from .errors import InputError'],
+    ['workers/scdv/errors.py', ''],
+    ['workers/scdv/analysis.py', 'from .vectorizer import SCDVVectorizer\nCLI = REPO_ROOT / "pipeline" / "commands" / "train.js"'],
+    ['workers/scdv/vectorizer.py', 'subprocess.run([node, str(REPO_ROOT / "pipeline" / "cli.js")])'],
+    ['pipeline/commands/train.js', ''],
+    ['pipeline/cli.js', ''],
+  ]);
+  const got = sourceEdges(files, SOURCE_ROOTS);
+  assert.deepEqual(upwardEdges(got.edges), [
+    'pipeline/paths.js (base) -> workers/scdv/analysis.py (library) [python]',
+    'workers/scdv/analysis.py (library) -> workers/scdv/vectorizer.py (client) [python]',
+    'workers/scdv/analysis.py (library) -> pipeline/commands/train.js (cli) [python]',
+  ]);
+  assert.deepEqual(got.problems, [
+    "pipeline/inspect/hide.js line 2: m: runs a Python module that is not a string literal 'scdv.<module>'",
+    'pipeline/model/gone.js runs scdv.nowhere, which is not a module of workers/scdv',
+  ]);
+  // The library runs the package (same layer), the package's client runs the CLI (a layer down): both allowed.
+  assert.ok(got.edges.some((e) => e.from === 'pipeline/eval/ok.js' && e.to === 'workers/scdv/eval_baselines.py'));
+  assert.ok(got.edges.some((e) => e.from === 'workers/scdv/vectorizer.py' && e.to === 'pipeline/cli.js'));
 });
 
 test('server, stage coordinators and queue processors never import each other', () => {

@@ -4,7 +4,7 @@
 // the answer says what it paused (`paced`).
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEmbedder } from './index.js';
-import { paceThisThread, yieldThisThread } from '../tokenizer/index.js';
+import { paceThisThread, yieldThisThread } from '../threads/index.js';
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
@@ -13,15 +13,15 @@ const plain = (err) => ({ code: err?.code, message: String(err?.message ?? err),
 
 /** @type {import('./index.js').Embedder} */
 let embedder;
-/** @type {import('../tokenizer/index.js').ThreadPacer | null} */
+/** @type {import('../threads/index.js').ThreadPacer | null} */
 let pacer = null;
 try {
   embedder = await createEmbedder(workerData.model, workerData.config);
   // nice above 0: this thread gives way to the event loop (SCHED_BATCH: it never takes the loop's core on waking to
   // a message) and, at that niceness, to the other threads (Linux; only this thread, never below the process's own).
-  if (workerData.nice > 0) await yieldThisThread(workerData.nice);
+  if (workerData.nice > 0) yieldThisThread(workerData.nice);
   // With `pace`: each embedding runs in slices while searches are in flight (server.writePace).
-  if (workerData.pace) pacer = await paceThisThread(workerData.pace.busy, workerData.pace);
+  if (workerData.pace) pacer = paceThisThread(workerData.pace.busy, workerData.pace);
 } catch (err) {
   port.postMessage({ startError: plain(err) });
   process.exit(1);
@@ -34,7 +34,7 @@ port.on('message', (/** @type {{id: number, docs: {title: string, body: string}[
     pacer?.begin();
     /** @type {import('./vectorizer.js').Embedding[]} */
     let vectors;
-    /** @type {import('../tokenizer/native.js').PacedSection | undefined} */
+    /** @type {import('../threads/index.js').PacedSection | undefined} */
     let paced;
     try {
       vectors = embedder.embedDocumentsHere(m.docs);

@@ -23,7 +23,7 @@ const SMALL_DEPTH = 2;
  * @property {number} [nice] the threads' niceness (Linux; never below the process's own): above 0 they yield the
  *   cores to the other threads
  * @property {({busy: Int32Array} & import('../config.js').Config['server']['writePace']) | null} [pace] each
- *   embedding in slices while busy[0] > 0 (paceThisThread, pipeline/tokenizer/index.js)
+ *   embedding in slices while busy[0] > 0 (paceThisThread, pipeline/threads/)
  * @property {number} [largeChars] a call with more characters of text (titles and bodies) is large (default: none is)
  * @property {number} [largeQueue] large calls that may wait (default: no limit)
  */

@@ -1,4 +1,4 @@
-// Step 4: npm dependencies and our native addons (the MeCab binding, the vector store).
+// Step 4: npm dependencies and our native addons (the MeCab binding, the vector store, thread scheduling).
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../paths.js';
@@ -9,11 +9,13 @@ const STAMP = path.join(REPO_ROOT, 'node_modules', '.scdv-lock.sha256');
 
 /**
  * Each addon: the folder holding its binding.gyp, its sources, and the npm script that builds it.
- * A stamp of the sources' hash beside the output decides whether to rebuild.
+ * A stamp of the sources' hash beside the output decides whether to rebuild. The store compiles the threads addon's
+ * include/thread_yield.h too, so that header is among its sources.
  */
-const ADDONS = [
-  { name: 'MeCab binding', dir: REPO_ROOT, sources: ['binding.gyp', 'pipeline/tokenizer/native', 'pipeline/native-shared'], output: 'build/Release/scdv_mecab.node', script: 'build:native' },
-  { name: 'vector store', dir: path.join(REPO_ROOT, 'pipeline', 'store', 'native'), sources: ['binding.gyp', 'src', '../../native-shared'], output: 'build/Release/scdv_store.node', script: 'build:store' },
+export const ADDONS = [
+  { name: 'MeCab binding', dir: REPO_ROOT, sources: ['binding.gyp', 'pipeline/tokenizer/native'], output: 'build/Release/scdv_mecab.node', script: 'build:native' },
+  { name: 'vector store', dir: path.join(REPO_ROOT, 'pipeline', 'store', 'native'), sources: ['binding.gyp', 'src', '../../threads/native/include'], output: 'build/Release/scdv_store.node', script: 'build:store' },
+  { name: 'thread scheduling', dir: path.join(REPO_ROOT, 'pipeline', 'threads', 'native'), sources: ['binding.gyp', 'src', 'include'], output: 'build/Release/scdv_threads.node', script: 'build:threads' },
 ];
 
 /**
@@ -22,7 +24,7 @@ const ADDONS = [
  * @param {string[]} rel
  * @returns {string[]}
  */
-function sourceFiles(dir, rel) {
+export function sourceFiles(dir, rel) {
   return rel.flatMap((r) => {
     const p = path.join(dir, r);
     if (!fs.existsSync(p)) return [];

@@ -13,6 +13,6 @@ export const searchThreads = () => os.availableParallelism();
 /**
  * This process's searches in flight (queued for or running on the search threads): one Int32 in shared memory, so
  * that threads which should give way to searches can read it without a message (the write-embedding threads:
- * server.writePace, pipeline/tokenizer/native/thread_pacing.cc). Counted by engine.js for every async search.
+ * server.writePace, pipeline/threads/native/src/thread_pacing.cc). Counted by engine.js for every async search.
  */
 export const searchesInFlight = new Int32Array(new SharedArrayBuffer(4));

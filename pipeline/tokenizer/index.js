@@ -124,34 +124,3 @@ export async function createTokenizer(config, opts = {}) {
   }
   return new Tokenizer(config, native, opts);
 }
-
-/**
- * The calling thread gives way to the process's other threads: SCHED_BATCH at niceness `nice` (native.js
- * yieldToOtherThreads; Linux, elsewhere nothing changes). For threads that tokenise beside a serving event loop.
- * @param {number} nice 0-19
- * @returns {Promise<import('./native.js').ThreadYield>}
- */
-export async function yieldThisThread(nice) {
-  const native = await import('./native.js');
-  return native.yieldToOtherThreads(nice);
-}
-
-/**
- * @typedef {object} ThreadPacer paced sections of the thread that made it (native thread_pacing.cc)
- * @property {() => void} begin a section starts: while `busy[0]` > 0 the thread takes at most `share` of its wall
- *   time in CPU, for at most budgetMs
- * @property {() => import('./native.js').PacedSection} end the section ends: its pauses, wall and CPU time
- */
-
-/**
- * Pace the calling thread's sections while others are busy (Linux; elsewhere, or when the signal it uses is taken,
- * null: sections run unpaced). For threads whose bursts of CPU would hold up latency-bound work beside them.
- * @param {Int32Array} busy a counter on a SharedArrayBuffer: above 0, pause
- * @param {import('./native.js').PaceSettings} pace
- * @returns {Promise<ThreadPacer | null>}
- */
-export async function paceThisThread(busy, pace) {
-  const native = await import('./native.js');
-  if (!native.paceThisThread(busy, pace)) return null;
-  return { begin: () => { native.beginPaced(); }, end: () => native.endPaced() };
-}

@@ -56,15 +56,7 @@ import { fileURLToPath } from 'node:url';
  * @property {number} hugePageBytes bytes of the dictionary's index in huge pages (0: in the file's shared pages)
  */
 
-/** @typedef {{ NativeTagger: new (options: NativeTaggerOptions) => RawTagger, mecabVersion: string, yieldToOtherThreads: (nice: number) => ThreadYield,
- *   paceThisThread: (busy: Int32Array, pace: PaceSettings) => boolean,
- *   beginPaced: () => boolean, endPaced: () => PacedSection }} Addon */
-
-/**
- * @typedef {object} ThreadYield what yieldToOtherThreads obtained
- * @property {boolean} batch the thread is SCHED_BATCH (Linux)
- * @property {number | null} nice its niceness now (null: not Linux)
- */
+/** @typedef {{ NativeTagger: new (options: NativeTaggerOptions) => RawTagger, mecabVersion: string }} Addon */
 
 const ADDON_PATH = fileURLToPath(new URL('../../build/Release/scdv_mecab.node', import.meta.url));
 
@@ -165,53 +157,4 @@ export class NativeTagger {
   static get mecabVersion() {
     return addon.mecabVersion;
   }
-}
-
-/**
- * The calling thread gives way to the process's other threads: SCHED_BATCH (on waking it never preempts the thread
- * that woke it, the event loop above all) at niceness `nice` or the thread's own if higher (Linux; elsewhere nothing
- * changes). For the threads that embed written documents: MeCab's milliseconds per article otherwise start on the
- * event loop's core the moment the loop posts the text (BENCHMARKS.md "Writes beside reads").
- * @param {number} nice 0-19
- * @returns {ThreadYield}
- */
-export function yieldToOtherThreads(nice) {
-  return addon.yieldToOtherThreads(nice);
-}
-
-/**
- * @typedef {object} PaceSettings
- * @property {number} sliceUs how often (wall time) a paced thread checks its pace, 50-1e6
- * @property {number} share the most CPU it takes of a section's wall time, (0, 1]
- * @property {number} budgetMs how long a section is paced at most (then it runs freely), 0-1e5
- */
-
-/**
- * Pace the calling thread's sections (beginPaced … endPaced) while `busy[0]` > 0: every sliceUs, sleep until the
- * section's CPU is at most `share` of its wall time, for at most budgetMs of the section (thread_pacing.cc). false:
- * not available here (not Linux, or the real-time signal it uses has another handler); sections then run unpaced.
- * @param {Int32Array} busy a counter on a SharedArrayBuffer
- * @param {PaceSettings} pace
- * @returns {boolean}
- */
-export function paceThisThread(busy, pace) {
-  return addon.paceThisThread(busy, pace);
-}
-
-/** A paced section of the calling thread starts (false: the thread is not paced). @returns {boolean} */
-export function beginPaced() {
-  return addon.beginPaced();
-}
-
-/**
- * @typedef {object} PacedSection what a paced section took
- * @property {number} pauses
- * @property {number} pausedMs
- * @property {number} wallMs the section's wall time
- * @property {number} cpuMs the thread's CPU time in the section
- */
-
-/** The calling thread's paced section ends. @returns {PacedSection} */
-export function endPaced() {
-  return addon.endPaced();
 }

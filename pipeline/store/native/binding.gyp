@@ -2,6 +2,7 @@
 #   npx node-gyp rebuild --directory pipeline/store/native
 # node-addon-api with C++ exceptions, C++17, -O3 for a portable x86-64-v2 baseline (SSE4.2, POPCNT):
 # the .node file must run on any CPU of the CI/production class, so no -march=native.
+# ../../threads/native/include: thread_yield.h, the search threads' scheduling (shared with the scdv_threads addon).
 # -ffp-contract=off: no a*b+c fused into one FMA (x86-64-v2 has none, but other targets do): the re-ranking
 # (src/rerank.cc) must round every product and sum as the JS code it mirrors does.
 {
@@ -25,7 +26,7 @@
         "src/search_scan.cc",
         "src/util.cc"
       ],
-      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "../../native-shared"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "../../threads/native/include"],
       "defines": [
         "NAPI_VERSION=8",
         "NODE_ADDON_API_CPP_EXCEPTIONS",

@@ -7,8 +7,8 @@
 // state in the Tagger and are never used here.
 //
 // Files: mecab_addon.cc (this: the JS class and the async batch), mecab_core.h (Core), mecab_options.cc
-// (options), mecab_filter.h (token filter), mecab_text.h (characters, UTF-8, feature fields), thread_yield.cc
-// (the calling thread's scheduling, for the embedding threads).
+// (options), mecab_filter.h (token filter), mecab_text.h (characters, UTF-8, feature fields). A thread's scheduling
+// (SCHED_BATCH, paced sections) is the scdv_threads addon's (pipeline/threads/native/).
 
 #include <napi.h>
 #include <mecab.h>
@@ -19,8 +19,6 @@
 #include <vector>
 
 #include "mecab_core.h"
-#include "mecab_thread_pacing.h"
-#include "mecab_thread_yield.h"
 
 namespace {
 
@@ -170,10 +168,6 @@ class NativeTagger : public Napi::ObjectWrap<NativeTagger> {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeTagger", NativeTagger::Define(env));
   exports.Set("mecabVersion", Napi::String::New(env, MeCab::Model::version()));
-  exports.Set("yieldToOtherThreads", Napi::Function::New(env, YieldToOtherThreads, "yieldToOtherThreads"));
-  exports.Set("paceThisThread", Napi::Function::New(env, PaceThisThread, "paceThisThread"));
-  exports.Set("beginPaced", Napi::Function::New(env, BeginPaced, "beginPaced"));
-  exports.Set("endPaced", Napi::Function::New(env, EndPaced, "endPaced"));
   return exports;
 }
 

@@ -1,11 +1,12 @@
-// paceThisThread (native thread_pacing.cc): a paced section takes at most `share` of its wall time in CPU while the
+// paceThisThread (pipeline/threads/, native/src/thread_pacing.cc): a paced section takes at most `share` of its wall time in CPU while the
 // shared counter is above 0, only until its budget is spent, never while the counter is 0, and its tokens are the
 // unpaced ones. Slowness only ever makes the share smaller: nothing here depends on the machine being fast.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 
-const INDEX = new URL('../../pipeline/tokenizer/index.js', import.meta.url).href;
+const THREADS = new URL('../../pipeline/threads/index.js', import.meta.url).href;
+const TOKENIZER = new URL('../../pipeline/tokenizer/index.js', import.meta.url).href;
 const CONFIG = new URL('../../pipeline/config.js', import.meta.url).href;
 const linuxOnly = { skip: process.platform !== 'linux' && 'Linux only' };
 
@@ -18,7 +19,9 @@ function inWorker(body) {
   const source = `
     const { parentPort, workerData } = require('node:worker_threads');
     (async () => {
-      const { createTokenizer, paceThisThread } = await import(${JSON.stringify(INDEX)});
+      // MeCab parses a text in one call: the pauses must land inside it (a signal), which a long text shows.
+      const { createTokenizer } = await import(${JSON.stringify(TOKENIZER)});
+      const { paceThisThread } = await import(${JSON.stringify(THREADS)});
       const { loadConfig } = await import(${JSON.stringify(CONFIG)});
       const tok = await createTokenizer((await loadConfig({})).tokenizer);
       const text = '東京都の新しい美術館で現代美術の展覧会が開かれ、多くの来場者が訪れた。'.repeat(800);
@@ -68,7 +71,7 @@ test('a paced section stops pausing when its budget is spent', linuxOnly, async 
 
 test('paceThisThread refuses bad settings, a counter that is not an Int32Array, and a second call on one thread', linuxOnly, async () => {
   const r = await inWorker(`async ({ pace, busy }) => {
-    const { paceThisThread } = await import(${JSON.stringify(INDEX)});
+    const { paceThisThread } = await import(${JSON.stringify(THREADS)});
     const refused = async (f) => { try { await f(); return null; } catch (err) { return err.message; } };
     return {
       share: await refused(() => pace({ sliceUs: 250, share: 0, budgetMs: 10 })),

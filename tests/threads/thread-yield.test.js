@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 
-const INDEX = new URL('../../pipeline/tokenizer/index.js', import.meta.url).href;
+const INDEX = new URL('../../pipeline/threads/index.js', import.meta.url).href;
 
 /** Niceness and policy of thread `tid` of this process (/proc/self/task/<tid>/stat, fields 19 and 41). */
 const READ = `(tid) => { const s = require('node:fs').readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
@@ -33,4 +33,14 @@ test('yieldThisThread makes the calling thread SCHED_BATCH at the niceness asked
   assert.deepEqual(m.after, { nice, policy: 3 }, `SCHED_BATCH (3) at niceness ${nice}`);
   assert.equal(m.main.policy, 0, 'the main thread stays SCHED_OTHER');
   assert.match(m.refused, /nice must be a number 0-19/);
+});
+
+test('thread scheduling is the threads module\'s alone: neither the tokenizer nor the MeCab binding exports it', async () => {
+  const tokenizer = await import('../../pipeline/tokenizer/index.js');
+  const { createRequire } = await import('node:module');
+  const { NATIVE_ADDON } = await import('../../pipeline/paths.js');
+  const mecab = createRequire(import.meta.url)(NATIVE_ADDON);
+  const scheduling = ['yieldThisThread', 'paceThisThread', 'yieldToOtherThreads', 'beginPaced', 'endPaced'];
+  assert.deepEqual(scheduling.filter((name) => name in tokenizer || name in mecab), []);
+  assert.deepEqual(Object.keys(await import(INDEX)).sort(), ['paceThisThread', 'yieldThisThread']);
 });

@@ -1,8 +1,9 @@
 // giveWayToOtherThreads(nice): the calling thread becomes one that gives way to the process's other threads —
 // SCHED_BATCH (on waking it never preempts the running thread, the event loop above all) at niceness `nice` or its
-// own if higher (Linux; elsewhere nothing changes). Header-only, shared by both native addons: the MeCab binding's
-// embedding threads (pipeline/tokenizer/native/thread_yield.cc) and the store's search threads
-// (pipeline/store/native/src/search_queue.cc). Setup rebuilds both when it changes (pipeline/setup/node-deps.js).
+// own if higher (Linux; elsewhere nothing changes). Header-only, compiled into both addons that set a thread's
+// scheduling: scdv_threads (src/thread_yield.cc, for the JS threads that embed written documents) and the store's
+// search threads (pipeline/store/native/src/search_queue.cc). Setup rebuilds both when it changes
+// (pipeline/setup/node-deps.js).
 #pragma once
 
 #if defined(__linux__)
