@@ -4,13 +4,8 @@
 // does not, until the section has lasted `budgetMs`; after that, and whenever no read is in flight, it runs freely.
 // Measured in CPU, not in run and pause times: under load a thread that wakes waits for a core, and that wait
 // counts as a pause. The point is the shape of a write's CPU, not its amount: unpaced, an article's
-<<<<<<< HEAD:pipeline/tokenizer/native/thread_pacing.cc
 // embedding takes a core for ~5 ms, and the reads queued behind it on that core make the reads' p99 (BENCHMARKS.md
 // "Writes under read load"); paced, the same CPU comes in slices the search threads interleave with.
-=======
-// embedding takes a core for ~5 ms, and the reads queued behind it on that core make the reads' p99 (BENCHMARKS.md);
-// paced, the same CPU comes in slices the search threads interleave with.
->>>>>>> h/rooms:pipeline/threads/native/src/thread_pacing.cc
 //
 // How: a one-shot POSIX timer on CLOCK_MONOTONIC, delivered to this thread only (SIGEV_THREAD_ID), whose handler
 // sleeps and re-arms it. MeCab parses a text in one call, so the pauses must come from outside the call: a
@@ -18,13 +13,8 @@
 // async-signal-safe functions (clock_gettime, nanosleep, timer_settime) and touches only its thread's state, which
 // the signal carries; it takes no lock, so a pause cannot deadlock. A pause that lands inside some library's short
 // critical section (V8's task queue, the allocator) delays a thread waiting on it by one pause at most (~0.75 ms at
-<<<<<<< HEAD:pipeline/tokenizer/native/thread_pacing.cc
 // the defaults): rare, and pausing only inside MeCab measured no better (BENCHMARKS.md "Writes beside reads"). Linux only; elsewhere pacing reports itself unavailable and sections run unpaced.
-#include "mecab_thread_pacing.h"
-=======
-// the defaults): rare, and pausing only inside MeCab measured no better (BENCHMARKS.md). Linux only; elsewhere pacing reports itself unavailable and sections run unpaced.
 #include "threads_addon.h"
->>>>>>> h/rooms:pipeline/threads/native/src/thread_pacing.cc
 
 #if defined(__linux__)
 #include <dlfcn.h>

@@ -1,14 +1,9 @@
 // yieldToOtherThreads(nice): the calling thread gives way to the process's other threads (the shared
 // giveWayToOtherThreads, include/thread_yield.h). For the embedding threads
 // (pipeline/embed/pool-worker.js), which run MeCab: a worker thread woken by a message from the event loop otherwise
-<<<<<<< HEAD:pipeline/tokenizer/native/thread_yield.cc
 // takes the loop's core at once (the loop's postMessage returned after 2–4 ms in one write of ten: BENCHMARKS.md
 // "Writes beside reads").
-#include "mecab_thread_yield.h"
-=======
-// takes the loop's core at once (the loop's postMessage returned after 2–4 ms in one write of ten: BENCHMARKS.md).
 #include "threads_addon.h"
->>>>>>> h/rooms:pipeline/threads/native/src/thread_yield.cc
 
 #include "thread_yield.h"
 
