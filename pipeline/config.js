@@ -207,11 +207,11 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** /v1/match's default min_score; null: each target collection's derived threshold (docs/matching.md). */ matchMinScore: /** @type {number|null} */ (null),
     /** The derived threshold: this quantile of unrelated page–ad scores; `fallback` for a collection never derived. */
     matchThreshold: { quantile: 0.99, fallback: 0.1 },
-    /** Brand safety of /v1/match (docs/matching.md, "Brand-safety controls"): a page whose vector scores at least `threshold`
-     * (null: off) with one of `seeds` (texts of sensitive topics, embedded by the model) gets no ads; `collections`: page
-     * collections with settings of their own, [{"collection", "threshold"?, "seeds"?}]. 0.15 by measurement on the sample model. */
+    /** Brand safety of /v1/match: pages close to sensitive topics get no ads (docs/matching.md, "Brand-safety controls"). */
     brandSafety: {
+      /** A page whose vector scores at least this (dot product) with one of `seeds` gets no ads; null: off. 0.15 measured on the sample model. */
       threshold: /** @type {number|null} */ (0.15),
+      /** The sensitive topics: {topic, text}, each text embedded by the model as a page is (nouns: a shared verb would match any page). */
       seeds: [
         { topic: 'disaster', text: '地震、津波、震災、被災、被災者、被災地、避難、避難所、余震、震度、台風、豪雨、洪水、土砂崩れ、噴火、災害、犠牲者、行方不明' },
         { topic: 'accident', text: '事故、交通事故、衝突事故、脱線、墜落、転落、火災、全焼、死傷者、重傷、負傷、救急搬送、意識不明、重体' },
@@ -222,6 +222,7 @@ export const DEFAULT_CONFIG = Object.freeze({
         { topic: 'abuse-hate', text: '虐待、児童虐待、いじめ、差別、ヘイトスピーチ、誹謗中傷、ハラスメント、パワハラ、セクハラ、暴言' },
         { topic: 'epidemic', text: '感染症、感染拡大、集団感染、パンデミック、重症者、死者、食中毒' },
       ],
+      /** Page collections with settings of their own: [{"collection", "threshold"? (null: off), "seeds"?}] over the two above. */
       collections: /** @type {{collection: string, threshold?: number | null, seeds?: {topic: string, text: string}[]}[]} */ ([]),
     },
     /**
