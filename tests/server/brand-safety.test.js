@@ -74,7 +74,7 @@ const matchText = (body, s = srv) => call({ method: 'POST', url: '/v1/match', pa
 const precompute = (/** @type {Record<string, any>} */ server = {}, k = 5) => runPrecompute({
   model: h.MODEL_A, source: 'articles', target: 'ads', k, redisUrl, config: h.testConfig({ ...noSafety, ...server }), processor: localPrecompute,
 });
-/** @param {string} id @param {Record<string, unknown>} doc */
+/** @param {string} collection @param {string} id @param {Record<string, unknown>} doc */
 async function put(collection, id, doc) {
   const r = await call({ method: 'PUT', url: `/v1/collections/${collection}/documents/${id}`, headers: KEY, payload: doc });
   assert.equal(r.status, 200, JSON.stringify(r.body));
