@@ -209,8 +209,9 @@ export const DEFAULT_CONFIG = Object.freeze({
     matchThreshold: { quantile: 0.99, fallback: 0.1 },
     /** Brand safety of /v1/match: pages close to sensitive topics get no ads (docs/matching.md, "Brand-safety controls"). */
     brandSafety: {
-      /** A page whose vector scores at least this (dot product) with one of `seeds` gets no ads; null: off. 0.15 measured on the sample model. */
-      threshold: /** @type {number|null} */ (0.15),
+      /** A page whose vector scores at least this (dot product) with one of `seeds` gets no ads; null: off (a score's scale depends on
+       * the layout: pure SCDV scores any two texts high). 0.15 fits the default hybrid layout, measured in docs/matching.md. */
+      threshold: /** @type {number|null} */ (null),
       /** The sensitive topics: {topic, text}, each text embedded by the model as a page is (nouns: a shared verb would match any page). */
       seeds: [
         { topic: 'disaster', text: '地震、津波、震災、被災、被災者、被災地、避難、避難所、余震、震度、台風、豪雨、洪水、土砂崩れ、噴火、災害、犠牲者、行方不明' },

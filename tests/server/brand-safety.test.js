@@ -22,7 +22,7 @@ const SOCCER = 'サッカー日本代表はワールドカップ予選で勝利�
 const PHONE_TEXT = 'NTTドコモのスマートフォンに不具合、ソフトウェア更新でAndroidの通信が正常に動作するようになった。';
 /** A "sensitive topic" the small models know the words of: football (the bundled seeds' words are mostly not in their lexicon). */
 const FOOTBALL = [{ topic: 'football', text: 'サッカー、日本代表、試合、監督、選手、ゴール、スタジアム' }];
-const noSafety = { brandSafety: { threshold: null } };
+const noSafety = { brandSafety: { threshold: null } }; // the default, said where a test relies on it
 /** @type {import('../../server/start.js').RunningServer[]} */
 const servers = [];
 
@@ -211,6 +211,6 @@ test('bad exclusions are refused with the field named, in a PUT and in a corpus 
     assert.throws(() => loadConfig({ overrides: { server: { brandSafety: bs } } }), { code: 'SCDV_CONFIG_INVALID', message }, JSON.stringify(bs));
   }
   const defaults = loadConfig().server.brandSafety;
-  assert.equal(defaults.threshold, 0.15);
+  assert.equal(defaults.threshold, null, 'off until a threshold is set (its scale depends on the layout)');
   assert.deepEqual(defaults.seeds.map((s) => s.topic).slice(0, 4), ['disaster', 'accident', 'crime', 'death']);
 });

@@ -24,9 +24,8 @@ const { quantileOf } = await import('../../pipeline/match/threshold.js');
 let srv;
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
 let redis;
-// The defaults (server.matchMinScore null: derived), with the records re-read every 100 ms; brand safety's sensitive
-// topics off, so that every article's list is measured (the last test checks them with the defaults).
-const config = loadConfig({ overrides: { server: { indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, brandSafety: { threshold: null } } } });
+// The defaults (server.matchMinScore null: derived), with the records re-read every 100 ms.
+const config = loadConfig({ overrides: { server: { indexWorkers: 0, logLevel: 'silent', modelPollMs: 100 } } });
 const ADS = fs.readFileSync(path.join(REPO_ROOT, 'tests', 'fixtures', 'ads', 'sample.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 /** The article of the demo's printed example: `curl '…/v1/match?collection=ads&for=sports-watch-4597641&k=3'`. */
 const DEMO_EXAMPLE = 'sports-watch-4597641';
@@ -174,9 +173,9 @@ test('server.matchMinScore is null or a number from -1 to 1; the threshold\'s qu
   assert.throws(() => loadConfig({ overrides: { server: { matchThreshold: { fallback: 2 } } } }), { message: /server\.matchThreshold\.fallback must be a number from -1 to 1/ });
 });
 
-test('the bundled sensitive topics (on by default) keep a few sample articles from ads and name the topic; the demo\'s example keeps its ads', async () => {
-  const defaults = loadConfig({ overrides: { server: { indexWorkers: 0, logLevel: 'silent' } } });
-  assert.equal(defaults.server.brandSafety.threshold, 0.15);
+test('the bundled sensitive topics at the threshold docs/matching.md measured keep a few sample articles from ads and name the topic; the demo\'s example keeps its ads', async () => {
+  assert.equal(config.server.brandSafety.threshold, null, 'off by default');
+  const defaults = loadConfig({ overrides: { server: { indexWorkers: 0, logLevel: 'silent', brandSafety: { threshold: 0.15 } } } });
   const guarded = await startServer({ config: defaults, model: DEMO_MODEL, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   try {
     /** @type {any[]} */ const blocked = [];
