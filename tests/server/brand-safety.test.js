@@ -95,6 +95,26 @@ test('block_category: a page of a blocked category gets no ads, live and precomp
   const preOpen = await matchFor(SPORTS);
   assert.deepEqual([preOpen.body.served_from, preOpen.body.results.length, preOpen.body.blocked], ['precomputed', 5, undefined]);
 
+  // A precomputed answer costs the one Redis MGET, with or without a request's rules (they read the store).
+  const { Redis } = await import('ioredis');
+  const { redisOptions } = await import('../../pipeline/queue/redis.js');
+  const r = new Redis(redisOptions(redisUrl));
+  try {
+    const calls = async () => {
+      const info = /** @type {string} */ (await r.info('commandstats'));
+      return Object.fromEntries([...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((m) => [m[1], Number(m[2])]));
+    };
+    const before = await calls();
+    for (const extra of ['', '&block_category=peachy', '&block_site=example.com&block_keyword=x']) {
+      assert.equal((await matchFor(SPORTS, extra)).body.served_from, 'precomputed', extra);
+    }
+    const after = await calls();
+    const delta = Object.fromEntries(Object.keys(after).map((c) => [c, after[c] - (before[c] ?? 0)]).filter(([c, n]) => n > 0 && c !== 'info'));
+    assert.deepEqual(delta, { mget: 3 });
+  } finally {
+    r.disconnect();
+  }
+
   const text = await matchText({ text: SOCCER, category: 'sports-watch', block_category: ['sports-watch'] });
   assert.deepEqual([text.body.results, text.body.blocked], [[], { rule: 'block_category', value: 'sports-watch' }]);
   assert.equal((await matchText({ text: SOCCER, block_category: ['sports-watch'] })).body.results.length, 5, 'a text without a category is not blocked by one');
