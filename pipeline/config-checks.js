@@ -1,5 +1,5 @@
-// Checks of the config sections for the store backend, reader events, experiments and re-ranking, and the range
-// helpers (split from config.js, which keeps the defaults and the other checks).
+// Checks of the config sections for the store backend, reader events, experiments, re-ranking, training, the match
+// threshold and brand safety, and the range helpers (split from config.js, which keeps the defaults and the other checks).
 import { errors } from './errors.js';
 
 /** @typedef {import('./config.js').Config} Config */
@@ -145,4 +145,76 @@ export function validateRerank(r) {
   if (!inRange(r.poolFactor, { min: 1, max: 100 })) throw errors.CONFIG_INVALID(`server.rerank.poolFactor must be a number from 1 to 100, got ${JSON.stringify(r.poolFactor)}`);
   if (!inRange(r.poolMin, { min: 1, max: 1000, integer: true })) throw errors.CONFIG_INVALID(`server.rerank.poolMin must be a whole number from 1 to 1000, got ${JSON.stringify(r.poolMin)}`);
   validateFeedback(r.relatedFeedback, 'server.rerank.relatedFeedback');
+}
+
+/**
+ * Every training parameter against TRAIN_RANGES and TRAIN_CHOICES, so that `--clusters 0` fails here and not
+ * after tokenising, as a word2vec or GMM failure.
+ * @param {Config['train']} t
+ * @param {Record<string, Range>} ranges TRAIN_RANGES
+ * @param {Record<string, readonly string[]>} choices TRAIN_CHOICES
+ */
+export function validateTrain(t, ranges, choices) {
+  const sections = /** @type {Record<string, Record<string, unknown>>} */ (/** @type {unknown} */ (t));
+  for (const [key, range] of Object.entries(ranges)) {
+    const [section, name] = key.split('.');
+    const v = sections[section][name];
+    if (!inRange(v, range)) throw errors.CONFIG_INVALID(`train.${key} must be ${describeRange(range)}, got ${JSON.stringify(v)}`);
+  }
+  for (const [key, allowed] of Object.entries(choices)) {
+    const [section, name] = key.split('.');
+    const v = sections[section][name];
+    if (!allowed.includes(/** @type {string} */ (v))) {
+      throw errors.CONFIG_INVALID(`train.${key} must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+    }
+  }
+}
+
+/** @param {Config['server']} s the default min_score of /v1/match and how it is derived */
+export function validateMatchThreshold(s) {
+  if (s.matchMinScore !== null && !inRange(s.matchMinScore, { min: -1, max: 1 })) throw errors.CONFIG_INVALID(`server.matchMinScore must be a number from -1 to 1 or null (derived), got ${JSON.stringify(s.matchMinScore)}`);
+  if (!inRange(s.matchThreshold.quantile, { min: 0.5, max: 1 })) throw errors.CONFIG_INVALID(`server.matchThreshold.quantile must be a number from 0.5 to 1, got ${JSON.stringify(s.matchThreshold.quantile)}`);
+  if (!inRange(s.matchThreshold.fallback, { min: -1, max: 1 })) throw errors.CONFIG_INVALID(`server.matchThreshold.fallback must be a number from -1 to 1, got ${JSON.stringify(s.matchThreshold.fallback)}`);
+}
+
+/** Most seed texts of one list, and the longest topic name and text (characters). */
+export const SEED_LIMITS = Object.freeze({ seeds: 100, topic: 64, text: 2000 });
+
+/**
+ * A list of sensitive-topic seeds: at most SEED_LIMITS.seeds of {topic, text}, both non-empty strings.
+ * @param {unknown} seeds
+ * @param {string} name
+ */
+function validateSeeds(seeds, name) {
+  if (!Array.isArray(seeds) || seeds.length > SEED_LIMITS.seeds) throw errors.CONFIG_INVALID(`${name} must be a list of at most ${SEED_LIMITS.seeds} {"topic", "text"} objects, got ${JSON.stringify(seeds)?.slice(0, 100)}`);
+  seeds.forEach((seed, i) => {
+    const ok = (/** @type {unknown} */ v, /** @type {number} */ max) => typeof v === 'string' && v.trim() !== '' && v.length <= max;
+    if (!(seed && typeof seed === 'object' && ok(seed.topic, SEED_LIMITS.topic) && ok(seed.text, SEED_LIMITS.text) && Object.keys(seed).every((k) => k === 'topic' || k === 'text'))) {
+      throw errors.CONFIG_INVALID(`${name}[${i}] must be {"topic": 1-${SEED_LIMITS.topic} characters, "text": 1-${SEED_LIMITS.text} characters}, got ${JSON.stringify(seed)?.slice(0, 100)}`);
+    }
+  });
+}
+
+/**
+ * server.brandSafety: threshold -1 to 1 or null (off), seeds, and the page collections with settings of their own
+ * (each named once, with a collection name as the store allows them).
+ * @param {Config['server']['brandSafety']} b
+ */
+export function validateBrandSafety(b) {
+  if (!inRange(b.threshold, { min: -1, max: 1, nullable: true })) throw errors.CONFIG_INVALID(`server.brandSafety.threshold must be a number from -1 to 1 or null (off), got ${JSON.stringify(b.threshold)}`);
+  validateSeeds(b.seeds, 'server.brandSafety.seeds');
+  if (!Array.isArray(b.collections)) throw errors.CONFIG_INVALID(`server.brandSafety.collections must be a list of {"collection", "threshold"?, "seeds"?}, got ${JSON.stringify(b.collections)}`);
+  const seen = new Set();
+  b.collections.forEach((c, i) => {
+    const name = `server.brandSafety.collections[${i}]`;
+    if (!c || typeof c !== 'object' || typeof c.collection !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(c.collection)) {
+      throw errors.CONFIG_INVALID(`${name}.collection must be a collection name (1-64 of a-z, 0-9, "_", "-"), got ${JSON.stringify(c?.collection)}`);
+    }
+    if (seen.has(c.collection)) throw errors.CONFIG_INVALID(`${name}.collection names ${c.collection} a second time`);
+    seen.add(c.collection);
+    const extra = Object.keys(c).find((k) => !['collection', 'threshold', 'seeds'].includes(k));
+    if (extra) throw errors.CONFIG_INVALID(`${name} has the key "${extra}": only collection, threshold and seeds`);
+    if (c.threshold !== undefined && !inRange(c.threshold, { min: -1, max: 1, nullable: true })) throw errors.CONFIG_INVALID(`${name}.threshold must be a number from -1 to 1 or null (off), got ${JSON.stringify(c.threshold)}`);
+    if (c.seeds !== undefined) validateSeeds(c.seeds, `${name}.seeds`);
+  });
 }

@@ -36,6 +36,8 @@ export const ENV_TYPES = Object.freeze({
   'server.model': 'string|null',
   'server.writeEmbedThreads': 'number|null',
   'server.matchMinScore': 'number|null',
+  'server.brandSafety.threshold': 'number|null',
+  'server.brandSafety.collections': 'json',
   'server.apiKeyHashes': 'string[]',
   'server.corsOrigins': 'string[]',
   'server.bulkFileRoots': 'string[]',

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { errors } from './errors.js';
 import { validateModelName } from './paths.js';
-import { describeRange, inRange, validateEvents, validateKeyFailures, validateRerank, validateStore, validateWritePace } from './config-checks.js';
+import {
+  inRange, validateBrandSafety, validateEvents, validateKeyFailures, validateMatchThreshold, validateRerank, validateStore, validateTrain, validateWritePace,
+} from './config-checks.js';
 
 export { describeRange, inRange } from './config-checks.js';
 import { envOverrides, warnUnknownEnv } from './config-env.js';
@@ -205,6 +207,25 @@ export const DEFAULT_CONFIG = Object.freeze({
     /** /v1/match's default min_score; null: each target collection's derived threshold (docs/matching.md). */ matchMinScore: /** @type {number|null} */ (null),
     /** The derived threshold: this quantile of unrelated page–ad scores; `fallback` for a collection never derived. */
     matchThreshold: { quantile: 0.99, fallback: 0.1 },
+    /** Brand safety of /v1/match: pages close to sensitive topics get no ads (docs/matching.md, "Brand-safety controls"). */
+    brandSafety: {
+      /** A page whose vector scores at least this (dot product) with one of `seeds` gets no ads; null: off (a score's scale depends on
+       * the layout: pure SCDV scores any two texts high). 0.15 fits the default hybrid layout, measured in docs/matching.md. */
+      threshold: /** @type {number|null} */ (null),
+      /** The sensitive topics: {topic, text}, each text embedded by the model as a page is (nouns: a shared verb would match any page). */
+      seeds: [
+        { topic: 'disaster', text: '地震、津波、震災、被災、被災者、被災地、避難、避難所、余震、震度、台風、豪雨、洪水、土砂崩れ、噴火、災害、犠牲者、行方不明' },
+        { topic: 'accident', text: '事故、交通事故、衝突事故、脱線、墜落、転落、火災、全焼、死傷者、重傷、負傷、救急搬送、意識不明、重体' },
+        { topic: 'crime', text: '殺人、殺害、逮捕、容疑者、被害者、刺殺、強盗、暴行、誘拐、詐欺、事件、捜査、起訴、懲役、性犯罪、盗撮、痴漢' },
+        { topic: 'death', text: '死亡、死去、訃報、逝去、急死、遺体、葬儀、告別式、追悼、遺族、死因、自殺、冥福' },
+        { topic: 'terrorism-war', text: 'テロ、爆破、銃撃、銃乱射、戦争、空爆、ミサイル、紛争、武装勢力、虐殺、人質、難民' },
+        { topic: 'drugs', text: '麻薬、覚醒剤、覚せい剤、大麻、薬物、密売、依存症、違法薬物' },
+        { topic: 'abuse-hate', text: '虐待、児童虐待、いじめ、差別、ヘイトスピーチ、誹謗中傷、ハラスメント、パワハラ、セクハラ、暴言' },
+        { topic: 'epidemic', text: '感染症、感染拡大、集団感染、パンデミック、重症者、死者、食中毒' },
+      ],
+      /** Page collections with settings of their own: [{"collection", "threshold"? (null: off), "seeds"?}] over the two above. */
+      collections: /** @type {{collection: string, threshold?: number | null, seeds?: {topic: string, text: string}[]}[]} */ ([]),
+    },
     /**
      * Threads per server process that embed request texts (PUT, related for a text, similarity) with the same
      * embedder as batch indexing, so that tokenising and embedding a long text never stall the event loop
@@ -500,31 +521,10 @@ function validate(cfg) {
   if (!inRange(cfg.workerProcesses.maxPerCore, { min: 1, integer: true })) {
     throw errors.CONFIG_INVALID(`workerProcesses.maxPerCore must be a positive integer, got ${cfg.workerProcesses.maxPerCore}`);
   }
-  validateTrain(cfg.train);
+  validateTrain(cfg.train, TRAIN_RANGES, TRAIN_CHOICES);
   validateServer(cfg.server);
   validateEvents(cfg.events, cfg.experiments);
   validateStore(cfg.store);
-}
-
-/**
- * Every training parameter against TRAIN_RANGES and TRAIN_CHOICES, so that `--clusters 0` fails here and not
- * after tokenising, as a word2vec or GMM failure.
- * @param {Config['train']} t
- */
-function validateTrain(t) {
-  const sections = /** @type {Record<string, Record<string, unknown>>} */ (/** @type {unknown} */ (t));
-  for (const [key, range] of Object.entries(TRAIN_RANGES)) {
-    const [section, name] = key.split('.');
-    const v = sections[section][name];
-    if (!inRange(v, range)) throw errors.CONFIG_INVALID(`train.${key} must be ${describeRange(range)}, got ${JSON.stringify(v)}`);
-  }
-  for (const [key, choices] of Object.entries(TRAIN_CHOICES)) {
-    const [section, name] = key.split('.');
-    const v = sections[section][name];
-    if (!choices.includes(/** @type {string} */ (v))) {
-      throw errors.CONFIG_INVALID(`train.${key} must be one of ${choices.join(', ')}, got ${JSON.stringify(v)}`);
-    }
-  }
 }
 
 /** @param {Config['server']} s */
@@ -543,9 +543,8 @@ function validateServer(s) {
     if (!Number.isInteger(v) || v < 1) throw errors.CONFIG_INVALID(`${name} must be a positive integer, got ${v}`);
   }
   if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) throw errors.CONFIG_INVALID(`server.port must be 0-65535, got ${s.port}`);
-  if (s.matchMinScore !== null && !inRange(s.matchMinScore, { min: -1, max: 1 })) throw errors.CONFIG_INVALID(`server.matchMinScore must be a number from -1 to 1 or null (derived), got ${JSON.stringify(s.matchMinScore)}`);
-  if (!inRange(s.matchThreshold.quantile, { min: 0.5, max: 1 })) throw errors.CONFIG_INVALID(`server.matchThreshold.quantile must be a number from 0.5 to 1, got ${JSON.stringify(s.matchThreshold.quantile)}`);
-  if (!inRange(s.matchThreshold.fallback, { min: -1, max: 1 })) throw errors.CONFIG_INVALID(`server.matchThreshold.fallback must be a number from -1 to 1, got ${JSON.stringify(s.matchThreshold.fallback)}`);
+  validateMatchThreshold(s);
+  validateBrandSafety(s.brandSafety);
   for (const [name, v] of /** @type {const} */ ([['server.idleTimeoutMs', s.idleTimeoutMs], ['server.maxConnections', s.maxConnections],
     ['server.maxConnectionsPerClient', s.maxConnectionsPerClient], ['server.relatedCacheEntries', s.relatedCacheEntries], ['server.relatedCacheBytes', s.relatedCacheBytes]])) {
     if (!Number.isInteger(v) || v < 0) throw errors.CONFIG_INVALID(`${name} must be 0 (no limit) or more, got ${v}`);

@@ -55,6 +55,14 @@ export const adFieldsSchema = {
       description: 'the advertiser\'s keywords (returned; the match is by the ad\'s text)',
     },
     deal_id: { type: 'string', minLength: 1, maxLength: AD_LIMITS.deal_id, description: 'the deal the ad is sold under, when any' },
+    exclude_sites: {
+      type: 'array', maxItems: AD_LIMITS.exclusions, items: { type: 'string', minLength: 1, maxLength: AD_LIMITS.exclusion },
+      description: 'sites whose pages must not show the ad (a domain covers its subdomains); matching leaves it out of their lists',
+    },
+    exclude_categories: {
+      type: 'array', maxItems: AD_LIMITS.exclusions, items: { type: 'string', minLength: 1, maxLength: AD_LIMITS.exclusion },
+      description: 'categories whose pages must not show the ad; matching leaves it out of their lists',
+    },
   },
 };
 

@@ -780,6 +780,10 @@ export interface paths {
                         category?: string;
                         /** @description the deal the ad is sold under, when any */
                         deal_id?: string;
+                        /** @description categories whose pages must not show the ad; matching leaves it out of their lists */
+                        exclude_categories?: string[];
+                        /** @description sites whose pages must not show the ad (a domain covers its subdomains); matching leaves it out of their lists */
+                        exclude_sites?: string[];
                         /** @description the advertiser's keywords (returned; the match is by the ad's text) */
                         keywords?: string[];
                         /** @description where the ad leads */
@@ -1765,6 +1769,12 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description no ads when the page's category is one of these (repeat the parameter for several) */
+                    block_category?: string[];
+                    /** @description no ads when the page's title, text (POST) or keywords contain one of these: Japanese anywhere, Latin letters as a whole word, after NFKC and lower-casing (docs/matching.md, "Brand-safety controls") */
+                    block_keyword?: string[];
+                    /** @description no ads when the page's site is one of these or a subdomain of one */
+                    block_site?: string[];
                     /** @description drop near-duplicates: results more similar than duplicate_threshold to the query document or to a result ranked above them (listed in `dropped`) */
                     collapse?: boolean;
                     /**
@@ -1880,6 +1890,17 @@ export interface paths {
                             arm: string;
                             /** @description results among the first k cut because they scored below min_score (0: none) */
                             below_min_score: number;
+                            /** @description present when a rule keeps the page from ads (results are then empty): the request's block_category, block_site or block_keyword (value: the entry that matched; field: where the keyword is), or its collection's sensitive_topic (server.brandSafety: the closest topic, the page's similarity to it and the threshold it reached) */
+                            blocked?: {
+                                /** @enum {string} */
+                                field?: "title" | "text" | "keywords";
+                                /** @enum {string} */
+                                rule: "block_category" | "block_site" | "block_keyword" | "sensitive_topic";
+                                similarity?: number;
+                                threshold?: number;
+                                topic?: string;
+                                value?: string;
+                            };
                             collection: string;
                             computed_at?: string;
                             /** @description the near-duplicates dropped: duplicate_of names the result ranked above it, absent for a duplicate of the query document */
@@ -1890,6 +1911,12 @@ export interface paths {
                             }[];
                             /** @description near-duplicates dropped above the last result (with collapse) */
                             duplicates_dropped?: number;
+                            /** @description ads left out of this page's list because they exclude its site or category (their exclude_sites, exclude_categories); absent: none */
+                            excluded_ads?: {
+                                /** @enum {string} */
+                                by: "exclude_sites" | "exclude_categories";
+                                id: string;
+                            }[];
                             for?: string;
                             /** @description the min_score applied */
                             min_score: number;
@@ -1951,6 +1978,14 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
+                        /** @description no ads when the page's category is one of these (repeat the parameter for several) */
+                        block_category?: string[];
+                        /** @description no ads when the page's title, text (POST) or keywords contain one of these: Japanese anywhere, Latin letters as a whole word, after NFKC and lower-casing (docs/matching.md, "Brand-safety controls") */
+                        block_keyword?: string[];
+                        /** @description no ads when the page's site is one of these or a subdomain of one */
+                        block_site?: string[];
+                        /** @description the page's category: for block_category and the ads' exclude_categories */
+                        category?: string;
                         /**
                          * @description drop near-duplicates: results more similar than duplicate_threshold to the query document or to a result ranked above them (listed in `dropped`)
                          * @default false
@@ -1968,6 +2003,8 @@ export interface paths {
                          * @default 10
                          */
                         k?: number;
+                        /** @description the page's keywords: for block_keyword */
+                        keywords?: string[];
                         /** @description at most this many results per site (documents without a site are not capped) */
                         max_per_site?: number;
                         /** @description drop results scoring below this; -1 keeps every result. Default: the collection's derived threshold (the 99th percentile of unrelated page-ad scores, shown in /v1/collections; 0.1 until derived), docs/matching.md */
@@ -1976,6 +2013,13 @@ export interface paths {
                         page_id?: string;
                         /** @description prefer fresh documents: ranking_score = score − |score| · 0.5 · (1 − 0.5^(age / half-life)), age at query time, undated documents count as infinitely old; a whole number and s, m, h, d or w: 7d, 12h, 90m, 2w */
                         recency_half_life?: string;
+                        /** @description the page's site: for block_site and the ads' exclude_sites */
+                        site?: string;
+                        /**
+                         * @description the collection of pages this page belongs to: its brand-safety settings apply (server.brandSafety)
+                         * @default articles
+                         */
+                        source?: string;
                         /** @description page text (title excluded), embedded at request time */
                         text: string;
                         title?: string;
@@ -2045,6 +2089,17 @@ export interface paths {
                             arm: string;
                             /** @description results among the first k cut because they scored below min_score (0: none) */
                             below_min_score: number;
+                            /** @description present when a rule keeps the page from ads (results are then empty): the request's block_category, block_site or block_keyword (value: the entry that matched; field: where the keyword is), or its collection's sensitive_topic (server.brandSafety: the closest topic, the page's similarity to it and the threshold it reached) */
+                            blocked?: {
+                                /** @enum {string} */
+                                field?: "title" | "text" | "keywords";
+                                /** @enum {string} */
+                                rule: "block_category" | "block_site" | "block_keyword" | "sensitive_topic";
+                                similarity?: number;
+                                threshold?: number;
+                                topic?: string;
+                                value?: string;
+                            };
                             collection: string;
                             computed_at?: string;
                             /** @description the near-duplicates dropped: duplicate_of names the result ranked above it, absent for a duplicate of the query document */
@@ -2055,6 +2110,12 @@ export interface paths {
                             }[];
                             /** @description near-duplicates dropped above the last result (with collapse) */
                             duplicates_dropped?: number;
+                            /** @description ads left out of this page's list because they exclude its site or category (their exclude_sites, exclude_categories); absent: none */
+                            excluded_ads?: {
+                                /** @enum {string} */
+                                by: "exclude_sites" | "exclude_categories";
+                                id: string;
+                            }[];
                             for?: string;
                             /** @description the min_score applied */
                             min_score: number;
@@ -2497,6 +2558,10 @@ export interface components {
             advertiser?: string;
             /** @description the deal the ad is sold under, when any */
             deal_id?: string;
+            /** @description categories whose pages must not show the ad; matching leaves it out of their lists */
+            exclude_categories?: string[];
+            /** @description sites whose pages must not show the ad (a domain covers its subdomains); matching leaves it out of their lists */
+            exclude_sites?: string[];
             /** @description the advertiser's keywords (returned; the match is by the ad's text) */
             keywords?: string[];
             /** @description where the ad leads */

@@ -1,8 +1,11 @@
 // Bull processor of the `precompute` queue: one job = one batch of source documents; each is searched for in
-// the target collection and its top k written to Redis as a match entry (layout: pipeline/match/).
+// the target collection and its top k written to Redis as a match entry (layout: pipeline/match/), without the ads
+// that exclude the page, and with the page's similarity to the sensitive topics when the job carries their seeds
+// (pipeline/match/safety.js: the served entry is judged by the rules when it is served).
 // `scdv precompute` runs it in its own process; `scdv worker precompute` lets more processes join.
 import { encodeEntry, keys, resultItem } from '../pipeline/match/index.js';
-import { rerankSignature, searchCollection } from '../pipeline/match/rerank.js';
+import { rerankSignature } from '../pipeline/match/rerank.js';
+import { searchMatches, sensitivity, storedPage } from '../pipeline/match/safety.js';
 import { runQueueWorker } from '../pipeline/queue/worker.js';
 import { DEFAULT_CONFIG } from '../pipeline/config.js';
 import { openModelStore } from '../pipeline/store/index.js';
@@ -57,7 +60,9 @@ export async function processPrecompute(job, redis, onProgress, config = { store
     for (const id of job.ids.slice(i, i + 100)) {
       const doc = await src.get(id);
       if (!doc) { missing++; continue; }
-      const r = await searchCollection(tgt, doc.vector, { mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}) }, job.k, rerank, settings);
+      const page = storedPage(doc.meta);
+      const r = await searchMatches(tgt, doc.vector, { mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}) }, job.k, rerank, settings, page);
+      const sens = job.safety ? sensitivity(doc.vector, job.safety.vectors) : null;
       /** @type {MatchEntry} */
       const entry = {
         model: job.model, source: job.source, target: job.target, id, k: job.k, target_gen: gen,
@@ -65,6 +70,8 @@ export async function processPrecompute(job, redis, onProgress, config = { store
         ...(r.hits.length ? { lowest_score: Math.min(...r.hits.map((h) => h.score)) } : {}),
         ...(job.rerank ? { rerank: rerankSignature(rerank) } : {}),
         ...(rerank.duplicateThreshold === null ? {} : { duplicates_dropped: r.dropped.length, dropped: r.dropped }),
+        ...(job.safety && sens ? { safety: { seeds: job.safety.seeds, topic: sens.topic, similarity: sens.similarity } } : {}),
+        ...(r.excluded.length ? { excluded_ads: r.excluded } : {}),
         results: r.hits.map(resultItem),
       };
       multi.set(k.entry(job.model, job.source, job.target, id), encodeEntry(entry), 'EX', job.ttlSeconds);

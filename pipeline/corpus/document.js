@@ -12,7 +12,8 @@ import { parseDate } from '../dates.js';
  * @property {string} [published_at] ISO 8601
  * @property {string} [site]
  * @property {string} [category]
- * @property {AdFields} [ad] an ad's fields, from the line's advertiser, landing_url, keywords and deal_id
+ * @property {AdFields} [ad] an ad's fields, from the line's advertiser, landing_url, keywords, deal_id, exclude_sites and
+ *   exclude_categories
  */
 
 /**
@@ -22,10 +23,17 @@ import { parseDate } from '../dates.js';
  * @property {string} [landing_url] http(s) URL the ad leads to
  * @property {string[]} [keywords] the advertiser's keywords (returned; matching is by the ad's text)
  * @property {string} [deal_id] the deal it is sold under (private marketplace), when any
+ * @property {string[]} [exclude_sites] sites (or their subdomains) whose pages must not show the ad
+ * @property {string[]} [exclude_categories] categories whose pages must not show the ad
  */
 
 /** The ad fields of a line, and their limits. */
-export const AD_LIMITS = Object.freeze({ advertiser: 200, landing_url: 2048, deal_id: 200, keyword: 100, keywords: 50 });
+export const AD_LIMITS = Object.freeze({
+  advertiser: 200, landing_url: 2048, deal_id: 200, keyword: 100, keywords: 50,
+  /** entries of exclude_sites and of exclude_categories, and the characters of each */ exclusions: 100, exclusion: 200,
+});
+/** An ad's lists of the pages it must not be shown on (brand safety, pipeline/match/safety.js). */
+export const AD_EXCLUSIONS = /** @type {const} */ (['exclude_sites', 'exclude_categories']);
 /** An ad's landing URL: http(s), a host, no spaces or control characters (the API's schema uses the same pattern). */
 export const LANDING_URL_PATTERN = '^https?://[^\\u0000-\\u0020/?#]+[^\\u0000-\\u0020]*$';
 const LANDING_URL = new RegExp(LANDING_URL_PATTERN, 'u');
@@ -158,6 +166,14 @@ function adFields(raw) {
       return `field "keywords" must be a list of at most ${AD_LIMITS.keywords} strings of 1 to ${AD_LIMITS.keyword} characters`;
     }
     ad.keywords = k;
+  }
+  for (const f of AD_EXCLUSIONS) {
+    const v = raw[f];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v) || v.length > AD_LIMITS.exclusions || !v.every((w) => typeof w === 'string' && w !== '' && codePoints(w) <= AD_LIMITS.exclusion)) {
+      return `field "${f}" must be a list of at most ${AD_LIMITS.exclusions} strings of 1 to ${AD_LIMITS.exclusion} characters`;
+    }
+    ad[f] = v;
   }
   return Object.keys(ad).length ? ad : undefined;
 }

@@ -103,6 +103,9 @@ export function answerBytes(head, hits) {
  * @property {ReturnType<typeof rerankSignature>} [rerank] the re-ranking options it was computed with (absent: none)
  * @property {number} [duplicates_dropped] with collapsing: near-duplicates dropped above the last result
  * @property {import('./rerank.js').DroppedDuplicate[]} [dropped] with collapsing: those near-duplicates
+ * @property {{seeds: string, topic: string, similarity: number}} [safety] the page's closest sensitive topic, measured
+ *   against the seed list of digest `seeds` (safety.js: judged by the threshold when served; absent: not measured)
+ * @property {import('./safety.js').ExcludedAd[]} [excluded_ads] ads left out because they exclude the page's site or category
  * @property {ResultItem[]} results best first (always the last key)
  */
 
@@ -250,4 +253,6 @@ export async function invalidateCollection(redis, prefix, model, collection) {
  * @property {'fast'|'exact'} mode
  * @property {Omit<import('./rerank.js').RerankOptions, 'now'>} [rerank] re-ranking options (absent: none); ages at the job's run
  * @property {{maxK: number, rerank: {poolFactor: number, poolMin: number}}} [searchSettings] candidate pool bounds (config.server)
+ * @property {{seeds: string, vectors: import('./safety.js').SeedVector[]}} [safety] the source collection's sensitive-topic seeds
+ *   (digest and vectors, embedded by the coordinator): each entry records its page's similarity to them
  */

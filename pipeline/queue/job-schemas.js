@@ -92,6 +92,22 @@ export const JOB_SCHEMAS = {
         type: 'object', additionalProperties: false, required: ['maxK', 'rerank'],
         properties: { maxK: { type: 'integer', minimum: 1 }, rerank: shapeOf(DEFAULT_CONFIG.server.rerank) },
       },
+      safety: {
+        type: 'object', additionalProperties: false, required: ['seeds', 'vectors'],
+        properties: {
+          seeds: str(64),
+          vectors: {
+            type: 'array', maxItems: 100,
+            items: {
+              type: 'object', additionalProperties: false, required: ['topic', 'indices', 'values'],
+              properties: {
+                topic: str(64), indices: { type: 'array', maxItems: 1_000_000, items: { type: 'integer', minimum: 0 } },
+                values: { type: 'array', maxItems: 1_000_000, items: { type: 'number' } },
+              },
+            },
+          },
+        },
+      },
     },
   },
 };

@@ -6,7 +6,9 @@ import { errors } from '../errors.js';
 import { closeWorkerQueue, openQueue } from '../queue/queues.js';
 import { checkJob } from '../queue/job-schemas.js';
 import { openModelStore } from '../store/index.js';
-import { deriveAndRecordThreshold } from '../serving/index.js';
+import { collectionEmbedConfig, deriveAndRecordThreshold } from '../serving/index.js';
+import { createEmbedder } from '../embed/index.js';
+import { safetySettings, seedVectors } from '../match/safety.js';
 
 /** @typedef {import('../match/index.js').PrecomputeJob} PrecomputeJob */
 
@@ -47,6 +49,7 @@ export async function runPrecompute(o) {
   } finally {
     await store.close();
   }
+  const safety = await precomputeSafety(o.model, o.source, config);
   const run = `precompute-${o.model}-${o.source}-${o.target}-${Date.now().toString(36)}`;
   const queue = openQueue('precompute', o.redisUrl, config.queue);
   const redis = /** @type {import('ioredis').Redis} */ (/** @type {any} */ (queue).client);
@@ -78,6 +81,7 @@ export async function runPrecompute(o) {
         run, model: o.model, source: o.source, target: o.target, k: o.k, ids: ids.slice(i, i + batch),
         ttlSeconds: config.server.precompute.ttlSeconds, prefix: config.queue.prefix, mode: config.server.searchMode,
         ...(o.rerank ? { rerank: o.rerank, searchSettings: { maxK: config.server.maxK, rerank: config.server.rerank } } : {}),
+        ...(safety ? { safety } : {}),
       };
       jobs.push(await queue.add('batch', data, { jobId: `${run}-${i / batch}` }));
     }
@@ -87,5 +91,24 @@ export async function runPrecompute(o) {
   } finally {
     await closeWorkerQueue(queue);
     await o.processor.close();
+  }
+}
+
+/**
+ * The sensitive-topic seeds of the source collection (server.brandSafety), embedded with the embed settings its
+ * pages were indexed with, for the jobs to measure each page against; null when the rule is off for it.
+ * @param {string} model
+ * @param {string} source
+ * @param {import('../config.js').Config} config
+ * @returns {Promise<NonNullable<PrecomputeJob['safety']> | null>}
+ */
+async function precomputeSafety(model, source, config) {
+  const st = safetySettings(config.server.brandSafety, source);
+  if (!st) return null;
+  const embedder = await createEmbedder(model, { ...config, embed: await collectionEmbedConfig(model, source, config) });
+  try {
+    return { seeds: st.digest, vectors: await seedVectors(embedder, st, (docs) => embedder.embedDocuments(docs)) };
+  } finally {
+    embedder.model.wordTopics.close();
   }
 }

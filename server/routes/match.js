@@ -1,11 +1,15 @@
 // Ad matching: the documents of a target collection (ads) that best match an article. GET answers from the
-// precomputed Redis entry when it is fresh (see pipeline/match/), else searches live; POST embeds a page.
+// precomputed Redis entry when it is fresh (see pipeline/match/), else searches live; POST embeds a page. Brand safety
+// (pipeline/match/safety.js) decides in both paths alike: a blocked page gets no ads and the answer names the rule.
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
 import { idProblem } from '../../pipeline/corpus/document.js';
 import { lookupMatch, resultItem, unescapeNonAscii } from '../../pipeline/match/index.js';
 import { defaultMinScore } from '../../pipeline/match/threshold.js';
 import { rerankSignature, searchCollection } from '../../pipeline/match/rerank.js';
+import {
+  hasRules, pageBlock, safetySettings, searchMatches, seedVectors, sensitivity, storedPage,
+} from '../../pipeline/match/safety.js';
 import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
 import { droppedFields, droppedSchema, embedRequestText, rerankOptions, rerankProperties } from '../search.js';
 import { armFields, armParams, serveArm } from '../arms.js';
@@ -18,6 +22,28 @@ import { armFields, armParams, serveArm } from '../arms.js';
 function aboveMinScore(hits, min) {
   const kept = hits.filter((h) => h.score >= min.value);
   return { min_score: min.value, min_score_from: min.from, below_min_score: hits.length - kept.length, results: kept.map(resultItem) };
+}
+
+/**
+ * The answer's fields when a rule keeps the page from ads: no results, and the rule.
+ * @param {import('../../pipeline/match/safety.js').Block} blocked
+ * @param {{value: number, from: string}} min
+ */
+const blockedFields = (blocked, min) => ({ min_score: min.value, min_score_from: min.from, below_min_score: 0, blocked, results: [] });
+
+/** @param {import('../../pipeline/match/safety.js').ExcludedAd[]} excluded the answer's excluded_ads, when any */
+const excludedFields = (excluded) => (excluded.length ? { excluded_ads: excluded } : {});
+
+/**
+ * The sensitivity of a page's vector to its collection's seeds (null when the rule is off), with the serving
+ * model's embedder (seeds embedded once per model).
+ * @param {import('../models.js').ServingModel} sm
+ * @param {import('../../pipeline/match/safety.js').SafetySettings | null} st
+ * @param {{indices: ArrayLike<number>, values: ArrayLike<number>}} vector
+ */
+async function sensitivityOf(sm, st, vector) {
+  if (!st) return null;
+  return sensitivity(vector, await seedVectors(sm, st, (docs) => sm.embedDocuments(docs)));
 }
 
 /**
@@ -48,6 +74,25 @@ export default function matchRoutes(app, ctx) {
         + `shown in /v1/collections; ${s.matchThreshold.fallback} until derived), docs/matching.md`
       : `server.matchMinScore ${s.matchMinScore}`),
   };
+  const words = (/** @type {number} */ maxLength, /** @type {string} */ d) => ({ type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength }, description: d });
+  const blockProperties = {
+    block_category: words(200, 'no ads when the page\'s category is one of these (repeat the parameter for several)'),
+    block_site: words(200, 'no ads when the page\'s site is one of these or a subdomain of one'),
+    block_keyword: words(100, 'no ads when the page\'s title, text (POST) or keywords contain one of these: Japanese anywhere, Latin letters as a whole word, '
+      + 'after NFKC and lower-casing (docs/matching.md, "Brand-safety controls")'),
+  };
+  const blockedSchema = {
+    type: 'object',
+    description: 'present when a rule keeps the page from ads (results are then empty): the request\'s block_category, block_site or block_keyword '
+      + '(value: the entry that matched; field: where the keyword is), or its collection\'s sensitive_topic (server.brandSafety: the closest topic, '
+      + 'the page\'s similarity to it and the threshold it reached)',
+    properties: {
+      rule: { type: 'string', enum: ['block_category', 'block_site', 'block_keyword', 'sensitive_topic'] },
+      value: { type: 'string' }, field: { type: 'string', enum: ['title', 'text', 'keywords'] },
+      topic: { type: 'string' }, similarity: { type: 'number' }, threshold: { type: 'number' },
+    },
+    required: ['rule'],
+  };
   const response = {
     200: {
       type: 'object',
@@ -60,6 +105,12 @@ export default function matchRoutes(app, ctx) {
           description: 'where min_score comes from: the request, server.matchMinScore, the collection\'s derived threshold, or the fallback (none derived yet)',
         },
         below_min_score: { type: 'integer', description: 'results among the first k cut because they scored below min_score (0: none)' },
+        blocked: blockedSchema,
+        excluded_ads: {
+          type: 'array',
+          description: 'ads left out of this page\'s list because they exclude its site or category (their exclude_sites, exclude_categories); absent: none',
+          items: { type: 'object', properties: { id: { type: 'string' }, by: { type: 'string', enum: ['exclude_sites', 'exclude_categories'] } }, required: ['id', 'by'] },
+        },
         results: resultsSchema,
       },
       required: ['request_id', 'arm', 'model', 'collection', 'served_from', 'min_score', 'min_score_from', 'below_min_score', 'results'],
@@ -77,28 +128,40 @@ export default function matchRoutes(app, ctx) {
         required: ['collection', 'for'],
         properties: {
           collection: collectionName, source: { ...collectionName, default: 'articles' }, for: documentId, k: kSchema(s), min_score: minScore,
-          ...armParams,
+          ...blockProperties, ...armParams,
           ...rerankProperties(s, 'match'),
         },
       },
       response,
     },
   }, async (request, reply) => {
-    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number, user?: string} & import('../search.js').RerankRequest} */ (request.query);
+    const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number, user?: string}
+      & import('../search.js').RerankRequest & import('../../pipeline/match/safety.js').BlockRules} */ (request.query);
     const rr = rerankOptions(q, s, 'querystring');
+    const ruled = hasRules(q);
+    const st = safetySettings(s.brandSafety, q.source);
     const sm = models.acquire();
     try {
       const minScore = minScoreOf(q.min_score, sm, q.collection, s);
       const min = minScore.value;
       const arm = serveArm(ctx, sm, q.user ?? q.for);
+      const names = { model: sm.name, source: q.source, collection: q.collection, for: q.for };
       if (ctx.hub && arm.asIndexed) {
         const { entry, reason } = await lookupMatch(ctx.hub.redis, config.queue.prefix, {
           model: sm.name, source: q.source, target: q.collection, id: q.for, k: q.k, rerank: rerankSignature(rr),
         });
-        if (entry) {
+        // With the sensitive-topic rule on, an entry is served only when its page was measured against these seeds.
+        if (entry && (!st || entry.head.safety?.seeds === st.digest)) {
           metrics.precomputed.inc({ served_from: 'precomputed' });
           const { head } = entry;
+          if (ruled || st) {
+            // The request's rules need the page's metadata (the store's, not Redis); the topic's verdict is the entry's.
+            const page = ruled ? await storedPageOf(sm, q.source, q.for) : {};
+            const blocked = pageBlock(page, q, head.safety ?? null, st);
+            if (blocked) return { request_id: arm.request_id, arm: arm.arm, ...names, served_from: 'precomputed', computed_at: head.computed_at, ...blockedFields(blocked, minScore) };
+          }
           const dropped = head.dropped === undefined ? '' : `"duplicates_dropped":${head.dropped.length},"dropped":${JSON.stringify(head.dropped)},`;
+          const excluded = head.excluded_ads === undefined ? '' : `"excluded_ads":${JSON.stringify(head.excluded_ads)},`;
           // The usual ad-server call (k covering the entry, every result at or above min_score) passes the stored
           // results through unparsed, only their \uXXXX escapes undone: UTF-8 as a live answer.
           let results = unescapeNonAscii(entry.results);
@@ -110,7 +173,7 @@ export default function matchRoutes(app, ctx) {
           }
           return reply.type('application/json; charset=utf-8').send(
             arm.splice(`{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
-            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}` +
+            `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}${excluded}` +
             `"min_score":${min},"min_score_from":"${minScore.from}","below_min_score":${below},"results":${results}}`),
           );
         }
@@ -121,11 +184,14 @@ export default function matchRoutes(app, ctx) {
       const target = await sm.collection(q.collection);
       const doc = await (await sm.collection(q.source)).get(q.for);
       if (!doc) throw errors.DOCUMENT_NOT_FOUND(q.for, q.source);
+      const page = storedPage(doc.meta);
+      const blocked = pageBlock(page, q, await sensitivityOf(sm, st, doc.vector), st);
+      if (blocked) return { request_id: arm.request_id, arm: arm.arm, ...names, served_from: 'live', ...blockedFields(blocked, minScore) };
       const end = metrics.searchDuration.startTimer({ kind: 'match' });
-      const r = await searchCollection(arm.on(target), doc.vector, { mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) }, q.k, rr, s);
+      const r = await searchMatches(arm.on(target), doc.vector, { mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) }, q.k, rr, s, page);
       end();
       return {
-        request_id: arm.request_id, arm: arm.arm, model: sm.name, source: q.source, collection: q.collection, for: q.for, served_from: 'live', ...droppedFields(rr, r),
+        request_id: arm.request_id, arm: arm.arm, ...names, served_from: 'live', ...droppedFields(rr, r), ...excludedFields(r.excluded),
         ...aboveMinScore(r.hits, minScore),
       };
     } finally {
@@ -141,30 +207,61 @@ export default function matchRoutes(app, ctx) {
         type: 'object',
         additionalProperties: false,
         required: ['collection', 'text'],
-        properties: { collection: collectionName, title: titleSchema, text: textSchema, k: kSchema(s), min_score: minScore, ...armParams, page_id: documentId, ...rerankProperties(s, 'match') },
+        properties: {
+          collection: collectionName, title: titleSchema, text: textSchema, k: kSchema(s), min_score: minScore, ...armParams, page_id: documentId,
+          source: { ...collectionName, default: 'articles', description: 'the collection of pages this page belongs to: its brand-safety settings apply (server.brandSafety)' },
+          site: { type: 'string', maxLength: 200, description: 'the page\'s site: for block_site and the ads\' exclude_sites' },
+          category: { type: 'string', maxLength: 200, description: 'the page\'s category: for block_category and the ads\' exclude_categories' },
+          keywords: words(100, 'the page\'s keywords: for block_keyword'),
+          ...blockProperties, ...rerankProperties(s, 'match'),
+        },
       },
       response,
     },
   }, async (request) => {
-    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number, user?: string, page_id?: string} & import('../search.js').RerankRequest} */ (request.body);
+    const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number, user?: string, page_id?: string,
+      source: string, site?: string, category?: string, keywords?: string[]}
+      & import('../search.js').RerankRequest & import('../../pipeline/match/safety.js').BlockRules} */ (request.body);
     const pageProblem = b.page_id === undefined ? undefined : idProblem(b.page_id);
     if (pageProblem) throw invalid('body.page_id', pageProblem);
     const rr = rerankOptions(b, s, 'body');
+    const st = safetySettings(s.brandSafety, b.source);
+    /** @type {import('../../pipeline/match/safety.js').PageFacts} */
+    const page = { category: b.category, site: b.site, title: b.title, text: b.text, keywords: b.keywords };
     const sm = models.acquire();
     try {
       const min = minScoreOf(b.min_score, sm, b.collection, s);
       const target = await sm.collection(b.collection);
-      const v = await embedRequestText(sm, b, metrics);
       const arm = serveArm(ctx, sm, b.user ?? b.page_id);
+      const names = { model: sm.name, collection: b.collection };
+      // The request's own rules before the text is embedded (a blocked page costs no embedding), then its topic.
+      const ruled = hasRules(b) ? pageBlock(page, b, null, null) : null;
+      if (ruled) return { request_id: arm.request_id, arm: arm.arm, ...names, served_from: 'live', ...blockedFields(ruled, min) };
+      const v = await embedRequestText(sm, b, metrics);
+      const blocked = pageBlock(page, {}, await sensitivityOf(sm, st, v), st);
+      if (blocked) return { request_id: arm.request_id, arm: arm.arm, ...names, served_from: 'live', ...blockedFields(blocked, min) };
       const end = metrics.searchDuration.startTimer({ kind: 'match-text' });
-      const r = await searchCollection(arm.on(target), { indices: v.indices, values: v.values }, { mode }, b.k, rr, s);
+      const r = await searchMatches(arm.on(target), { indices: v.indices, values: v.values }, { mode }, b.k, rr, s, page);
       end();
       return {
-        request_id: arm.request_id, arm: arm.arm, model: sm.name, collection: b.collection, served_from: 'live', ...droppedFields(rr, r),
+        request_id: arm.request_id, arm: arm.arm, ...names, served_from: 'live', ...droppedFields(rr, r), ...excludedFields(r.excluded),
         ...aboveMinScore(r.hits, min),
       };
     } finally {
       models.release(sm);
     }
   });
+}
+
+/**
+ * The page facts of a stored document (for a request's rules on a precomputed answer); 404 when it is not stored.
+ * @param {import('../models.js').ServingModel} sm
+ * @param {string} source
+ * @param {string} id
+ */
+async function storedPageOf(sm, source, id) {
+  const coll = await sm.collection(source);
+  const [meta] = coll.metas ? await coll.metas([id]) : [(await coll.get(id))?.meta ?? null];
+  if (meta === null || meta === undefined) throw errors.DOCUMENT_NOT_FOUND(id, source);
+  return storedPage(meta);
 }
