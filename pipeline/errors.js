@@ -90,7 +90,7 @@ export const errors = {
   SERVER_UNREACHABLE: define('SCDV_SERVER_UNREACHABLE', 503, 'no scdv server answers at %s (%s): start one (`scdv serve`), pass --server URL, or --server local to record the activation for the next start'),
   MODEL_CHANGING: define('SCDV_MODEL_CHANGING', 409, 'model %s is being activated; try again when it is done'),
   BODY_TOO_LARGE: define('SCDV_BODY_TOO_LARGE', 413, 'request body over the limit of %s bytes'),
-  BODY_NOT_UTF8: define('SCDV_BODY_NOT_UTF8', 400, 'the request body is not valid UTF-8 at %s (bytes %s): send UTF-8 text (convert another encoding first, e.g. with iconv); nothing of it was taken'),
+  BODY_ENCODING_INVALID: define('SCDV_BODY_ENCODING_INVALID', 400, 'the request body is not valid UTF-8 at %s (bytes %s): send UTF-8 text (convert another encoding first, e.g. with iconv); nothing of it was taken'),
   MEDIA_TYPE_UNSUPPORTED: define('SCDV_MEDIA_TYPE_UNSUPPORTED', 415, 'content type %s is not accepted here (use %s)'),
   // A request's text: the per-line twin in corpora and bulk jobs is the line issue NO_KNOWN_WORDS (line-issues.js).
   FILTER_RANGE_EMPTY: define('SCDV_FILTER_RANGE_EMPTY', 422, '%s.since is after %s.until: no date is in the range'),

@@ -39,7 +39,7 @@ export function utf8Problem(buf, o = {}) {
   for (let nl = buf.indexOf(0x0a); nl !== -1 && nl < offset; nl = buf.indexOf(0x0a, nl + 1)) { line++; lineStart = nl + 1; }
   const bytes = [...buf.subarray(offset, offset + 4)].map((b) => `0x${b.toString(16).padStart(2, '0')}`).join(' ');
   const where = o.lines ? `line ${line} (byte ${offset - lineStart} of the line, offset ${offset} of the body)` : `byte offset ${offset} (line ${line})`;
-  const e = errors.BODY_NOT_UTF8(where, bytes);
+  const e = errors.BODY_ENCODING_INVALID(where, bytes);
   e.details = { field: 'body', offset, line, reason: 'is not valid UTF-8' };
   return e;
 }

@@ -77,7 +77,7 @@ test('events with invalid UTF-8 are refused naming the line (NDJSON) or the byte
   for (const type of ['application/x-ndjson', 'application/jsonl']) {
     const nd = await call({ method: 'POST', url: '/v1/events', headers: { 'content-type': type }, payload: bad });
     assert.equal(nd.status, 400, JSON.stringify(nd.body));
-    assert.equal(nd.body.error, 'SCDV_BODY_NOT_UTF8');
+    assert.equal(nd.body.error, 'SCDV_BODY_ENCODING_INVALID');
     const offset = bad.indexOf(0xff);
     assert.deepEqual(nd.body.details, { field: 'body', offset, line: 3, reason: 'is not valid UTF-8' });
     assert.match(nd.body.message, new RegExp(`^the request body is not valid UTF-8 at line 3 \\(byte ${offset - bad.lastIndexOf(0x0a, offset) - 1} of the line, offset ${offset} of the body\\) \\(bytes 0xff 0xfe 0x79 0x22\\)`));
@@ -85,7 +85,7 @@ test('events with invalid UTF-8 are refused naming the line (NDJSON) or the byte
   const json = Buffer.concat([Buffer.from(`{"events":[${click('a1')},{"type":"click","page_id":"${DOC}","clicked_id":"\u3042`), Buffer.from([0xe3, 0x81]), Buffer.from('"}]}')]);
   const js = await call({ method: 'POST', url: '/v1/events', headers: { 'content-type': 'application/json' }, payload: json });
   assert.equal(js.status, 400, JSON.stringify(js.body));
-  assert.equal(js.body.error, 'SCDV_BODY_NOT_UTF8');
+  assert.equal(js.body.error, 'SCDV_BODY_ENCODING_INVALID');
   assert.equal(js.body.details.offset, json.length - 6, 'the cut-short character after あ');
   assert.match(js.body.message, new RegExp(`at byte offset ${json.length - 6} \\(line 1\\)`));
   assert.equal((await stored()).length, 0, 'before: stored with U+FFFD in clicked_id');
@@ -103,15 +103,15 @@ test('other JSON bodies with invalid UTF-8 get the same 400: a document PUT, rel
   const text = (/** @type {string} */ field) => Buffer.concat([Buffer.from(`{"title":"t","${field}":"\u30b5\u30c3\u30ab\u30fc`), Buffer.from([0x82, 0xa0]), Buffer.from('"}')]);
   const put = await call({ method: 'PUT', url: '/v1/collections/articles/documents/utf8-bad', headers: { ...KEY, ...json }, payload: text('body') });
   assert.equal(put.status, 400, JSON.stringify(put.body));
-  assert.equal(put.body.error, 'SCDV_BODY_NOT_UTF8');
+  assert.equal(put.body.error, 'SCDV_BODY_ENCODING_INVALID');
   assert.equal(put.body.details.offset, Buffer.from('{"title":"t","body":"\u30b5\u30c3\u30ab\u30fc').length);
   assert.equal((await call('/v1/collections/articles/documents/utf8-bad')).status, 404, 'nothing written');
   const related = await call({ method: 'POST', url: '/v1/collections/articles/related', headers: json, payload: text('text') });
   assert.equal(related.status, 400, JSON.stringify(related.body));
-  assert.equal(related.body.error, 'SCDV_BODY_NOT_UTF8');
+  assert.equal(related.body.error, 'SCDV_BODY_ENCODING_INVALID');
   const similarity = await call({ method: 'POST', url: '/v1/similarity', headers: json, payload: Buffer.concat([Buffer.from('{"a":{"id":"x"},"b":{"text":"'), Buffer.from([0xc0, 0x80]), Buffer.from('"}}')]) });
   assert.equal(similarity.status, 400, JSON.stringify(similarity.body));
-  assert.equal(similarity.body.error, 'SCDV_BODY_NOT_UTF8');
+  assert.equal(similarity.body.error, 'SCDV_BODY_ENCODING_INVALID');
   // A synchronous bulk reads its lines as bytes: the bad line fails alone with the corpus's line issue.
   const [a] = h.sampleDocs();
   const bulk = Buffer.concat([Buffer.from(`${JSON.stringify({ id: 'u-1', body: a.body })}\n{"id":"u-2","body":"`), Buffer.from([0xff]), Buffer.from('"}\n')]);
