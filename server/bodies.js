@@ -15,9 +15,19 @@ export function invalidUtf8At(buf) {
   while (i < n) {
     const b = buf[i];
     if (b < 0x80) { i++; continue; }
+    // Continuation bytes after the lead, and the range of the first of them (narrower where a wider one would be an
+    // overlong form, a surrogate or past U+10FFFF).
     let need; let lo = 0x80; let hi = 0xbf;
     if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) { need = 2; if (b === 0xe0) lo = 0xa0; else if (b === 0xed) hi = 0x9f; } else if (b >= 0xf0 && b <= 0xf4) { need = 3; if (b === 0xf0) lo = 0x90; else if (b === 0xf4) hi = 0x8f; } else return i;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      else if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      else if (b === 0xf4) hi = 0x8f;
+    } else return i;
     if (i + need >= n) return i; // cut short by the end of the body
     if (buf[i + 1] < lo || buf[i + 1] > hi) return i;
     for (let k = 2; k <= need; k++) if (buf[i + k] < 0x80 || buf[i + k] > 0xbf) return i;
@@ -33,7 +43,7 @@ export function invalidUtf8At(buf) {
  */
 export function utf8Problem(buf, o = {}) {
   if (isUtf8(buf)) return undefined;
-  const offset = invalidUtf8At(buf);
+  const offset = Math.max(0, invalidUtf8At(buf));
   let line = 1;
   let lineStart = 0;
   for (let nl = buf.indexOf(0x0a); nl !== -1 && nl < offset; nl = buf.indexOf(0x0a, nl + 1)) { line++; lineStart = nl + 1; }
