@@ -91,7 +91,7 @@ export const ARM_METHODS = /** @type {const} */ (['hybrid', 'scdv', 'lexical']);
  * @param {Config['experiments']} x
  */
 export function validateEvents(e, x) {
-  for (const name of /** @type {const} */ (['segmentBytes', 'bodyLimit', 'maxBatch', 'maxItems', 'maxPendingBytes', 'minImpressions'])) {
+  for (const name of /** @type {const} */ (['segmentBytes', 'bodyLimit', 'maxBatch', 'maxItems', 'maxPendingBytes', 'inFlightBytes', 'waitingBatches', 'minImpressions'])) {
     if (!Number.isInteger(e[name]) || e[name] < 1) throw errors.CONFIG_INVALID(`events.${name} must be a positive integer, got ${e[name]}`);
   }
   for (const name of /** @type {const} */ (['maxAgeDays', 'maxBytes'])) {

@@ -338,6 +338,10 @@ export const DEFAULT_CONFIG = Object.freeze({
     maxItems: 100,
     /** Bytes waiting to be written before new batches are refused with 503 (memory stays bounded). */
     maxPendingBytes: 64 << 20,
+    /** Bytes of event batches read, parsed and stored at once per process (declared Content-Length, else bodyLimit; one batch
+     * always runs): more batches wait, their bodies unread, so that large ones neither stall other requests nor fill memory. */
+    inFlightBytes: 8 << 20,
+    /** Batches waiting for inFlightBytes; one more is answered 503 SCDV_SERVER_BUSY with Retry-After. */ waitingBatches: 32,
     /** `scdv report clicks`: width of a similarity band (scores 0.30-0.40 with 0.1). */
     bandWidth: 0.1,
     /** `scdv report clicks`: a cell (band, genre, arm) with fewer impressions is shown but never flagged. */

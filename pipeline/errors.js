@@ -90,6 +90,7 @@ export const errors = {
   SERVER_UNREACHABLE: define('SCDV_SERVER_UNREACHABLE', 503, 'no scdv server answers at %s (%s): start one (`scdv serve`), pass --server URL, or --server local to record the activation for the next start'),
   MODEL_CHANGING: define('SCDV_MODEL_CHANGING', 409, 'model %s is being activated; try again when it is done'),
   BODY_TOO_LARGE: define('SCDV_BODY_TOO_LARGE', 413, 'request body over the limit of %s bytes'),
+  BODY_ENCODING_INVALID: define('SCDV_BODY_ENCODING_INVALID', 400, 'the request body is not valid UTF-8 at %s (bytes %s): send UTF-8 text (convert another encoding first, e.g. with iconv); nothing of it was taken'),
   MEDIA_TYPE_UNSUPPORTED: define('SCDV_MEDIA_TYPE_UNSUPPORTED', 415, 'content type %s is not accepted here (use %s)'),
   // A request's text: the per-line twin in corpora and bulk jobs is the line issue NO_KNOWN_WORDS (line-issues.js).
   FILTER_RANGE_EMPTY: define('SCDV_FILTER_RANGE_EMPTY', 422, '%s.since is after %s.until: no date is in the range'),
@@ -133,7 +134,7 @@ export const errors = {
   EVENTS_BACKLOG: define('SCDV_EVENTS_BACKLOG', 503, 'the event log has %s bytes waiting to be written (limit events.maxPendingBytes %s): the batch was not taken, retry shortly'),
   EVENT_LOG_FAILED: define('SCDV_EVENT_LOG_FAILED', 503, 'the event log could not store the batch (%s): nothing of it was acknowledged, retry'),
   EVENT_LOG_CLOSED: define('SCDV_EVENT_LOG_CLOSED', 503, 'the event log at %s is closed (the server is shutting down)'),
-  // Bounds of the server's shared resources (server/sockets.js, the embedding lanes): retry later.
+  // Bounds of the server's shared resources (server/sockets.js, the embedding lanes, event bodies): retry later.
   TOO_MANY_CONNECTIONS: define('SCDV_TOO_MANY_CONNECTIONS', 503, '%s connections are open (%s %s) and none is idle: reuse an open connection or retry shortly'),
   SERVER_BUSY: define('SCDV_SERVER_BUSY', 503, '%s are waiting already (%s %s): retry in a few seconds'),
 };

@@ -8,6 +8,7 @@ import { KeyFailures, accessHook } from './auth.js';
 import { STATUS_CODES } from 'node:http';
 import { errors } from '../pipeline/errors.js';
 import { errorBody, installErrorHandlers } from './errors.js';
+import { utf8JsonParser } from './bodies.js';
 import { OPTIONAL_BODY, adFieldsSchema, resultItemSchema } from './schemas.js';
 import { withExamples } from './openapi-examples.js';
 import { installMethodNotAllowed, watchRoutes } from './routing.js';
@@ -176,6 +177,10 @@ export async function buildApp(ctx, opts = {}) {
   // Every body this API takes is JSON (or JSON Lines on the bulk route, which adds its own parser): a text/plain
   // body is the wrong media type (415), not a string for the schema to refuse.
   app.removeContentTypeParser('text/plain');
+  // JSON bodies are checked to be UTF-8 before they are decoded: a bad byte would be read as U+FFFD and stored so.
+  const jsonParser = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', ...utf8JsonParser(jsonParser));
   app.addSchema(adFieldsSchema);
   app.addSchema(resultItemSchema);
 

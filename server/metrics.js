@@ -83,7 +83,7 @@ export class Metrics {
     });
     this.busyRefused = new client.Counter({
       name: 'scdv_busy_refused_total',
-      help: 'Requests answered 503 with Retry-After because a bounded queue was full: large request texts (server.embedLargeQueue).',
+      help: 'Requests answered 503 with Retry-After because a bounded queue was full: large request texts (embed_large, server.embedLargeQueue), event batches (event_bodies, events.waitingBatches).',
       labelNames: ['queue'],
       registers: [this.registry],
     });
@@ -101,6 +101,20 @@ export class Metrics {
       help: 'Answers held by the related result cache (bounded by server.relatedCacheEntries).',
       registers: [this.registry],
       collect() { this.set(cacheSelf.readRelatedCache().entries); },
+    });
+    /** @type {() => {bytes: number, waiting: number}} */
+    this.readEventBodies = () => ({ bytes: 0, waiting: 0 });
+    new client.Gauge({
+      name: 'scdv_event_body_bytes',
+      help: 'Bytes of event batches being read, parsed and stored now (bounded by events.inFlightBytes; one batch always runs).',
+      registers: [this.registry],
+      collect() { this.set(cacheSelf.readEventBodies().bytes); },
+    });
+    new client.Gauge({
+      name: 'scdv_event_batches_waiting',
+      help: 'Event batches waiting for events.inFlightBytes, their bodies unread (at most events.waitingBatches, then 503).',
+      registers: [this.registry],
+      collect() { this.set(cacheSelf.readEventBodies().waiting); },
     });
     // Sources of the gauges that mirror shared state, set by the app; read at every scrape (also when the
     // cluster primary collects this worker's registry).

@@ -110,7 +110,9 @@ export class EventLog {
   appendLines(lines) {
     if (this.closed) return Promise.reject(errors.EVENT_LOG_CLOSED(this.dir));
     if (this.pendingBytes > this.options.maxPendingBytes) {
-      return Promise.reject(errors.EVENTS_BACKLOG(this.pendingBytes, this.options.maxPendingBytes));
+      const e = errors.EVENTS_BACKLOG(this.pendingBytes, this.options.maxPendingBytes);
+      e.details = { limit: 'events.maxPendingBytes', value: this.options.maxPendingBytes, retry_after_s: 1 };
+      return Promise.reject(e);
     }
     const text = `${lines.map((l) => (RAW_BREAK.test(l) ? l.replace(RAW_BREAKS, '') : l)).join('\n')}\n`;
     this.pending.push(text);
