@@ -37,6 +37,8 @@ export const command = {
       'relevant when of the page\'s label; the product\'s default matching, its SCDV and lexical blocks alone, TF-IDF and ' +
       'more_like_this (into models/NAME/eval-match.json)'),
     opt('--ads <file>', 'with --match: the ads, JSON Lines with --label-field on every line (default: the titles-as-ads proxy)'),
+    opt('--ads-alpha <a>', 'with --match: embed the ads with this hybrid alpha (the pages keep --alpha)'),
+    opt('--ads-keep-fraction <f>', 'with --match: embed the ads keeping this fraction of the SCDV block (the pages keep --keep-fraction)'),
     opt('--cluster', 'also the JMTEB clustering protocol: v-measure on test halves of the best of MiniBatchKMeans, ' +
       'Agglomerative, BisectingKMeans and Birch chosen on validation halves, for the vectors, pure SCDV, the lexical ' +
       'block and TF-IDF (eval.json "cluster")'),
@@ -103,7 +105,7 @@ async function run(values) {
   if (!values.model || !values.corpus) throw errors.USAGE('scdv eval needs --model NAME and --corpus FILE (and --label-field F, default category)');
   const k = intFlag(values.k, '--k');
   if (k !== undefined && (k < 1 || k > 1000)) throw errors.USAGE('--k must be 1-1000');
-  if (values.ads !== undefined && !values.match) throw errors.USAGE('--ads goes with --match');
+  for (const flag of ['ads', 'ads-alpha', 'ads-keep-fraction']) if (values[flag] !== undefined && !values.match) throw errors.USAGE(`--${flag} goes with --match`);
   if (values.match) return runMatch(values, config, k, mode, out);
   const clusterSeeds = intFlag(values['cluster-seeds'], '--cluster-seeds');
   if (clusterSeeds !== undefined && (clusterSeeds < 1 || clusterSeeds > 100)) throw errors.USAGE('--cluster-seeds must be 1-100');
@@ -141,7 +143,7 @@ async function runMatch(values, config, k, mode, out) {
   for (const flag of ['collection', 'cluster', 'folds', 'cluster-seeds', 'classify']) if (values[flag] !== undefined && values[flag] !== false) throw errors.USAGE(`--${flag} does not go with --match`);
   const { runMatchEval } = await import('../eval/match.js');
   const opts = {
-    model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', ads: values.ads ?? null, config, k,
+    model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', ads: values.ads ?? null, config, k, adEmbed: adEmbedOf(values, config),
     searchMode: mode, baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),
   };
   let r;
@@ -157,6 +159,20 @@ async function runMatch(values, config, k, mode, out) {
     const rows = Object.fromEntries(MATCH_ROWS.filter((m) => r[m]).map((m) => [m, r[m]]));
     process.stdout.write(`${JSON.stringify({ verdict: verdictJson(r), pages: r.pages, ads: r.ads.count, ...rows })}\n`);
   }
+}
+
+/**
+ * The ads' embed settings of --ads-alpha and --ads-keep-fraction (null: the pages').
+ * @param {Record<string, any>} v
+ * @param {import('../config.js').Config} config
+ */
+function adEmbedOf(v, config) {
+  if (v['ads-alpha'] === undefined && v['ads-keep-fraction'] === undefined) return null;
+  const e = embedOverrides({ alpha: v['ads-alpha'], 'keep-fraction': v['ads-keep-fraction'] });
+  const embed = { ...config.embed, ...e, hybrid: { ...config.embed.hybrid, ...(e.hybrid ?? {}) } };
+  if (!(embed.hybrid.alpha >= 0 && embed.hybrid.alpha <= 1)) throw errors.USAGE(`--ads-alpha must be in [0, 1], got ${v['ads-alpha']}`);
+  if (!(embed.keepFraction > 0 && embed.keepFraction <= 1)) throw errors.USAGE(`--ads-keep-fraction must be in (0, 1], got ${v['ads-keep-fraction']}`);
+  return embed;
 }
 
 /** The rows of `scdv eval --match`, in the table's order. */

@@ -40,6 +40,9 @@ export const TITLE_EVERY = 3;
  * @property {string} labelField
  * @property {string | null} [ads] an ad file (JSON Lines, the label in labelField); null: the titles-as-ads proxy
  * @property {import('../config.js').Config} config
+ * @property {import('../config.js').Config['embed'] | null} [adEmbed] the ads' embed settings when they differ from the
+ *   pages' (config.embed): a collection's layout is its own, and a dot product of two hybrid vectors of α_p and α_a
+ *   weighs the SCDV cosine √(α_p·α_a) and the lexical one √((1 − α_p)(1 − α_a))
  * @property {number} [k] ads per page (10)
  * @property {'fast'|'exact'} [searchMode]
  * @property {boolean} [baselines] false: the product rows only
@@ -108,11 +111,15 @@ export async function runMatchEval(opts) {
   const adLabels = ads.map((d) => d.label);
   log(`eval --match: ${pages.length} pages, ${ads.length} ${proxy ? 'titles as ads' : `ads (${opts.ads})`}; label ${opts.labelField}; model ${opts.model}`);
   const embedder = await createEmbedder(opts.model, opts.config, { inMemory: true });
+  const adEmbedder = opts.adEmbed ? await createEmbedder(opts.model, { ...opts.config, embed: opts.adEmbed }, { inMemory: true }) : embedder;
+  if (adEmbedder.width !== embedder.width) {
+    throw errors.USAGE(`the ads' embed settings give vectors ${adEmbedder.width} wide, the pages' ${embedder.width}: both must be hybrid (alpha below 1) or both pure SCDV`);
+  }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-match-'));
   try {
     const pageTokens = await tokenizeAll(embedder, pages);
     const adTokens = await tokenizeAll(embedder, ads);
-    const product = await productMatches(embedder, pages, pageTokens, ads, adTokens, { k, mode, dir: path.join(work, 'store'), server: opts.config.server });
+    const product = await productMatches(embedder, adEmbedder, pages, pageTokens, ads, adTokens, { k, mode, dir: path.join(work, 'store'), server: opts.config.server });
     /** @type {Record<string, number[]>} */
     const hitsAt10 = {};
     const scored = (/** @type {string} */ name, /** @type {ArrayLike<number>[]} */ neighbours, /** @type {number[]} */ latencies) => {
@@ -151,7 +158,7 @@ export async function runMatchEval(opts) {
       pages: pages.length,
       label_field: opts.labelField,
       settings: {
-        k, search_mode: mode, embed: opts.config.embed, match: matchListOptions(opts.config.server),
+        k, search_mode: mode, embed: opts.config.embed, ...(opts.adEmbed ? { ads_embed: opts.adEmbed } : {}), match: matchListOptions(opts.config.server),
         layout: { kind: embedder.layout.kind, width: embedder.layout.width, scdvWidth: embedder.layout.scdvWidth, lexicalWidth: embedder.layout.lexicalWidth },
         train: manifest.hyperparameters ?? null,
       },
@@ -164,6 +171,7 @@ export async function runMatchEval(opts) {
     return out;
   } finally {
     embedder.model.wordTopics.close();
+    if (adEmbedder !== embedder) adEmbedder.model.wordTopics.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
@@ -172,26 +180,27 @@ export async function runMatchEval(opts) {
  * The product's matches: pages and ads embedded into two collections of a scratch store, each page's stored vector
  * searched in the ads' collection as /v1/match searches (methods: 'scdv' the vectors as indexed; with the hybrid
  * layout also 'scdv_block' and 'lexical_block', the arms' queries).
- * @param {import('../embed/index.js').Embedder} embedder
+ * @param {import('../embed/index.js').Embedder} embedder the pages'
+ * @param {import('../embed/index.js').Embedder} adEmbedder the ads' (the same, or one of other embed settings)
  * @param {Text[]} pages
  * @param {string[][]} pageTokens
  * @param {Text[]} ads
  * @param {string[][]} adTokens
  * @param {{k: number, mode: 'fast'|'exact', dir: string, server: import('../config.js').Config['server']}} o
  */
-async function productMatches(embedder, pages, pageTokens, ads, adTokens, o) {
+async function productMatches(embedder, adEmbedder, pages, pageTokens, ads, adTokens, o) {
   const store = openStore(o.dir);
   try {
-    const write = async (/** @type {string} */ name, /** @type {Text[]} */ docs, /** @type {string[][]} */ tokens) => {
-      const c = await store.collection(name, { width: embedder.width });
-      const writes = tokens.map((t, i) => ({ id: docs[i].id, vector: embedder.embedTokens(t), meta: { category: docs[i].label } }))
+    const write = async (/** @type {string} */ name, /** @type {import('../embed/index.js').Embedder} */ e, /** @type {Text[]} */ docs, /** @type {string[][]} */ tokens) => {
+      const c = await store.collection(name, { width: e.width });
+      const writes = tokens.map((t, i) => ({ id: docs[i].id, vector: e.embedTokens(t), meta: { category: docs[i].label } }))
         .filter((w) => w.vector.indices.length).map((w) => ({ ...w, vector: { indices: w.vector.indices, values: w.vector.values } }));
       for (let i = 0; i < writes.length; i += 500) await c.upsert(writes.slice(i, i + 500));
       await c.flush();
       return c;
     };
-    const pageColl = await write('pages', pages, pageTokens);
-    const adColl = await write('ads', ads, adTokens);
+    const pageColl = await write('pages', embedder, pages, pageTokens);
+    const adColl = await write('ads', adEmbedder, ads, adTokens);
     const adRow = new Map(ads.map((d, i) => [d.id, i]));
     const layout = embedder.layout;
     const alpha = layout.embed.hybrid.alpha;

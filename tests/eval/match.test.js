@@ -90,6 +90,26 @@ test('scdv eval --match --ads: the bundled ads against the sample\'s articles, r
   assert.match(r.stderr, new RegExp(`^match: model tiny, ${N} pages, ${j.ads} ads from .*ads/sample\\.jsonl`, 'm'));
 });
 
+test('scdv eval --match --ads-alpha, --ads-keep-fraction: the ads embedded with their own settings, the pages with theirs', () => {
+  const base = scdv(['eval', '--match', '--model', 'tiny', '--corpus', SAMPLE, '--keep-fraction', '0.5', '--json', '--no-baselines']).last();
+  const r = scdv(['eval', '--match', '--model', 'tiny', '--corpus', SAMPLE, '--keep-fraction', '0.5', '--ads-alpha', '0.9', '--ads-keep-fraction', '1', '--json', '--no-baselines']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = r.last();
+  const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval-match.json'), 'utf8'));
+  assert.equal(file.settings.embed.hybrid.alpha, 0.05);
+  assert.equal(file.settings.ads_embed.hybrid.alpha, 0.9);
+  assert.equal(file.settings.ads_embed.keepFraction, 1);
+  // the ads' SCDV block weighs √(0.05 · 0.9) instead of 0.05 in each page–ad score: another ranking
+  assert.ok(j.scdv.p_at_10 !== base.scdv.p_at_10 || j.scdv.map_at_10 !== base.scdv.map_at_10, 'the ads\' settings change the product row');
+  // a pure SCDV ad (alpha 1) is narrower than a hybrid page: refused with both widths
+  const pure = scdv(['eval', '--match', '--model', 'tiny', '--corpus', SAMPLE, '--ads-alpha', '1', '--no-baselines']);
+  assert.equal(pure.code, 2);
+  assert.match(pure.stderr, /the ads' embed settings give vectors 144 wide, the pages' \d+: both must be hybrid/);
+  const outside = scdv(['eval', '--model', 'tiny', '--corpus', SAMPLE, '--ads-alpha', '0.5']);
+  assert.equal(outside.code, 2);
+  assert.match(outside.stderr, /--ads-alpha goes with --match/);
+});
+
 test('the proxy: the title of every third document, pages the others, so that no page meets its own title', () => {
   const docs = Array.from({ length: 7 }, (_, i) => ({ id: `d${i}`, title: `title ${i}`, body: `body ${i}`, label: i % 2 ? 'x' : 'y', line: i + 1 }));
   const { pages, ads, proxy } = matchSets(docs, null, 'c.jsonl');
