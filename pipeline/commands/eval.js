@@ -14,7 +14,8 @@ import { CONFIG_OPTION, opt } from './define.js';
 export const command = {
   description: 'Relevance of a model\'s document vectors: P@1, P@10, MAP@10 of same-label neighbours vs TF-IDF and ' +
     'more_like_this (into models/NAME/eval.json); or, with --classify, LinearSVC accuracy on the vectors vs on ' +
-    'TF-IDF; or, with --sweep, train and evaluate a grid of settings (docs/relevance.md).',
+    'TF-IDF; or, with --sweep, train and evaluate a grid of settings (docs/relevance.md); or, with --match, pages against ' +
+    'short texts (ads): P@1, P@10 of the page\'s label for the product\'s matching vs TF-IDF and more_like_this (docs/matching.md).',
   options: [
     opt('--model <name>', 'the model (required, except with --sweep)'),
     opt('--corpus <file>', 'labelled corpus: JSON Lines with --label-field on every line'),
@@ -32,6 +33,12 @@ export const command = {
       'and score this fraction of it (0.05-0.5, e.g. 0.2), which that model never saw; without it the corpus scored is ' +
       'usually the training corpus'),
     opt('--no-baselines', 'skip TF-IDF and more_like_this'),
+    opt('--match', 'ad matching: the pages of --corpus against short texts (--ads, else every third document\'s title), ' +
+      'relevant when of the page\'s label; the product\'s default matching, its SCDV and lexical blocks alone, TF-IDF and ' +
+      'more_like_this (into models/NAME/eval-match.json)'),
+    opt('--ads <file>', 'with --match: the ads, JSON Lines with --label-field on every line (default: the titles-as-ads proxy)'),
+    opt('--ads-alpha <a>', 'with --match: embed the ads with this hybrid alpha (the pages keep --alpha)'),
+    opt('--ads-keep-fraction <f>', 'with --match: embed the ads keeping this fraction of the SCDV block (the pages keep --keep-fraction)'),
     opt('--cluster', 'also the JMTEB clustering protocol: v-measure on test halves of the best of MiniBatchKMeans, ' +
       'Agglomerative, BisectingKMeans and Birch chosen on validation halves, for the vectors, pure SCDV, the lexical ' +
       'block and TF-IDF (eval.json "cluster")'),
@@ -54,6 +61,7 @@ export const command = {
     'scdv eval --model news --corpus labelled.jsonl --label-field category',
     'scdv eval --classify --model news --train train.jsonl --test test.jsonl',
     'scdv eval --sweep --corpus labelled.jsonl --out table.md',
+    'scdv eval --match --model news --corpus labelled.jsonl --holdout 0.5',
   ],
   run,
 };
@@ -97,6 +105,8 @@ async function run(values) {
   if (!values.model || !values.corpus) throw errors.USAGE('scdv eval needs --model NAME and --corpus FILE (and --label-field F, default category)');
   const k = intFlag(values.k, '--k');
   if (k !== undefined && (k < 1 || k > 1000)) throw errors.USAGE('--k must be 1-1000');
+  for (const flag of ['ads', 'ads-alpha', 'ads-keep-fraction']) if (values[flag] !== undefined && !values.match) throw errors.USAGE(`--${flag} goes with --match`);
+  if (values.match) return runMatch(values, config, k, mode, out);
   const clusterSeeds = intFlag(values['cluster-seeds'], '--cluster-seeds');
   if (clusterSeeds !== undefined && (clusterSeeds < 1 || clusterSeeds > 100)) throw errors.USAGE('--cluster-seeds must be 1-100');
   const evalOpts = {
@@ -106,8 +116,7 @@ async function run(values) {
   };
   let r;
   if (values.holdout !== undefined) {
-    const fraction = Number(values.holdout);
-    if (values.holdout.trim() === '' || !(fraction >= 0.05 && fraction <= 0.5)) throw errors.USAGE(`--holdout must be a fraction from 0.05 to 0.5, got "${values.holdout}"`);
+    const fraction = holdoutFraction(values.holdout);
     if (values.collection) throw errors.USAGE('--holdout trains a model of its own: it cannot score an indexed --collection');
     const { runHoldoutEval } = await import('../stages/holdout.js');
     r = await withRedis((redisUrl) => runHoldoutEval({ ...evalOpts, fraction, redisUrl }));
@@ -120,6 +129,86 @@ async function run(values) {
     process.stdout.write(`${JSON.stringify({ verdict: verdictJson(r), scdv: r.scdv, tfidf: r.tfidf, mlt: r.mlt, ...(r.mlt_opensearch ? { mlt_opensearch: r.mlt_opensearch } : {}),
       ...(r.cluster ? { cluster: clusterSummary(r.cluster) } : {}) })}\n`);
   }
+}
+
+/**
+ * scdv eval --match [--ads FILE] [--holdout F].
+ * @param {Record<string, any>} values
+ * @param {import('../config.js').Config} config
+ * @param {number | undefined} k
+ * @param {'fast'|'exact'|undefined} mode
+ * @param {NodeJS.WritableStream} out
+ */
+async function runMatch(values, config, k, mode, out) {
+  for (const flag of ['collection', 'cluster', 'folds', 'cluster-seeds', 'classify']) if (values[flag] !== undefined && values[flag] !== false) throw errors.USAGE(`--${flag} does not go with --match`);
+  const { runMatchEval } = await import('../eval/match.js');
+  const opts = {
+    model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', ads: values.ads ?? null, config, k, adEmbed: adEmbedOf(values, config),
+    searchMode: mode, baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),
+  };
+  let r;
+  if (values.holdout !== undefined) {
+    const fraction = holdoutFraction(values.holdout);
+    const { runHoldoutEval } = await import('../stages/holdout.js');
+    r = await withRedis((redisUrl) => runHoldoutEval({ ...opts, fraction, redisUrl, match: { ads: opts.ads } }));
+  } else {
+    r = await runMatchEval(opts);
+  }
+  out.write(formatMatch(r));
+  if (values.json) {
+    const rows = Object.fromEntries(MATCH_ROWS.filter((m) => r[m]).map((m) => [m, r[m]]));
+    process.stdout.write(`${JSON.stringify({ verdict: verdictJson(r), pages: r.pages, ads: r.ads.count, ...rows })}\n`);
+  }
+}
+
+/**
+ * The ads' embed settings of --ads-alpha and --ads-keep-fraction (null: the pages').
+ * @param {Record<string, any>} v
+ * @param {import('../config.js').Config} config
+ */
+function adEmbedOf(v, config) {
+  if (v['ads-alpha'] === undefined && v['ads-keep-fraction'] === undefined) return null;
+  const e = embedOverrides({ alpha: v['ads-alpha'], 'keep-fraction': v['ads-keep-fraction'] });
+  const embed = { ...config.embed, ...e, hybrid: { ...config.embed.hybrid, ...(e.hybrid ?? {}) } };
+  if (!(embed.hybrid.alpha >= 0 && embed.hybrid.alpha <= 1)) throw errors.USAGE(`--ads-alpha must be in [0, 1], got ${v['ads-alpha']}`);
+  if (!(embed.keepFraction > 0 && embed.keepFraction <= 1)) throw errors.USAGE(`--ads-keep-fraction must be in (0, 1], got ${v['ads-keep-fraction']}`);
+  return embed;
+}
+
+/** The rows of `scdv eval --match`, in the table's order. */
+const MATCH_ROWS = ['scdv', 'scdv_block', 'lexical_block', 'tfidf', 'mlt', 'mlt_opensearch'];
+
+/** @param {Record<string, any>} r eval-match.json */
+export function formatMatch(r) {
+  const pct = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : (100 * x).toFixed(1));
+  const alpha = r.settings.embed.hybrid.alpha;
+  const label = (/** @type {string} */ name) => ({
+    scdv: r.settings.layout.kind === 'hybrid' ? `product default (hybrid α=${alpha})` : 'product default (SCDV)',
+    scdv_block: 'SCDV block alone', lexical_block: 'lexical block alone', tfidf: 'TF-IDF (sublinear, same tokens)', mlt: 'more_like_this',
+  })[name] ?? engineMltLabel(r[name].engine);
+  const rows = [['method', 'P@1', 'P@10', 'MAP@10', 'mean ms']];
+  for (const name of MATCH_ROWS) {
+    const m = r[name];
+    if (m) rows.push([label(name), pct(m.p_at_1), pct(m.p_at_10), pct(m.map_at_10), m.mean_latency_ms.toFixed(3)]);
+  }
+  const w = rows[0].map((_, j) => Math.max(...rows.map((row) => row[j].length)));
+  const ads = r.ads.proxy ? `${r.ads.count} titles as ads (every ${r.ads.every}rd document's)` : `${r.ads.count} ads from ${r.ads.path}`;
+  return [
+    `match: model ${r.model}, ${r.pages} pages, ${ads}; relevant: an ad with the page's ${r.label_field}; top ${r.settings.k}, search ${r.settings.search_mode}`,
+    ...rows.map((row) => row.map((c, j) => (j ? c.padStart(w[j]) : c.padEnd(w[j]))).join('  ')),
+    `(product rows: the store's search as /v1/match does it, min_score aside; baselines: brute force in scipy. load average ${r.load_average.join(' ')}; ${r.seconds.toFixed(1)} s)`,
+    ...verdictLines(r),
+  ].join('\n') + '\n';
+}
+
+/**
+ * --holdout's fraction.
+ * @param {string} v
+ */
+function holdoutFraction(v) {
+  const fraction = Number(v);
+  if (v.trim() === '' || !(fraction >= 0.05 && fraction <= 0.5)) throw errors.USAGE(`--holdout must be a fraction from 0.05 to 0.5, got "${v}"`);
+  return fraction;
 }
 
 /**

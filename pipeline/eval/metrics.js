@@ -48,22 +48,45 @@ export function averagePrecisionAt(rel, k, relevantTotal) {
  */
 export function rankingMetrics(labels, neighbours) {
   if (neighbours.length !== labels.length) throw new Error(`${neighbours.length} neighbour lists for ${labels.length} documents`);
+  neighbours.forEach((list, q) => { if (Array.from(list).includes(q)) throw new Error(`query ${q} is among its own neighbours`); });
+  return listMetrics(labels, labels, neighbours, 1);
+}
+
+/**
+ * Metrics of queries against another collection (pages against ads, `scdv eval --match`): a result is relevant
+ * when it carries the query's label; R is the number of targets with that label (a query with R = 0 is skipped).
+ * @param {string[]} queryLabels label of every query (row order)
+ * @param {string[]} targetLabels label of every target (a neighbour row indexes this)
+ * @param {ArrayLike<number>[]} neighbours per query, the target rows best first
+ * @returns {RankingMetrics}
+ */
+export function crossRankingMetrics(queryLabels, targetLabels, neighbours) {
+  if (neighbours.length !== queryLabels.length) throw new Error(`${neighbours.length} neighbour lists for ${queryLabels.length} queries`);
+  return listMetrics(queryLabels, targetLabels, neighbours, 0);
+}
+
+/**
+ * The one definition of P@1, P@10 and MAP@10 (the header's formulas).
+ * @param {string[]} queryLabels
+ * @param {string[]} targetLabels
+ * @param {ArrayLike<number>[]} neighbours
+ * @param {number} self 1 when each query is also a target with its own label (not relevant to itself), else 0
+ * @returns {RankingMetrics}
+ */
+function listMetrics(queryLabels, targetLabels, neighbours, self) {
   /** @type {Map<string, number>} */
   const perLabel = new Map();
-  for (const l of labels) perLabel.set(l, (perLabel.get(l) ?? 0) + 1);
+  for (const l of targetLabels) perLabel.set(l, (perLabel.get(l) ?? 0) + 1);
   let n = 0;
   let p1 = 0;
   let p10 = 0;
   let ap10 = 0;
   /** @type {number[]} */
   const hits10 = [];
-  for (let q = 0; q < labels.length; q++) {
-    const R = /** @type {number} */ (perLabel.get(labels[q])) - 1;
+  for (let q = 0; q < queryLabels.length; q++) {
+    const R = (perLabel.get(queryLabels[q]) ?? 0) - self;
     if (R <= 0) continue;
-    const rel = Array.from(neighbours[q], (d) => {
-      if (d === q) throw new Error(`query ${q} is among its own neighbours`);
-      return labels[d] === labels[q];
-    });
+    const rel = Array.from(neighbours[q], (d) => targetLabels[d] === queryLabels[q]);
     n++;
     p1 += precisionAt(rel, 1);
     const p = precisionAt(rel, 10);

@@ -5,7 +5,9 @@
 // are already what the model's tokenizer kept); every document then asks `more_like_this` for its neighbours by
 // `_id`, with the engine's own defaults (the defaults of Elasticsearch the production team used, also the
 // re-implementation's MltParams: max_query_terms 25, min_term_freq 2, min_doc_freq 5, minimum_should_match 30 %,
-// BM25 k1 1.2 b 0.75, include false); the index is deleted at the end.
+// BM25 k1 1.2 b 0.75, include false); the index is deleted at the end. With `queries` (`scdv eval --match`) the
+// index holds the short texts (ads) and each query is a page's tokens as the `like` text: its interesting terms are
+// then picked by the ads' document frequencies, as the engine picks them from the index it searches.
 // One primary shard, no replica: document frequencies (idf, min_doc_freq) are then those of the whole corpus, as
 // in the re-implementation; with several shards each shard would count its own.
 import crypto from 'node:crypto';
@@ -19,7 +21,7 @@ const FIELD = 't';
 
 /**
  * @typedef {object} MltOpenSearchResult
- * @property {number[][]} neighbours per document (corpus rows), best first, itself excluded
+ * @property {number[][]} neighbours per document (corpus rows), best first, itself excluded (with `queries`: per query)
  * @property {number[]} latency_ms per query, as the client saw it (round trip included)
  * @property {number} queries_without_hits documents more_like_this returned nothing for (e.g. no interesting term)
  * @property {string} engine e.g. "OpenSearch 2.19.3"
@@ -29,7 +31,9 @@ const FIELD = 't';
 /**
  * Top-k more_like_this neighbours of every document, computed by OpenSearch on a temporary index.
  * @param {string[][]} tokens per document, the kept tokens
- * @param {{k: number, opensearch: import('../config.js').Config['store']['opensearch'], log?: (m: string) => void}} o
+ * @param {{k: number, opensearch: import('../config.js').Config['store']['opensearch'], log?: (m: string) => void, queries?: string[][]}} o
+ *   queries: texts (their kept tokens) that ask for documents of `tokens` instead of each document itself; the
+ *   neighbours are then per query
  * @returns {Promise<MltOpenSearchResult>}
  */
 export async function mltOpenSearch(tokens, o) {
@@ -65,13 +69,15 @@ export async function mltOpenSearch(tokens, o) {
     /** @type {number[]} */
     const latency = [];
     let empty = 0;
-    for (let i = 0; i < tokens.length; i++) {
+    const asked = o.queries ? o.queries.length : tokens.length;
+    for (let i = 0; i < asked; i++) {
+      if (o.queries && o.queries[i].length === 0) { empty++; neighbours.push([]); latency.push(0); continue; }
       const t = performance.now();
       const r = await call('more_like_this', () => client.search({
         index,
         body: {
           size: o.k, _source: false, track_total_hits: false,
-          query: { more_like_this: { fields: [FIELD], like: [{ _index: index, _id: String(i) }] } },
+          query: { more_like_this: { fields: [FIELD], like: o.queries ? o.queries[i].join(' ') : [{ _index: index, _id: String(i) }] } },
         },
       }));
       latency.push(performance.now() - t);

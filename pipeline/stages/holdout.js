@@ -10,6 +10,7 @@ import { errors } from '../errors.js';
 import { dataDir, modelsDir, validateModelName } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { evalFileText, runEval } from '../eval/run.js';
+import { MATCH_EVAL_FILE, runMatchEval } from '../eval/match.js';
 import { runTrain } from './train.js';
 
 /**
@@ -50,9 +51,10 @@ export function splitCorpus(corpus, fraction, dir) {
 }
 
 /**
- * @param {Omit<import('../eval/run.js').EvalOptions, 'collection'> & {fraction: number, redisUrl: string}} opts
- *   model: the model whose settings are checked
- * @returns {Promise<Record<string, any>>} the held-out model's eval.json, with `holdout`
+ * @param {Omit<import('../eval/run.js').EvalOptions, 'collection'> & {fraction: number, redisUrl: string, match?: {ads: string | null}}} opts
+ *   model: the model whose settings are checked; match: score matching (`scdv eval --match`) on the held-out part
+ *   instead of related lists (with the titles-as-ads proxy, ads and pages both come from it)
+ * @returns {Promise<Record<string, any>>} the held-out model's eval.json (eval-match.json with `match`), with `holdout`
  */
 export async function runHoldoutEval(opts) {
   const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
@@ -70,8 +72,10 @@ export async function runHoldoutEval(opts) {
   log(`holdout: training ${name} on ${split.trainLines} documents with ${opts.model}'s settings; scoring the other ${split.testLines}`);
   const config = { ...opts.config, train: manifest.hyperparameters ?? opts.config.train, tokenizer: manifest.tokenizer?.config ?? opts.config.tokenizer };
   const trained = await runTrain({ corpus: split.train, name, config, redisUrl: opts.redisUrl, force: true, log, quiet: true });
-  const r = await runEval({ ...opts, model: name, corpus: split.test, config, collection: null, log });
+  const r = opts.match
+    ? await runMatchEval({ ...opts, model: name, corpus: split.test, config, ads: opts.match.ads, log })
+    : await runEval({ ...opts, model: name, corpus: split.test, config, collection: null, log });
   r.holdout = { model: name, of: opts.model, fraction: opts.fraction, train_documents: trained.manifest.tokens?.trainingDocuments ?? split.trainLines, test_documents: r.corpus.documents };
-  writeFileAtomic(path.join(modelsDir(), name, 'eval.json'), evalFileText(r));
+  writeFileAtomic(path.join(modelsDir(), name, opts.match ? MATCH_EVAL_FILE : 'eval.json'), evalFileText(r));
   return r;
 }

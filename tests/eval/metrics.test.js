@@ -1,7 +1,7 @@
 // Relevance metrics on tiny hand-made neighbour lists, worked by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { averagePrecisionAt, latencySummary, precisionAt, rankingMetrics } from '../../pipeline/eval/metrics.js';
+import { averagePrecisionAt, crossRankingMetrics, latencySummary, precisionAt, rankingMetrics } from '../../pipeline/eval/metrics.js';
 
 const near = (/** @type {number} */ a, /** @type {number} */ b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} vs ${b}`);
 
@@ -53,4 +53,22 @@ test('latency summary: mean, median (even count: middle pair), p95', () => {
   near(s.p95_ms, 4);
   assert.deepEqual(latencySummary([]), { mean_ms: 0, median_ms: 0, p95_ms: 0 });
   near(latencySummary([5, 1, 9]).median_ms, 5);
+});
+
+test('crossRankingMetrics: queries against another collection, relevant when the target has the query\'s label', () => {
+  const pages = ['a', 'b', 'c'];
+  const ads = ['a', 'b', 'a', 'b'];
+  const m = crossRankingMetrics(pages, ads, [
+    [1, 0, 2], // a: hits at 2, 3 -> P@1 0, P@10 .2, AP (1/2 + 2/3) / min(R = 2, 10)
+    [1], // b: hit at 1 -> P@1 1, P@10 .1, AP 1 / 2
+    [0], // c: no ad has its label (R = 0): skipped
+  ]);
+  assert.equal(m.queries, 2);
+  near(m.p_at_1, 0.5);
+  near(m.p_at_10, 0.15);
+  near(m.map_at_10, ((1 / 2 + 2 / 3) / 2 + 1 / 2) / 2);
+  assert.deepEqual(m.hits_at_10, [2, 1]);
+  // row 0 of the targets is not the query itself: it may be returned
+  assert.equal(crossRankingMetrics(['a'], ['a'], [[0]]).p_at_1, 1);
+  assert.throws(() => crossRankingMetrics(pages, ads, [[0]]), /1 neighbour lists for 3 queries/);
 });

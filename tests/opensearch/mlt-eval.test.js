@@ -97,3 +97,20 @@ test('without --mlt the row follows store.backend: native -> none; --mlt python 
   assert.equal(python.code, 0, python.stderr);
   assert.equal(python.last().mlt_opensearch, undefined);
 });
+
+test('scdv eval --match --mlt opensearch: the ads (titles) are the index, each page its like text; close to the re-implementation', async () => {
+  const r = scdv(['eval', '--match', '--model', 'tiny', '--corpus', FIXTURE, '--json', '--keep-fraction', '0.5', '--mlt', 'opensearch']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = r.last();
+  assert.deepEqual(Object.keys(j), ['verdict', 'pages', 'ads', 'scdv', 'scdv_block', 'lexical_block', 'tfidf', 'mlt', 'mlt_opensearch']);
+  const real = j.mlt_opensearch;
+  assert.match(real.engine, /^OpenSearch 2\.19\./);
+  assert.match(r.stderr, /^more_like_this \(OpenSearch 2\.19\)\s+\d/m, 'the table row');
+  assert.equal(real.queries, j.mlt.queries);
+  // the same defaults on the same tokens: the engine and the re-implementation pick the same terms (by the ads'
+  // document frequencies) and differ only in Lucene's lossy length norms and tie order
+  assert.ok(Math.abs(real.p_at_10 - j.mlt.p_at_10) < 0.05, `OpenSearch ${real.p_at_10} vs re-implementation ${j.mlt.p_at_10}`);
+  assert.ok(real.queries_without_hits >= j.mlt.queries_without_terms, `${real.queries_without_hits} < ${j.mlt.queries_without_terms}`);
+  assert.deepEqual(j.verdict.comparisons.map((/** @type {any} */ c) => c.baseline), ['tfidf', 'mlt', 'mlt_opensearch']);
+  assert.deepEqual(await leftIndices(), [], 'the temporary index is deleted');
+});

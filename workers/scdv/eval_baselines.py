@@ -4,6 +4,7 @@ CLI (stdout speaks the scdv.progress protocol: progress lines, then one result o
 
     python -m scdv.eval_baselines rank --dir D [--k 10] [--folds 5] [--seed 1]
     python -m scdv.eval_baselines classify --train D1 --test D2 [--seed 1]
+    python -m scdv.eval_baselines match --dir D [--k 10]
 
 An input folder, written by pipeline/eval/exchange.js, holds one document per row:
 
@@ -17,6 +18,12 @@ An input folder, written by pipeline/eval/exchange.js, holds one document per ro
 excluded, documents with score 0 never returned) and the per-query latency in ms; and, with --folds > 1,
 ``classify``: k-fold accuracy of a linear classifier on the SCDV vectors and on TF-IDF. Metrics are computed by
 the caller (pipeline/eval/metrics.js), one implementation for SCDV and baselines alike.
+
+``match`` reads a folder whose first Q rows are pages and the others short texts (ads): ``match.json`` holds
+``{"queries": Q}``. It writes ``D/baselines.json`` with, for ``tfidf`` and ``mlt``, the top-k ad rows (0 = the
+first ad) of every page: TF-IDF fit on every row (pages and ads), the cosine of each page with each ad; and
+more_like_this with the ads as the index and each page's tokens as the ``like`` text (its interesting terms are
+picked by the ads' document frequencies, as the engine picks them from the index it searches).
 
 Baselines, on the same tokens:
 
@@ -50,7 +57,7 @@ from .errors import InputError
 from .progress import emit, emit_error, emit_result, log
 
 __all__ = [
-    "MltParams", "read_folder", "tfidf_vectorizer", "tfidf_neighbours", "mlt_neighbours", "mlt_terms",
+    "MltParams", "read_folder", "tfidf_vectorizer", "tfidf_neighbours", "mlt_neighbours", "mlt_terms", "mlt_match", "tfidf_match",
     "classify_cv", "classify_train_test", "main",
 ]
 
@@ -98,10 +105,11 @@ def tfidf_vectorizer():
     return TfidfVectorizer(analyzer=_split, sublinear_tf=True, norm="l2", smooth_idf=True, lowercase=False, dtype=np.float32)
 
 
-def _top_k(scores: NDArray[np.floating], k: int, exclude: int) -> list[int]:
-    """Rows of the k best positive scores, best first, ties by row; `exclude` never returned."""
+def _top_k(scores: NDArray[np.floating], k: int, exclude: int | None) -> list[int]:
+    """Rows of the k best positive scores, best first, ties by row; `exclude` (a row, or None) never returned."""
     scores = scores.copy()
-    scores[exclude] = 0.0
+    if exclude is not None:
+        scores[exclude] = 0.0
     pos = np.flatnonzero(scores > 0)
     if pos.size > k:
         # candidates: every row whose score reaches the k-th best (keeps ties for the index order)
@@ -148,6 +156,7 @@ class _MltIndex:
         cv = CountVectorizer(analyzer=_split, lowercase=False, dtype=np.float64)
         C = cv.fit_transform(docs).tocsr() if any(d.strip() for d in docs) else sparse.csr_matrix((len(docs), 0))
         self.terms = cv.get_feature_names_out() if C.shape[1] else np.array([], dtype=object)
+        self.column = {str(t): j for j, t in enumerate(self.terms)}
         self.C = C
         n = C.shape[0]
         self.df = np.asarray((C > 0).sum(axis=0)).ravel()
@@ -165,9 +174,18 @@ class _MltIndex:
 
     def terms_of(self, i: int) -> NDArray[np.int64]:
         """Columns of the query's interesting terms, best first."""
-        p = self.p
         row = self.C.getrow(i)
-        cols, tf = row.indices, row.data
+        return self._interesting(row.indices, row.data)
+
+    def terms_of_text(self, doc: str) -> NDArray[np.int64]:
+        """The interesting terms of a text outside the index (a ``like`` text): its words the index has."""
+        counts = Counter(t for t in _split(doc) if t in self.column)
+        cols = np.fromiter((self.column[t] for t in counts), dtype=np.int64, count=len(counts))
+        tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        return self._interesting(cols, tf)
+
+    def _interesting(self, cols: NDArray[Any], tf: NDArray[Any]) -> NDArray[np.int64]:
+        p = self.p
         df = self.df[cols]
         ok = (tf >= p.min_term_freq) & (df >= p.min_doc_freq)
         if p.max_doc_freq is not None:
@@ -178,14 +196,16 @@ class _MltIndex:
         return cols[order].astype(np.int64)
 
     def search(self, i: int, k: int) -> list[int]:
-        sel = self.terms_of(i)
+        return self.search_terms(self.terms_of(i), k, i)
+
+    def search_terms(self, sel: NDArray[np.int64], k: int, exclude: int | None) -> list[int]:
         if sel.size == 0:
             return []
         msm = max(1, int(math.floor(sel.size * self.p.minimum_should_match + 1e-9)))
         scores = np.asarray(self.W[:, sel].sum(axis=1)).ravel()
         matched = np.asarray(self.present[:, sel].sum(axis=1)).ravel()
         scores[matched < msm] = 0.0
-        return _top_k(scores, k, i)
+        return _top_k(scores, k, exclude)
 
 
 def mlt_terms(docs: Sequence[str], i: int, params: MltParams = MltParams()) -> list[str]:
@@ -208,6 +228,37 @@ def mlt_neighbours(docs: Sequence[str], k: int = 10, params: MltParams = MltPara
             no_terms += 1
         out.append(hits)
     return out, lat, no_terms
+
+
+def mlt_match(pages: Sequence[str], ads: Sequence[str], k: int = 10,
+              params: MltParams = MltParams()) -> tuple[list[list[int]], list[float], int]:
+    """Top-k more_like_this ads of every page (the ads are the index, the page the ``like`` text), per-query
+    times (ms), and how many pages had no interesting term."""
+    idx = _MltIndex(ads, params)
+    out: list[list[int]] = []
+    lat: list[float] = []
+    no_terms = 0
+    for doc in pages:
+        t0 = time.perf_counter()
+        sel = idx.terms_of_text(doc)
+        out.append(idx.search_terms(sel, k, None))
+        lat.append((time.perf_counter() - t0) * 1000)
+        no_terms += int(sel.size == 0)
+    return out, lat, no_terms
+
+
+def tfidf_match(pages: Sequence[str], ads: Sequence[str], k: int = 10) -> tuple[list[list[int]], list[float], int]:
+    """Top-k TF-IDF cosine ads of every page (the vectorizer fit on pages and ads), per-query times (ms), features."""
+    T = tfidf_vectorizer().fit_transform(list(pages) + list(ads))
+    Q, A = T[: len(pages)], T[len(pages):].T.tocsr()
+    out: list[list[int]] = []
+    lat: list[float] = []
+    for i in range(Q.shape[0]):
+        t0 = time.perf_counter()
+        scores = np.asarray((Q[i] @ A).todense()).ravel()
+        out.append(_top_k(scores, k, None))
+        lat.append((time.perf_counter() - t0) * 1000)
+    return out, lat, int(T.shape[1])
 
 
 # ---------------------------------------------------------------- classifiers
@@ -308,6 +359,29 @@ def run_classify(train: str, test: str, seed: int) -> dict[str, Any]:
             "test_labels_unseen_in_train": unseen}
 
 
+def run_match(folder: str, k: int) -> dict[str, Any]:
+    docs, _labels, _X = read_folder(folder, need_vectors=False)
+    try:
+        with open(os.path.join(folder, "match.json"), encoding="utf-8") as f:
+            q = int(json.load(f)["queries"])
+    except FileNotFoundError as exc:
+        raise InputError(f"eval folder {folder} is incomplete: {exc.filename} is missing") from exc
+    if not 0 < q < len(docs):
+        raise InputError(f"eval folder {folder}: {q} pages of {len(docs)} rows leave no page or no ad")
+    pages, ads = docs[:q], docs[q:]
+    emit("baselines", phase="tfidf", documents=len(docs))
+    tf_nb, tf_lat, features = tfidf_match(pages, ads, k)
+    emit("baselines", phase="mlt", documents=len(docs))
+    mlt_nb, mlt_lat, no_terms = mlt_match(pages, ads, k)
+    out = {
+        "tfidf": {"neighbours": tf_nb, "latency_ms": tf_lat, "features": features},
+        "mlt": {"neighbours": mlt_nb, "latency_ms": mlt_lat, "queries_without_terms": no_terms, "params": MltParams().__dict__},
+    }
+    with open(os.path.join(folder, "baselines.json"), "w", encoding="utf-8") as f:
+        json.dump(out, f)
+    return {"file": os.path.join(folder, "baselines.json")}
+
+
 class _ArgumentError(Exception):
     pass
 
@@ -329,12 +403,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--train", required=True)
     c.add_argument("--test", required=True)
     c.add_argument("--seed", type=int, default=1)
+    m = sub.add_parser("match")
+    m.add_argument("--dir", required=True)
+    m.add_argument("--k", type=int, default=10)
     stage = "eval"
     try:
         args = p.parse_args(argv)
         stage = args.command
         t0 = time.perf_counter()
-        res = run_rank(args.dir, args.k, args.folds, args.seed) if args.command == "rank" else run_classify(args.train, args.test, args.seed)
+        if args.command == "rank":
+            res = run_rank(args.dir, args.k, args.folds, args.seed)
+        elif args.command == "match":
+            res = run_match(args.dir, args.k)
+        else:
+            res = run_classify(args.train, args.test, args.seed)
         emit_result(stage, seconds=round(time.perf_counter() - t0, 3), **res)
         return 0
     except _ArgumentError as exc:

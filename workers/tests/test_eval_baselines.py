@@ -136,3 +136,29 @@ def test_bad_folders_are_input_errors(tmp_path, capsys):
     assert err["type"] == "error" and err["kind"] == "input" and "meta.json" in err["message"]
     with pytest.raises(InputError, match="needs at least 5 per label"):
         eb.classify_cv(np.eye(4), ["a", "a", "b", "b"], folds=5)
+
+
+def test_match_baselines_rank_ads_for_pages_with_the_ads_as_the_index(tmp_path, capsys):
+    pages = ["cat cat dog pet common", "stock stock market price common"]
+    ads = ["dog pet", "market price", "rain sun"]
+    nb, lat, features = eb.tfidf_match(pages, ads, k=3)
+    # ad rows, best first; an ad sharing no word with the page is never returned
+    assert nb == [[0], [1]] and len(lat) == 2 and features == len({t for d in pages + ads for t in d.split()})
+    # more_like_this: the page's repeated words, counted in the ads' index (df >= 5), find the ads holding them
+    ad_index = ["alpha x"] * 5 + ["beta y"] * 5 + ["gamma"]
+    nb, _, no_terms = eb.mlt_match(["alpha alpha gamma gamma", "beta beta", "gamma gamma"], ad_index, k=3)
+    assert nb[0] == [0, 1, 2] and nb[1] == [5, 6, 7]
+    # gamma is in one ad only (df 1 < min_doc_freq 5): no interesting term, no answer
+    assert nb[2] == [] and no_terms == 1
+    # the command: first `queries` rows are pages, the rest ads
+    d = tmp_path / "m"
+    d.mkdir()
+    (d / "tokens.txt").write_text("\n".join(pages + ads) + "\n", encoding="utf-8")
+    (d / "meta.json").write_text(json.dumps({"n": 5, "labels": ["a", "b", "a", "b", "c"], "width": 0}), encoding="utf-8")
+    (d / "match.json").write_text(json.dumps({"queries": 2}), encoding="utf-8")
+    assert eb.main(["match", "--dir", str(d), "--k", "2"]) == 0
+    out = json.loads((d / "baselines.json").read_text(encoding="utf-8"))
+    assert out["tfidf"]["neighbours"] == [[0], [1]] and len(out["mlt"]["neighbours"]) == 2
+    (d / "match.json").write_text(json.dumps({"queries": 5}), encoding="utf-8")
+    assert eb.main(["match", "--dir", str(d)]) == 1
+    assert "leave no page or no ad" in capsys.readouterr().out

@@ -1,0 +1,234 @@
+// `scdv eval --match`: how well pages find short texts (ads) of their own label, against lexical baselines on the
+// very same tokens. The ads are either an ad file (JSON Lines with the label field, as `scdv index` takes ads) or
+// a proxy built from the labelled corpus itself: every third document's title is an ad (TITLE_EVERY), the other
+// documents are the pages, so a page's own title is never among the ads it is matched with.
+//
+// The product rows come from the product path: both collections embedded by pipeline/embed/ (the code `scdv index`
+// and the server use) into a scratch store, each page's stored vector searched in the ads' collection as GET
+// /v1/match searches it (pipeline/match/rerank.js with the match route's defaults, min_score aside: the ranking is
+// measured, not the threshold). With the hybrid layout the SCDV block alone and the lexical block alone are the
+// experiment arms' queries (pipeline/events/arms.js methodQuery) against the same stored ads. TF-IDF and the
+// more_like_this re-implementation run in Python (workers/scdv/eval_baselines.py `match`); OpenSearch's own
+// more_like_this when asked (as for related lists). Every metric is computed here (pipeline/eval/metrics.js).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createEmbedder } from '../embed/index.js';
+import { openStore } from '../store/index.js';
+import { errors } from '../errors.js';
+import { modelsDir, validateModelName } from '../paths.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { crossRankingMetrics, latencySummary } from './metrics.js';
+import { readLabelledCorpus } from './corpus.js';
+import { writeExchange } from './exchange.js';
+import { runPythonModule } from '../python.js';
+import { searchCollection } from '../match/rerank.js';
+import { methodQuery } from '../events/arms.js';
+import { EVAL_DEFAULTS, evalFileText, tokenizeAll, wantsOpenSearchMlt } from './run.js';
+
+/** Format of models/<name>/eval-match.json. */
+export const MATCH_EVAL_FORMAT = 'scdv-eval-match/1';
+/** The file a match evaluation writes in the model's folder (eval.json stays the related lists'). */
+export const MATCH_EVAL_FILE = 'eval-match.json';
+/** The titles-as-ads proxy: the title of every TITLE_EVERY-th document (the 3rd, 6th, … in corpus order) is an ad. */
+export const TITLE_EVERY = 3;
+
+/**
+ * @typedef {object} MatchEvalOptions
+ * @property {string} model
+ * @property {string} corpus the labelled pages (with the proxy: the labelled corpus the ads are taken from)
+ * @property {string} labelField
+ * @property {string | null} [ads] an ad file (JSON Lines, the label in labelField); null: the titles-as-ads proxy
+ * @property {import('../config.js').Config} config
+ * @property {import('../config.js').Config['embed'] | null} [adEmbed] the ads' embed settings when they differ from the
+ *   pages' (config.embed): a collection's layout is its own, and a dot product of two hybrid vectors of α_p and α_a
+ *   weighs the SCDV cosine √(α_p·α_a) and the lexical one √((1 − α_p)(1 − α_a))
+ * @property {number} [k] ads per page (10)
+ * @property {'fast'|'exact'} [searchMode]
+ * @property {boolean} [baselines] false: the product rows only
+ * @property {'auto'|'python'|'opensearch'} [mlt] as EvalOptions.mlt
+ * @property {boolean} [write] write models/<name>/eval-match.json (true)
+ * @property {(m: string) => void} [log]
+ */
+
+/**
+ * @typedef {{id: string, title: string, body: string, label: string}} Text
+ */
+
+/**
+ * Pages and ads of a match evaluation.
+ * @param {import('./corpus.js').LabelledDocument[]} docs the labelled corpus
+ * @param {import('./corpus.js').LabelledDocument[] | null} adDocs the ad file's documents (null: the proxy)
+ * @param {string} file the corpus (named in errors)
+ * @returns {{pages: Text[], ads: Text[], proxy: boolean}}
+ */
+export function matchSets(docs, adDocs, file) {
+  if (adDocs) return { pages: docs, ads: adDocs, proxy: false };
+  /** @type {Text[]} */ const pages = [];
+  /** @type {Text[]} */ const ads = [];
+  /** @type {number[]} */ const untitled = [];
+  docs.forEach((d, i) => {
+    if ((i + 1) % TITLE_EVERY) { pages.push(d); return; }
+    if (!d.title.trim()) untitled.push(d.line);
+    // The ad is the title alone, as a one-line ad would be indexed (its body; `scdv index` embeds title + body).
+    ads.push({ id: `title:${d.id}`, title: '', body: d.title, label: d.label });
+  });
+  if (untitled.length) {
+    throw errors.EVAL_CORPUS_INVALID(file, `the titles-as-ads proxy takes the title of every ${TITLE_EVERY}rd document as an ad, ` +
+      `and ${untitled.length} of them have none (line${untitled.length > 1 ? 's' : ''} ${untitled.slice(0, 5).join(', ')}` +
+      `${untitled.length > 5 ? ', …' : ''}); give them a title or pass an ad file with --ads`);
+  }
+  if (!ads.length || !pages.length) throw errors.EVAL_CORPUS_INVALID(file, `${docs.length} document(s): the titles-as-ads proxy needs at least ${TITLE_EVERY}`);
+  return { pages, ads, proxy: true };
+}
+
+/**
+ * The re-ranking options of /v1/match with no request option (server/search.js rerankOptions with the match
+ * route's schema defaults: collapsing as server.rerank.collapseMatch, no recency, no per-site cap, no feedback).
+ * @param {import('../config.js').Config['server']} server
+ * @returns {import('../match/rerank.js').RerankOptions}
+ */
+export function matchListOptions(server) {
+  const r = server.rerank;
+  return { duplicateThreshold: r.collapseMatch ? r.duplicateThreshold : null, halfLifeMs: null, recencyWeight: r.recencyWeight, maxPerSite: null, now: Date.now(), feedback: null };
+}
+
+/**
+ * @param {MatchEvalOptions} opts
+ * @returns {Promise<Record<string, any>>} the eval-match.json object
+ */
+export async function runMatchEval(opts) {
+  const t0 = Date.now();
+  const log = opts.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
+  const k = opts.k ?? EVAL_DEFAULTS.k;
+  const mode = opts.searchMode ?? opts.config.server?.searchMode ?? 'fast';
+  if (!fs.existsSync(path.join(modelsDir(), validateModelName(opts.model), 'manifest.json'))) throw errors.MODEL_NOT_FOUND(opts.model, modelsDir());
+  const read = (/** @type {string} */ file) => readLabelledCorpus(file, opts.labelField, { maxDocumentBytes: opts.config.corpus.maxDocumentBytes });
+  const corpus = await read(opts.corpus);
+  const adFile = opts.ads ? await read(opts.ads) : null;
+  const { pages, ads, proxy } = matchSets(corpus.docs, adFile?.docs ?? null, opts.corpus);
+  const pageLabels = pages.map((d) => d.label);
+  const adLabels = ads.map((d) => d.label);
+  log(`eval --match: ${pages.length} pages, ${ads.length} ${proxy ? 'titles as ads' : `ads (${opts.ads})`}; label ${opts.labelField}; model ${opts.model}`);
+  const embedder = await createEmbedder(opts.model, opts.config, { inMemory: true });
+  const adEmbedder = opts.adEmbed ? await createEmbedder(opts.model, { ...opts.config, embed: opts.adEmbed }, { inMemory: true }) : embedder;
+  if (adEmbedder.width !== embedder.width) {
+    throw errors.USAGE(`the ads' embed settings give vectors ${adEmbedder.width} wide, the pages' ${embedder.width}: both must be hybrid (alpha below 1) or both pure SCDV`);
+  }
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-match-'));
+  try {
+    const pageTokens = await tokenizeAll(embedder, pages);
+    const adTokens = await tokenizeAll(embedder, ads);
+    const product = await productMatches(embedder, adEmbedder, pages, pageTokens, ads, adTokens, { k, mode, dir: path.join(work, 'store'), server: opts.config.server });
+    /** @type {Record<string, number[]>} */
+    const hitsAt10 = {};
+    const scored = (/** @type {string} */ name, /** @type {ArrayLike<number>[]} */ neighbours, /** @type {number[]} */ latencies) => {
+      const m = crossRankingMetrics(pageLabels, adLabels, neighbours);
+      hitsAt10[name] = m.hits_at_10;
+      const l = latencySummary(latencies);
+      return { p_at_1: m.p_at_1, p_at_10: m.p_at_10, map_at_10: m.map_at_10, queries: m.queries, mean_latency_ms: l.mean_ms, median_latency_ms: l.median_ms, p95_latency_ms: l.p95_ms };
+    };
+    /** @type {Record<string, any>} */
+    const result = {};
+    for (const [name, r] of Object.entries(product.methods)) {
+      result[name] = { ...scored(name, r.neighbours, r.latencies), ...(name === 'scdv' ? { width: embedder.width, mean_nnz: product.meanNnz } : {}), pages_without_results: r.empty };
+    }
+    if (opts.baselines !== false) {
+      writeExchange(work, { tokens: [...pageTokens, ...adTokens], labels: [...pageLabels, ...adLabels] });
+      fs.writeFileSync(path.join(work, 'match.json'), JSON.stringify({ queries: pages.length }));
+      await runPythonModule('scdv.eval_baselines', ['match', '--dir', work, '--k', String(k)], {
+        onProgress: (p) => { if (p.phase) log(`eval --match: baselines ${p.phase}…`); },
+      });
+      const b = JSON.parse(fs.readFileSync(path.join(work, 'baselines.json'), 'utf8'));
+      result.tfidf = { ...scored('tfidf', b.tfidf.neighbours, b.tfidf.latency_ms), features: b.tfidf.features };
+      result.mlt = { ...scored('mlt', b.mlt.neighbours, b.mlt.latency_ms), queries_without_terms: b.mlt.queries_without_terms };
+      if (wantsOpenSearchMlt({ ...opts, collection: null })) {
+        const { mltOpenSearch } = await import('./mlt-opensearch.js'); // the client only when asked for
+        const real = await mltOpenSearch(adTokens, { k, opensearch: opts.config.store.opensearch, log, queries: pageTokens });
+        result.mlt_opensearch = { ...scored('mlt_opensearch', real.neighbours, real.latency_ms), queries_without_hits: real.queries_without_hits, engine: real.engine, params: real.params };
+      }
+    }
+    const manifest = embedder.model.manifest;
+    const out = {
+      format: MATCH_EVAL_FORMAT,
+      date: new Date().toISOString(),
+      model: opts.model,
+      corpus: { path: path.resolve(opts.corpus), sha256: corpus.sha256, documents: corpus.docs.length, labels: corpus.labels, training: corpus.sha256 === manifest.corpus?.sha256 },
+      ads: proxy ? { proxy: 'titles', every: TITLE_EVERY, count: ads.length } : { path: path.resolve(/** @type {string} */ (opts.ads)), sha256: adFile?.sha256, count: ads.length, labels: adFile?.labels },
+      pages: pages.length,
+      label_field: opts.labelField,
+      settings: {
+        k, search_mode: mode, embed: opts.config.embed, ...(opts.adEmbed ? { ads_embed: opts.adEmbed } : {}), match: matchListOptions(opts.config.server),
+        layout: { kind: embedder.layout.kind, width: embedder.layout.width, scdvWidth: embedder.layout.scdvWidth, lexicalWidth: embedder.layout.lexicalWidth },
+        train: manifest.hyperparameters ?? null,
+      },
+      load_average: os.loadavg().map((x) => Math.round(x * 100) / 100),
+      seconds: (Date.now() - t0) / 1000,
+      ...result,
+      per_query: { hits_at_10: hitsAt10 },
+    };
+    if (opts.write !== false) writeFileAtomic(path.join(modelsDir(), opts.model, MATCH_EVAL_FILE), evalFileText(out));
+    return out;
+  } finally {
+    embedder.model.wordTopics.close();
+    if (adEmbedder !== embedder) adEmbedder.model.wordTopics.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The product's matches: pages and ads embedded into two collections of a scratch store, each page's stored vector
+ * searched in the ads' collection as /v1/match searches (methods: 'scdv' the vectors as indexed; with the hybrid
+ * layout also 'scdv_block' and 'lexical_block', the arms' queries).
+ * @param {import('../embed/index.js').Embedder} embedder the pages'
+ * @param {import('../embed/index.js').Embedder} adEmbedder the ads' (the same, or one of other embed settings)
+ * @param {Text[]} pages
+ * @param {string[][]} pageTokens
+ * @param {Text[]} ads
+ * @param {string[][]} adTokens
+ * @param {{k: number, mode: 'fast'|'exact', dir: string, server: import('../config.js').Config['server']}} o
+ */
+async function productMatches(embedder, adEmbedder, pages, pageTokens, ads, adTokens, o) {
+  const store = openStore(o.dir);
+  try {
+    const write = async (/** @type {string} */ name, /** @type {import('../embed/index.js').Embedder} */ e, /** @type {Text[]} */ docs, /** @type {string[][]} */ tokens) => {
+      const c = await store.collection(name, { width: e.width });
+      const writes = tokens.map((t, i) => ({ id: docs[i].id, vector: e.embedTokens(t), meta: { category: docs[i].label } }))
+        .filter((w) => w.vector.indices.length).map((w) => ({ ...w, vector: { indices: w.vector.indices, values: w.vector.values } }));
+      for (let i = 0; i < writes.length; i += 500) await c.upsert(writes.slice(i, i + 500));
+      await c.flush();
+      return c;
+    };
+    const pageColl = await write('pages', embedder, pages, pageTokens);
+    const adColl = await write('ads', adEmbedder, ads, adTokens);
+    const adRow = new Map(ads.map((d, i) => [d.id, i]));
+    const layout = embedder.layout;
+    const alpha = layout.embed.hybrid.alpha;
+    /** @type {('scdv'|'scdv_block'|'lexical_block')[]} */
+    const methods = ['scdv', ...(layout.kind === 'hybrid' && alpha > 0 ? /** @type {const} */ (['scdv_block', 'lexical_block']) : [])];
+    /** @type {Record<string, {neighbours: number[][], latencies: number[], empty: number}>} */
+    const out = Object.fromEntries(methods.map((m) => [m, { neighbours: [], latencies: [], empty: 0 }]));
+    const options = matchListOptions(o.server);
+    let nnz = 0;
+    let withVector = 0;
+    for (const page of pages) {
+      // The page's vector as stored (the match route by id searches with it).
+      const got = await pageColl.get(page.id);
+      const v = got ? { indices: Uint32Array.from(got.vector.indices), values: Float32Array.from(got.vector.values) } : null;
+      if (v) { nnz += v.indices.length; withVector++; }
+      for (const m of methods) {
+        const q = v && (m === 'scdv' ? v : /** @type {{indices: Uint32Array, values: Float32Array}} */ (methodQuery(m === 'scdv_block' ? 'scdv' : 'lexical', v, layout)));
+        const r = out[m];
+        if (!q || !q.indices.length) { r.neighbours.push([]); r.empty++; continue; }
+        const t = performance.now();
+        const { hits } = await searchCollection(adColl, q, { mode: o.mode }, o.k, options, o.server);
+        r.latencies.push(performance.now() - t);
+        if (!hits.length) r.empty++;
+        r.neighbours.push(hits.map((h) => /** @type {number} */ (adRow.get(h.id))));
+      }
+    }
+    return { methods: out, meanNnz: nnz / Math.max(1, withVector) };
+  } finally {
+    await store.close();
+  }
+}
