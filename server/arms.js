@@ -2,7 +2,7 @@
 // (pipeline/events/arms.js decides the arm and its query); the routes call serveArm once and search through it.
 import { USER_SCHEMA } from '../pipeline/events/schema.js';
 import { chooseArm, methodQuery, newRequestId } from '../pipeline/events/arms.js';
-import { storedScores } from '../pipeline/match/rerank.js';
+import { searchView } from '../pipeline/match/rerank.js';
 
 /** The request parameter that picks the arm (query string or body). */
 export const armParams = { user: USER_SCHEMA };
@@ -21,13 +21,8 @@ export const armFields = {
  * @property {boolean} asIndexed the arm searches with the vectors as indexed (precomputed matches serve it)
  * @property {(coll: import('./models.js').Collection, v: import('../pipeline/events/arms.js').SparseVector, opts: Record<string, any>) => Promise<{id: string, score: number, meta: any}[]>} search
  *   the collection searched with the arm's query (no results when the method's block of the query is empty)
- * @property {(coll: import('./models.js').Collection) => {searchAsync: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<any[]>, get: (id: string) => any,
- *   scores: (ids: string[], v: import('../pipeline/events/arms.js').SparseVector) => Promise<Float64Array>,
- *   searchAsyncIds?: (v: import('../pipeline/events/arms.js').SparseVector, o: Record<string, any>) => Promise<{id: string, score: number}[]>,
- *   metas?: (ids: string[]) => any,
- *   searchRerankedAsync?: (v: import('../pipeline/events/arms.js').SparseVector, o: import('../pipeline/store/validate.js').SearchOptions & {k: number}, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits>,
- *   searchRerankedByIdAsync?: (id: string, o: import('../pipeline/store/validate.js').SearchOptions & {k: number}, spec: import('../pipeline/store/collection.js').RerankSpec) => Promise<import('../pipeline/store/collection.js').RerankedHits | null>}} on
- *   the collection searched through this arm (for searchCollection's candidate loop)
+ * @property {(coll: import('./models.js').Collection) => import('../pipeline/match/rerank.js').SearchTarget} on
+ *   the collection searched through this arm (for searchCollection's candidate loop: pipeline/match/rerank.js searchView)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
  * @property {(json: Buffer) => Buffer} spliceBytes the same for an answer serialised as UTF-8 bytes
  */
@@ -55,29 +50,11 @@ export function serveArm(ctx, sm, unit) {
       return coll.searchAsync(q, opts);
     },
     on(coll) {
-      // The collection as the re-ranking loop (pipeline/match/rerank.js) sees it: searched through this arm.
-      // Feedback re-scores candidates with the arm's part of its expanded query too.
-      const searchIds = coll.searchAsyncIds && coll.metas ? coll.searchAsyncIds.bind(coll) : null;
-      return {
-        searchAsync: (v, opts) => this.search(coll, v, opts), get: (id) => coll.get(id),
-        ...(coll.vectors ? { vectors: (/** @type {string[]} */ ids) => coll.vectors?.(ids) } : {}),
-        // The pool without metadata, the kept hits' fetched after: the loop drops most candidates.
-        ...(searchIds ? {
-          searchAsyncIds: async (/** @type {import('../pipeline/events/arms.js').SparseVector} */ v, /** @type {Record<string, any>} */ opts) => {
-            const q = methodQuery(arm.method, v, layout);
-            return q.indices.length === 0 ? [] : searchIds(q, opts);
-          },
-          metas: (/** @type {string[]} */ ids) => coll.metas?.(ids),
-        } : {}),
-        scores: (ids, v) => storedScores(coll, ids, /** @type {import('../pipeline/embed/vectorizer.js').SparseVector} */ (methodQuery(arm.method, v, layout))),
-        // The whole re-ranking in the store only when the arm searches with the vector itself (methodQuery returns
-        // it unchanged): the fused call searches, expands and collapses with that one vector, where another arm's
-        // search and feedback scores use its part of the query and the collapse the whole of it.
-        ...(this.asIndexed && coll.searchRerankedAsync ? {
-          searchRerankedAsync: coll.searchRerankedAsync.bind(coll),
-          ...(coll.searchRerankedByIdAsync ? { searchRerankedByIdAsync: coll.searchRerankedByIdAsync.bind(coll) } : {}),
-        } : {}),
-      };
+      // The collection as the re-ranking loop sees it: searched with the arm's query (methodQuery returns the vector
+      // unchanged when the arm searches with it as indexed).
+      const queryOf = (/** @type {import('../pipeline/embed/vectorizer.js').SparseVector} */ v) =>
+        /** @type {import('../pipeline/embed/vectorizer.js').SparseVector} */ (methodQuery(arm.method, v, layout));
+      return searchView(/** @type {import('../pipeline/match/rerank.js').SearchTarget} */ (coll), queryOf, this.asIndexed);
     },
     splice: (json) => (json === '{}' ? `{${head}}` : `{${head},${json.slice(1)}`),
     spliceBytes: (json) => (json.length === 2 ? Buffer.from(`{${head}}`) : Buffer.concat([Buffer.from(`{${head},`), json.subarray(1)])),

@@ -12,12 +12,9 @@
  * @returns {Promise<string>}
  */
 export async function collectionVersion(coll) {
-  const c = /** @type {any} */ (coll);
-  // A cheap counter from the store when it has one; else the fields of stats() that move on every write.
-  // With the creation time: a collection deleted and created again starts its counter over.
-  if (typeof c.version === 'function') return `${c.createdAt ?? ''}:${await c.version()}`;
-  const s = /** @type {any} */ (await coll.stats());
-  return `${s.generation}:${s.wal.seq}:${s.wal.bytes}`;
+  // The store's counter (every backend has one: pipeline/store/contract.js), with the creation time: a collection
+  // deleted and created again starts its counter over.
+  return `${coll.createdAt ?? ''}:${await coll.version()}`;
 }
 
 /** How long a version read is reused: the store itself looks for other processes' writes every 100 ms. */

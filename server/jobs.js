@@ -13,6 +13,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dataDir } from '../pipeline/paths.js';
 import { errors } from '../pipeline/errors.js';
+import { META_FIELDS } from '../pipeline/corpus/document.js';
 import { planShards } from '../pipeline/corpus/plan.js';
 import { findDuplicateIds } from '../pipeline/corpus/duplicates.js';
 import { servingEmbedConfig } from '../pipeline/serving/index.js';
@@ -93,6 +94,8 @@ export function allowedCorpusPath(p, roots) {
 }
 
 const ES_ACTIONS = ['index', 'create', 'update', 'delete'];
+/** A line's metadata fields besides an ad's (named in the message below). */
+const TEXT_META = META_FIELDS.filter((f) => f !== 'ad');
 
 /**
  * An Elasticsearch `_bulk` body (an action line such as {"index":{"_id":"a1"}}, then the document's source
@@ -126,7 +129,7 @@ export function elasticsearchBulkError(head) {
   const keys = Object.keys(line);
   if (keys.length !== 1 || !ES_ACTIONS.includes(keys[0]) || typeof line[keys[0]] !== 'object' || line[keys[0]] === null) return null;
   const err = invalid('body', `is an Elasticsearch _bulk body (line 1 is the action ${first.slice(0, 200)}), which this route does not take: `
-    + 'send JSON Lines, one document per line with its id in the line ({"id": …, "body": …, "title"?, "url"?, "site"?, "category"?, "published_at"?}). '
+    + `send JSON Lines, one document per line with its id in the line ({"id": …, "body": …, ${TEXT_META.map((f) => `"${f}"?`).join(', ')}}). `
     + 'To convert an index/create _bulk body: jq -c -n \'inputs as $action | input as $doc | $doc + {id: ($action | to_entries[0].value._id)}\' es-bulk.ndjson > corpus.jsonl '
     + '(and rename the text field to "body" if it is called otherwise)');
   err.details = { ...err.details, format: 'elasticsearch-bulk' };

@@ -2,7 +2,7 @@
 // embedder (the same code path as batch indexing). Store hits -> response items: resultItem in pipeline/match/.
 import { parseDate } from '../pipeline/dates.js';
 import { errors } from '../pipeline/errors.js';
-import { feedbackSettings, HALF_LIFE_PATTERN, parseHalfLife } from '../pipeline/match/rerank.js';
+import { defaultFeedback, feedbackSettings, HALF_LIFE_PATTERN, parseHalfLife } from '../pipeline/match/rerank.js';
 import { invalid } from './errors.js';
 import { dateSchema } from './schemas.js';
 
@@ -15,18 +15,24 @@ import { dateSchema } from './schemas.js';
  * @property {string[]} [category]
  */
 
-/** JSON schema of the filters object of POST bodies (the query string carries the same names). */
-export const filtersSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    since: dateSchema('published at or after'),
-    until: dateSchema('published at or before'),
-    site: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: 'only these sites' },
-    exclude_site: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: 'not these sites' },
-    category: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: 'only these categories' },
-  },
-};
+/** @param {string} description a list filter's schema */
+const listFilter = (description) => ({ type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description });
+
+/**
+ * Schema properties of the filters (Filters), the one definition: the filters object of POST bodies, and the query
+ * string's parameters of the same names (where a list is given by repeating its parameter).
+ * @param {'body' | 'querystring'} where
+ */
+export const filterProperties = (where) => ({
+  since: dateSchema('published at or after'),
+  until: dateSchema('published at or before'),
+  site: listFilter(where === 'querystring' ? 'only these sites (repeat the parameter for several)' : 'only these sites'),
+  exclude_site: listFilter('not these sites'),
+  category: listFilter('only these categories'),
+});
+
+/** JSON schema of the filters object of POST bodies. */
+export const filtersSchema = { type: 'object', additionalProperties: false, properties: filterProperties('body') };
 
 /**
  * How many results to search for a page `from`, `k` of the ranked list (the page is hits.slice(from)): a 422
@@ -121,7 +127,7 @@ export function rerankProperties(s, kind) {
     max_per_site: { type: 'integer', minimum: 1, maximum: s.maxK, description: 'at most this many results per site (documents without a site are not capped)' },
     ...(kind === 'related' ? {
       feedback: {
-        type: 'boolean', default: s.rerank.relatedFeedback.enabled && s.rerank.relatedFeedback.docs > 0,
+        type: 'boolean', default: defaultFeedback(s.rerank.relatedFeedback) !== null,
         description: `pseudo-relevance feedback: the ${s.rerank.relatedFeedback.pool} best candidates of the search are re-ranked by similarity to the ` +
           `query plus ${s.rerank.relatedFeedback.weight} × the mean vector of its first ${s.rerank.relatedFeedback.docs} results (scores are then ` +
           'similarities to that expanded query)',

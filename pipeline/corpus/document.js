@@ -60,7 +60,14 @@ export function idProblem(id) {
   if (lone) return `contains a lone surrogate (\\u${lone[0].charCodeAt(0).toString(16)} at ${lone.index}): not well-formed Unicode, it cannot be stored as UTF-8`;
   return undefined;
 }
-const OPTIONAL_STRINGS = /** @type {const} */ (['url', 'site', 'category']);
+/** A line's optional text fields (each a string when present). */
+export const OPTIONAL_TEXT_FIELDS = Object.freeze(/** @type {const} */ (['url', 'site', 'category']));
+/**
+ * The metadata a document keeps besides its id and body, in the order it is stored (DocumentMeta,
+ * pipeline/embed/meta.js): the title, the optional text fields, the publication date (ISO 8601), an ad's fields.
+ * The one list of them for code that enumerates them.
+ */
+export const META_FIELDS = Object.freeze(/** @type {const} */ (['title', ...OPTIONAL_TEXT_FIELDS, 'published_at', 'ad']));
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 /**
@@ -113,7 +120,7 @@ export function parseDocument(buf, line) {
   }
   /** @type {Document} */
   const doc = { id, title: raw.title ?? '', body: raw.body };
-  for (const f of OPTIONAL_STRINGS) {
+  for (const f of OPTIONAL_TEXT_FIELDS) {
     if (raw[f] === undefined || raw[f] === null) continue;
     if (typeof raw[f] !== 'string') return fail(ISSUE.INVALID_FIELD, `field "${f}" must be a string, got ${typeof raw[f]}`);
     doc[f] = raw[f];

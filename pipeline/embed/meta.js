@@ -1,4 +1,5 @@
 // The metadata a stored document keeps, for filters and responses.
+import { META_FIELDS } from '../corpus/document.js';
 
 /**
  * @typedef {object} DocumentMeta
@@ -15,14 +16,10 @@
  * @returns {DocumentMeta}
  */
 export function documentMeta(doc) {
-  /** @type {DocumentMeta} */
+  /** @type {Record<string, unknown>} */
   const meta = { title: doc.title };
-  if (doc.url !== undefined) meta.url = doc.url;
-  if (doc.site !== undefined) meta.site = doc.site;
-  if (doc.category !== undefined) meta.category = doc.category;
-  if (doc.published_at !== undefined) meta.published_at = doc.published_at;
-  if (doc.ad !== undefined) meta.ad = doc.ad;
-  return meta;
+  for (const f of META_FIELDS) if (f !== 'title' && doc[f] !== undefined) meta[f] = doc[f];
+  return /** @type {DocumentMeta} */ (meta);
 }
 
 /**

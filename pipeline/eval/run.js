@@ -22,7 +22,7 @@ import { latencySummary, rankingMetrics } from './metrics.js';
 import { readLabelledCorpus } from './corpus.js';
 import { writeExchange } from './exchange.js';
 import { runPythonModule } from '../python.js';
-import { feedbackSettings, searchCollection } from '../match/rerank.js';
+import { defaultFeedback, searchCollection } from '../match/rerank.js';
 
 /** Format of models/<name>/eval.json (see EvalFile). */
 export const EVAL_FORMAT = 'scdv-eval/1';
@@ -304,7 +304,7 @@ export function relatedListOptions(server) {
   const r = server.rerank;
   return {
     duplicateThreshold: r.collapseRelated ? r.duplicateThreshold : null, halfLifeMs: null, recencyWeight: r.recencyWeight,
-    maxPerSite: null, now: Date.now(), feedback: r.relatedFeedback.enabled ? feedbackSettings(r.relatedFeedback) : null,
+    maxPerSite: null, now: Date.now(), feedback: defaultFeedback(r.relatedFeedback),
   };
 }
 

@@ -72,12 +72,28 @@ export function parseHalfLife(text) {
 }
 
 /**
+ * Whether feedback settings change a list: docs and weight both above 0 (either at 0 makes feedback a no-op). Every
+ * reader of the question asks it here.
+ * @param {{docs: number, weight: number} | null | undefined} f
+ * @returns {boolean}
+ */
+export const feedbackOn = (f) => Boolean(f && f.docs > 0 && f.weight > 0);
+
+/**
  * The feedback a related list uses when it asks for it: the configured depth, weight and pool, or null when they
- * make it a no-op (docs or weight 0).
+ * make it a no-op.
  * @param {{docs: number, weight: number, pool: number}} cfg server.rerank.relatedFeedback
  * @returns {Feedback | null}
  */
-export const feedbackSettings = (cfg) => (cfg.docs > 0 && cfg.weight > 0 ? { docs: cfg.docs, weight: cfg.weight, pool: cfg.pool } : null);
+export const feedbackSettings = (cfg) => (feedbackOn(cfg) ? { docs: cfg.docs, weight: cfg.weight, pool: cfg.pool } : null);
+
+/**
+ * The feedback a related list uses when the request does not say (the API's default of `feedback`, eval's lists):
+ * the configured settings when they are enabled and not a no-op, else null.
+ * @param {{enabled: boolean, docs: number, weight: number, pool: number}} cfg server.rerank.relatedFeedback
+ * @returns {Feedback | null}
+ */
+export const defaultFeedback = (cfg) => (cfg.enabled ? feedbackSettings(cfg) : null);
 
 /** @param {RerankOptions} o whether any option changes the plain top-k */
 export const rerankActive = (o) => o.duplicateThreshold !== null || o.halfLifeMs !== null || o.maxPerSite !== null;
@@ -267,8 +283,8 @@ export async function searchReranked(a) {
   }
 }
 
-/** @param {RerankOptions} o the feedback to apply: null when absent or a no-op (docs or weight 0) */
-const activeFeedback = (o) => (o.feedback && o.feedback.docs > 0 && o.feedback.weight > 0 ? o.feedback : null);
+/** @param {RerankOptions} o the feedback to apply: null when absent or a no-op */
+const activeFeedback = (o) => (o.feedback && feedbackOn(o.feedback) ? o.feedback : null);
 
 /**
  * searchReranked's first pool: poolFactor × want, at least poolMin, at least feedback.pool with feedback, at most
@@ -328,41 +344,99 @@ export async function feedbackRescored(hits, query, fb, vectorsOf, scoresOf) {
 }
 
 /**
+ * What searchCollection needs of a collection: a store handle (pipeline/store/contract.js CollectionHandle), or a
+ * view of one (searchView). Which optional calls it has, its `capabilities` say.
+ * @typedef {object} SearchTarget
+ * @property {Readonly<import('../store/contract.js').CollectionCapabilities>} capabilities
+ * @property {(v: SparseVector, o: any) => Promise<Hit[]>} searchAsync
+ * @property {(id: string) => any} get
+ * @property {(ids: string[]) => any} [vectors] capabilities.vectors: the stored vectors of many ids in one call
+ * @property {(ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>} [scores] capabilities.scores:
+ *   stored vectors dotted with a query in place
+ * @property {(v: SparseVector, o: any) => Promise<{id: string, score: number}[]>} [searchAsyncIds] capabilities.leanSearch:
+ *   the candidate pool searched without metadata
+ * @property {(ids: string[]) => any} [metas] capabilities.leanSearch: the kept hits' metadata
+ * @property {(v: SparseVector, o: any, spec: import('../store/collection.js').RerankSpec) => Promise<import('../store/collection.js').RerankedHits>} [searchRerankedAsync]
+ *   capabilities.fusedRerank: the whole of searchReranked in one call
+ * @property {(id: string, o: any, spec: import('../store/collection.js').RerankSpec) => Promise<import('../store/collection.js').RerankedHits | null>} [searchRerankedByIdAsync]
+ *   capabilities.fusedRerankById: the same with a stored document's vector as the query
+ */
+
+/**
+ * An optional call its target's capabilities declare (the cast the declaration licenses).
+ * @template T
+ * @param {T | undefined} call
+ * @returns {T}
+ */
+const declared = (call) => /** @type {T} */ (call);
+
+/**
  * Each id's stored vector dotted with the query (NaN: not stored): the store's own call when it has one (the
  * native store scores in place), else from the vectors fetched with get.
- * @param {{get: (id: string) => any, vectors?: (ids: string[]) => any,
- *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>}} coll
+ * @param {Pick<SearchTarget, 'capabilities' | 'get' | 'vectors' | 'scores'>} coll
  * @param {string[]} ids
  * @param {SparseVector} query
  * @returns {Promise<Float64Array>}
  */
 export async function storedScores(coll, ids, query) {
-  if (coll.scores) return coll.scores(ids, query);
+  if (coll.capabilities.scores) return declared(coll.scores).call(coll, ids, query);
   return dotsWith(query, await storedVectors(coll, ids));
 }
 
 /**
  * The stored vectors of ids, in order (null: not stored): in one call when the backend has one (the native store's
  * vectors), else get() per id.
- * @param {{get: (id: string) => any, vectors?: (ids: string[]) => any}} coll
+ * @param {Pick<SearchTarget, 'capabilities' | 'get' | 'vectors'>} coll
  * @param {string[]} ids
  * @returns {Promise<(SparseVector | null)[]>}
  */
 export async function storedVectors(coll, ids) {
-  if (coll.vectors) return coll.vectors(ids);
+  if (coll.capabilities.vectors) return declared(coll.vectors).call(coll, ids);
   return Promise.all(ids.map(async (id) => (await coll.get(id))?.vector ?? null));
 }
 
 /**
- * searchReranked over a store collection (either backend: every store call is awaited).
- * @param {{searchAsync: (v: SparseVector, o: any) => Promise<Hit[]>, get: (id: string) => any, vectors?: (ids: string[]) => any,
- *   scores?: (ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>,
- *   searchAsyncIds?: (v: SparseVector, o: any) => Promise<{id: string, score: number}[]>, metas?: (ids: string[]) => any,
- *   searchRerankedAsync?: (v: SparseVector, o: any, spec: import('../store/collection.js').RerankSpec) => Promise<import('../store/collection.js').RerankedHits>}} coll
- *   vectors: the stored vectors of many ids in one call when the backend has it (the native store), else get() per id;
- *   scores: stored vectors dotted with a query in place (the native store), else from the fetched vectors;
- *   searchAsyncIds + metas (the native store): the candidate pool searched without metadata, the kept hits' fetched;
- *   searchRerankedAsync (the native store): the whole of searchReranked in one call, used when the options allow
+ * A collection searched with a query derived from the one given (an arm's method: its part of a hybrid vector):
+ * searches and feedback scores use `queryOf(query)` (an empty derived query finds nothing), stored vectors and
+ * metadata are the collection's. The store's fused re-ranking searches, expands and collapses with one vector, so
+ * the view offers it only when `queryOf` returns the query unchanged.
+ * @param {SearchTarget} coll
+ * @param {(query: SparseVector) => SparseVector} queryOf
+ * @param {boolean} unchanged queryOf returns its argument
+ * @returns {SearchTarget}
+ */
+export function searchView(coll, queryOf, unchanged) {
+  const caps = coll.capabilities;
+  const fused = caps.fusedRerank && unchanged;
+  const fusedById = fused && caps.fusedRerankById;
+  return {
+    // Feedback re-scores candidates with the derived part of its expanded query too: scores always derive.
+    capabilities: Object.freeze({ vectors: caps.vectors, scores: true, leanSearch: caps.leanSearch, fusedRerank: fused, fusedRerankById: fusedById }),
+    searchAsync: async (v, opts) => {
+      const q = queryOf(v);
+      return q.indices.length === 0 ? [] : coll.searchAsync(q, opts);
+    },
+    get: (id) => coll.get(id),
+    ...(caps.vectors ? { vectors: (/** @type {string[]} */ ids) => declared(coll.vectors).call(coll, ids) } : {}),
+    scores: (ids, v) => storedScores(coll, ids, queryOf(v)),
+    // The pool without metadata, the kept hits' fetched after: the loop drops most candidates.
+    ...(caps.leanSearch ? {
+      searchAsyncIds: async (/** @type {SparseVector} */ v, /** @type {Record<string, any>} */ opts) => {
+        const q = queryOf(v);
+        return q.indices.length === 0 ? [] : declared(coll.searchAsyncIds).call(coll, q, opts);
+      },
+      metas: (/** @type {string[]} */ ids) => declared(coll.metas).call(coll, ids),
+    } : {}),
+    ...(fused ? { searchRerankedAsync: declared(coll.searchRerankedAsync).bind(coll) } : {}),
+    ...(fusedById ? { searchRerankedByIdAsync: declared(coll.searchRerankedByIdAsync).bind(coll) } : {}),
+  };
+}
+
+/**
+ * searchReranked over a store collection (either backend: every store call is awaited), with the optional calls its
+ * capabilities declare: the fused call when it applies (fusedCall), the lean pool search, in-place scores, vectors
+ * in one call.
+ * @param {SearchTarget} coll
  * @param {SparseVector} vector the query
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
  * @param {number} want
@@ -371,36 +445,49 @@ export async function storedVectors(coll, ids) {
  * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], searched: number, fetched: number}>}
  */
 export function searchCollection(coll, vector, storeOptions, want, options, server) {
-  const fused = coll.searchRerankedAsync && fusedCall(storeOptions, want, options, server);
-  if (fused) return /** @type {NonNullable<typeof coll.searchRerankedAsync>} */ (coll.searchRerankedAsync)(vector, fused.opts, fused.spec);
-  // The pool without metadata, the kept hits' fetched after: when the backend has both calls (the native store).
-  const lean = coll.searchAsyncIds && coll.metas ? { searchIds: coll.searchAsyncIds, metas: coll.metas } : null;
+  const fused = fusedCall(coll, storeOptions, want, options, server);
+  if (fused) return declared(coll.searchRerankedAsync).call(coll, vector, fused.opts, fused.spec);
+  // The pool without metadata, the kept hits' fetched after (the native store).
+  const lean = coll.capabilities.leanSearch;
   return searchReranked({
     query: vector,
     search: (q, n, certified, withMeta) => {
       const o = { ...storeOptions, k: n, ...(certified < n ? { certified } : {}) };
       // withMeta is false only when metasOf is given, i.e. with `lean`.
-      return withMeta || !lean ? coll.searchAsync(q, o) : /** @type {Promise<Hit[]>} */ (/** @type {unknown} */ (lean.searchIds.call(coll, q, o)));
+      return withMeta || !lean ? coll.searchAsync(q, o) : /** @type {Promise<Hit[]>} */ (/** @type {unknown} */ (declared(coll.searchAsyncIds).call(coll, q, o)));
     },
     vectorsOf: (ids) => storedVectors(coll, ids),
-    ...(lean ? { metasOf: async (/** @type {string[]} */ ids) => /** @type {(string | null)[]} */ (await lean.metas.call(coll, ids)) } : {}),
-    ...(coll.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
+    ...(lean ? { metasOf: async (/** @type {string[]} */ ids) => /** @type {(string | null)[]} */ (await declared(coll.metas).call(coll, ids)) } : {}),
+    ...(coll.capabilities.scores ? { scoresOf: (/** @type {string[]} */ ids, /** @type {SparseVector} */ q) => storedScores(coll, ids, q) } : {}),
     want, maxK: server.maxK, options, pool: server.rerank,
   });
 }
 
 /**
- * The arguments of the store's fused call (searchRerankedAsync and its by-id form), or null when it does not apply:
- * the whole re-ranking runs in the store, on its search threads, when the options need no metadata during the walk (no
- * recency, no per-site cap) and something is re-ranked at all.
+ * Whether the store's fused re-ranking answers a search (the one place this is decided): the collection declares the
+ * call (capabilities.fusedRerank, or fusedRerankById for a search by a stored document: the native store; a
+ * searchView only when it searches with the query unchanged), the options need no metadata during the walk (no
+ * recency, no per-site cap), and something is re-ranked at all.
+ * @param {Pick<SearchTarget, 'capabilities'>} coll
+ * @param {RerankOptions} options
+ * @param {boolean} [byId] the by-id form
+ */
+export const fusedRerankApplies = (coll, options, byId = false) => (byId ? coll.capabilities.fusedRerankById : coll.capabilities.fusedRerank) &&
+  options.halfLifeMs === null && options.maxPerSite === null && (activeFeedback(options) !== null || options.duplicateThreshold !== null);
+
+/**
+ * The arguments of the store's fused call (searchRerankedAsync and its by-id form), or null when it does not apply
+ * (fusedRerankApplies): the whole re-ranking then runs in the store, on its search threads.
+ * @param {Pick<SearchTarget, 'capabilities'>} coll
  * @param {Record<string, any>} storeOptions
  * @param {number} want
  * @param {RerankOptions} options
  * @param {{maxK: number, rerank: {poolFactor: number, poolMin: number}}} server
+ * @param {boolean} [byId] the by-id form
  */
-function fusedCall(storeOptions, want, options, server) {
+function fusedCall(coll, storeOptions, want, options, server, byId = false) {
+  if (!fusedRerankApplies(coll, options, byId)) return null;
   const fb = activeFeedback(options);
-  if (options.halfLifeMs !== null || options.maxPerSite !== null || !(fb || options.duplicateThreshold !== null)) return null;
   const { n, head } = poolPlan(want, server.maxK, options, server.rerank);
   return {
     opts: { ...storeOptions, k: n },
@@ -414,8 +501,7 @@ function fusedCall(storeOptions, want, options, server) {
  * document. The native store looks the vector up itself, in the snapshot it searches (searchRerankedByIdAsync: no
  * vector crosses into JavaScript) when the fused call applies; else the vector is fetched first. Its hits may carry
  * `fields` in place of `meta` (RerankSpec.fields): serialise them with answerBytes (pipeline/match/index.js).
- * @param {Parameters<typeof searchCollection>[0] & {searchRerankedByIdAsync?: (id: string, o: any,
- *   spec: import('../store/collection.js').RerankSpec) => Promise<import('../store/collection.js').RerankedHits | null>}} coll
+ * @param {SearchTarget} coll
  * @param {string} id
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
  * @param {number} want
@@ -424,8 +510,8 @@ function fusedCall(storeOptions, want, options, server) {
  * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], searched: number, fetched: number} | null>}
  */
 export async function searchCollectionById(coll, id, storeOptions, want, options, server) {
-  const fused = coll.searchRerankedByIdAsync && fusedCall(storeOptions, want, options, server);
-  if (fused) return /** @type {NonNullable<typeof coll.searchRerankedByIdAsync>} */ (coll.searchRerankedByIdAsync)(id, fused.opts, { ...fused.spec, fields: true });
+  const fused = fusedCall(coll, storeOptions, want, options, server, true);
+  if (fused) return declared(coll.searchRerankedByIdAsync).call(coll, id, fused.opts, { ...fused.spec, fields: true });
   const [vector] = await storedVectors(coll, [id]);
   return vector ? searchCollection(coll, vector, storeOptions, want, options, server) : null;
 }
@@ -438,5 +524,5 @@ export async function searchCollectionById(coll, id, storeOptions, want, options
 export const rerankSignature = (o) => ({
   duplicate_threshold: o.duplicateThreshold, recency_half_life_ms: o.halfLifeMs,
   recency_weight: o.halfLifeMs === null ? null : o.recencyWeight, max_per_site: o.maxPerSite,
-  ...(o.feedback && o.feedback.docs > 0 && o.feedback.weight > 0 ? { feedback: o.feedback } : {}), // absent when off: entries written before it still match
+  ...(activeFeedback(o) ? { feedback: o.feedback } : {}), // absent when off: entries written before it still match
 });

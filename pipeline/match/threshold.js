@@ -81,8 +81,8 @@ export function quantileOf(sorted, q) {
 /**
  * Measures the threshold of `ads` against `pages` (both collections of one model). Null when there is nothing to
  * measure (an empty collection). Deterministic for the same contents (seeded sampling).
- * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'scores'>} pages
- * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'scores'>} ads
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'capabilities' | 'scores'>} pages
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'capabilities' | 'scores'>} ads
  * @param {{source: string, quantile: number, seed?: number}} o
  * @returns {Promise<MatchThreshold | null>}
  */
@@ -107,7 +107,8 @@ export async function deriveMatchThreshold(pages, ads, o) {
     if (!page) continue;
     pagesSeen++;
     const label = labelOf(page.meta);
-    const scores = ads.scores ? await ads.scores(ids, page.vector) : adDocs.map((a) => dot(page.vector, a.vector));
+    const scores = ads.capabilities.scores
+      ? await /** @type {NonNullable<typeof ads.scores>} */ (ads.scores)(ids, page.vector) : adDocs.map((a) => dot(page.vector, a.vector));
     for (let j = 0; j < adDocs.length; j++) {
       const s = scores[j];
       if (adDocs[j].id === id || Number.isNaN(s)) continue; // the page itself (source = target), or an ad deleted meanwhile

@@ -258,10 +258,11 @@ export async function recordCollectionLayout(store, collection, layout, corpusSh
  * The layouts recorded for a model's collections, from where its backend keeps them.
  * @param {string} model
  * @param {{store: Config['store']}} config
+ * @param {import('../store/index.js').StoreBackend} [store] the model's store when the caller has it open (else opened here)
  * @returns {Promise<Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string}>>}
  */
-export async function readLayoutsOf(model, config) {
-  const all = await readRecordsOf(model, config);
+export async function readLayoutsOf(model, config, store) {
+  const all = await readRecordsOf(model, config, store);
   // A collection written through the API and precomputed has a threshold recorded but no layout.
   return Object.fromEntries(Object.entries(all).filter(([, e]) => e && typeof e === 'object' && 'layout' in e));
 }
@@ -270,9 +271,11 @@ export async function readLayoutsOf(model, config) {
  * Every collection's record (layout and derived match threshold), from where the model's backend keeps them.
  * @param {string} model
  * @param {{store: Config['store']}} config
+ * @param {import('../store/index.js').StoreBackend} [open] the model's store when the caller has it open
  * @returns {Promise<Record<string, any>>}
  */
-async function readRecordsOf(model, config) {
+async function readRecordsOf(model, config, open) {
+  if (open) return layoutRecords(open).read();
   // A native model without a store folder has nothing to open (and opening would create it): its file is read.
   const store = mayHaveModelStore(model, config) ? await openModelStore(model, config) : null;
   try {
@@ -419,9 +422,10 @@ export async function dropModelCollection(store, model, collection) {
  * @param {string} collection
  * @param {VectorLayout} layout
  * @param {{store: Config['store']}} config
+ * @param {import('../store/index.js').StoreBackend} [store] the model's store when the caller has it open
  */
-export async function indexedLayoutDifference(model, collection, layout, config) {
-  const recorded = (await readLayoutsOf(model, config))[collection];
+export async function indexedLayoutDifference(model, collection, layout, config, store) {
+  const recorded = (await readLayoutsOf(model, config, store))[collection];
   return recorded ? layoutDifference(recorded.layout, layout) : '';
 }
 

@@ -14,7 +14,7 @@ import { indexShardJob, shardsTravel } from '../queue/index-job.js';
 import { modelFilesDigest } from '../model/files-digest.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { plural } from '../progress.js';
-import { openModelStore, validateCollectionName } from '../store/index.js';
+import { mayHaveModelStore, openModelStore, validateCollectionName } from '../store/index.js';
 import { findDuplicateIds } from '../corpus/duplicates.js';
 import { modelLayout } from '../embed/index.js';
 import { indexedLayoutDifference, recordCollectionLayout, rederiveThresholds } from '../serving/index.js';
@@ -68,16 +68,22 @@ export async function runIndex(opts) {
   model.wordTopics.close();
   const corpus = path.resolve(opts.corpus);
   const storeDir = storeDirFor(opts.model);
-  // A collection holds vectors of one layout: adding documents embedded otherwise would make its scores meaningless.
-  const diff = await indexedLayoutDifference(opts.model, collection, layout, config);
-  if (diff && ((await collectionNow(opts.model, config, collection))?.count ?? 0) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
-  rejectUnreadableCorpus(corpus);
-  // Recorded with the layout: a server refuses to serve the collection with other model files (checkModelFiles).
-  const modelFilesSha256 = await modelFilesDigest(opts.model);
-  const travel = shardsTravel(config);
+  // The model's store, opened once for the run when first needed (opening a native store creates its folder) and
+  // closed at its end. While the workers write, this process keeps none of the collection's files open and does no
+  // background work on it (the native collectionInfo closes what it opened to answer).
+  /** @type {import('../store/index.js').StoreBackend | null} */
+  let opened = null;
+  const runStore = async () => (opened ??= await openModelStore(opts.model, config));
   /** @type {WorkerPool | null} */
   let pool = null;
   try {
+    // A collection holds vectors of one layout: adding documents embedded otherwise would make its scores meaningless.
+    const diff = await indexedLayoutDifference(opts.model, collection, layout, config, mayHaveModelStore(opts.model, config) ? await runStore() : undefined);
+    if (diff && ((await collectionNow(await runStore(), collection))?.count ?? 0) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
+    rejectUnreadableCorpus(corpus);
+    // Recorded with the layout: a server refuses to serve the collection with other model files (checkModelFiles).
+    const modelFilesSha256 = await modelFilesDigest(opts.model);
+    const travel = shardsTravel(config);
     const plan = await planShards(corpus, config.index.shardSize);
     const runKey = hashOf({
       corpus: plan.sha256, model: opts.model, modelCreated: model.manifest.created_at, collection,
@@ -87,7 +93,7 @@ export async function runIndex(opts) {
     prepareRunDir(outDir, runKey, log);
     // A finished shard counts only if its documents are in the collection as it is now: one written to a
     // collection since deleted (and maybe re-created) is done again. Shards that wrote nothing always count.
-    const created = (await collectionNow(opts.model, config, collection, layout.width))?.createdAt ?? null;
+    const created = (await collectionNow(await runStore(), collection, layout.width))?.createdAt ?? null;
     const pending = plan.shards.filter((s) => {
       const r = readShardResult(outDir, s.index, runKey);
       if (r && (r.documents === 0 || r.collectionCreated === created)) return false;
@@ -131,19 +137,15 @@ export async function runIndex(opts) {
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
     const warning = checkUsableRun({ corpus, lines: plan.lines, documents, empty, rejectedByCode, details: reportFile, config });
     // Workers write without waiting for searchability: everything they wrote becomes searchable now.
-    await flushCollection(opts.model, config, collection);
+    const store = await runStore();
+    if ((await store.collectionInfo(collection)) !== null) await (await store.collection(collection)).flush();
     // A run that wrote no document created no collection: there is no layout to record for it.
     /** @type {Record<string, import('../match/threshold.js').MatchThreshold>} */
     let matchThresholds = {};
-    if ((await collectionNow(opts.model, config, collection)) !== null) {
-      const store = await openModelStore(opts.model, config);
-      try {
-        await recordCollectionLayout(store, collection, layout, plan.sha256, corpus, modelFilesSha256);
-        // Ads' default min_score against the articles (and, for the articles, the thresholds measured against them).
-        matchThresholds = await rederiveThresholds(store, collection, CLI_DEFAULTS.collection, config);
-      } finally {
-        await store.close();
-      }
+    if ((await collectionNow(store, collection)) !== null) {
+      await recordCollectionLayout(store, collection, layout, plan.sha256, corpus, modelFilesSha256);
+      // Ads' default min_score against the articles (and, for the articles, the thresholds measured against them).
+      matchThresholds = await rederiveThresholds(store, collection, CLI_DEFAULTS.collection, config);
     }
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes, writeBatchSize: config.index.writeBatchSize,
@@ -151,43 +153,26 @@ export async function runIndex(opts) {
       matchThresholds,
     };
   } finally {
-    await pool?.stop();
+    try {
+      await pool?.stop();
+    } finally {
+      await /** @type {import('../store/index.js').StoreBackend | null} */ (opened)?.close(); // (assigned by runStore)
+    }
   }
 }
 
-
-/**
- * Makes what the workers wrote searchable (a cluster's `_refresh`; the native store turns its WAL into a segment).
- * @param {string} model
- * @param {import('../config.js').Config} config
- * @param {string} collection
- */
-async function flushCollection(model, config, collection) {
-  const store = await openModelStore(model, config);
-  try {
-    if ((await store.collectionInfo(collection)) !== null) await (await store.collection(collection)).flush();
-  } finally {
-    await store.close();
-  }
-}
 
 /**
  * The collection as the store has it now, null when it does not exist (nothing is created: a collection is
  * created by its first written document). With `width`, a collection of another width is refused before any
  * worker starts. Its createdAt tells a deleted and re-created collection from the one a finished shard wrote to.
- * @param {string} model
- * @param {import('../config.js').Config} config
+ * @param {import('../store/index.js').StoreBackend} store the model's
  * @param {string} collection
  * @param {number} [width]
  * @returns {Promise<{width: number, createdAt: string, count: number} | null>}
  */
-async function collectionNow(model, config, collection, width) {
-  const store = await openModelStore(model, config);
-  try {
-    const info = await store.collectionInfo(collection);
-    if (info && width !== undefined && info.width !== width) throw errors.STORE_WIDTH_MISMATCH(collection, String(info.width), String(width));
-    return info;
-  } finally {
-    await store.close();
-  }
+async function collectionNow(store, collection, width) {
+  const info = await store.collectionInfo(collection);
+  if (info && width !== undefined && info.width !== width) throw errors.STORE_WIDTH_MISMATCH(collection, String(info.width), String(width));
+  return info;
 }

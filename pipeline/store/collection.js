@@ -4,6 +4,12 @@ import { errors } from '../errors.js';
 import { normalizeId, normalizeSearchOptions, normalizeVector, prepareDoc } from './validate.js';
 import { DEFAULT_ENGINE_OPTIONS } from './engine.js';
 
+/**
+ * Every optional call of the backend contract (contract.js): the native store has them all.
+ * @type {Readonly<import('./contract.js').CollectionCapabilities>}
+ */
+const NATIVE_CAPABILITIES = Object.freeze({ vectors: true, scores: true, leanSearch: true, fusedRerank: true, fusedRerankById: true });
+
 /** Search defaults while a collection does not exist yet (its searches answer nothing anyway). */
 const { budget, candidates, minPostings } = DEFAULT_ENGINE_OPTIONS;
 const NO_ENGINE_DEFAULTS = { budget, candidates, minPostings };
@@ -161,6 +167,8 @@ export class Collection {
 
   /** @returns {string} */
   get name() { return this.#name; }
+  /** @returns {Readonly<import('./contract.js').CollectionCapabilities>} the contract's optional calls this handle has: all */
+  get capabilities() { return NATIVE_CAPABILITIES; }
   /** @returns {number} vector width, fixed at creation */
   get width() { return this.#engine?.width ?? this.#width; }
   /** @returns {string | null} when the collection was created (collection.json), null while it has not been */

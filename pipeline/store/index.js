@@ -11,6 +11,7 @@ export { validateCollectionName, COLLECTION_NAME_RE } from './names.js';
 export { DEFAULT_ENGINE_OPTIONS } from './engine.js';
 export { MAX_K } from './validate.js';
 export { searchesInFlight } from './search-threads.js';
+export { CAPABILITY_METHODS, NO_OPTIONAL_CALLS } from './contract.js';
 /** @typedef {import('./collection.js').SearchHit} SearchHit */
 /** @typedef {import('./collection.js').StoredDoc} StoredDoc */
 /** @typedef {import('./collection.js').StoreDocInput} StoreDocInput */
@@ -22,6 +23,7 @@ export { searchesInFlight } from './search-threads.js';
 /** @typedef {import('./engine.js').EngineStats} CollectionStats */
 /** @typedef {import('./contract.js').StoreBackend} StoreBackend */
 /** @typedef {import('./contract.js').CollectionHandle} CollectionHandle */
+/** @typedef {import('./contract.js').CollectionCapabilities} CollectionCapabilities */
 /** @typedef {import('./contract.js').BackendHealth} BackendHealth */
 
 /**

@@ -299,11 +299,14 @@ export class Store {
 
   /**
    * What the store records of a collection, or null when it does not exist (never written, or dropped).
-   * Creates nothing; the name is validated (SCDV_STORE_NAME_INVALID).
+   * Creates nothing; the name is validated (SCDV_STORE_NAME_INVALID). A collection this store did not have open is
+   * closed again after the answer: a caller that only asks (the index stage, before and after its workers write)
+   * keeps none of its files open and does no background work on it meanwhile.
    * @param {string} name
    * @returns {{name: string, width: number, createdAt: string, count: number} | null} createdAt: collection.json's created_at
    */
   collectionInfo(name) {
+    const wasOpen = this.#collections.has(name) || this.#engines.has(name);
     try {
       const c = this.collection(name);
       const createdAt = c.createdAt;
@@ -311,6 +314,13 @@ export class Store {
     } catch (err) {
       if (/** @type {any} */ (err)?.code === 'SCDV_COLLECTION_NOT_FOUND') return null; // absent, or dropped meanwhile
       throw err;
+    } finally {
+      if (!wasOpen) {
+        const engine = this.#engines.get(name);
+        this.#engines.delete(name);
+        this.#collections.delete(name);
+        void engine?.close();
+      }
     }
   }
 }

@@ -1,5 +1,5 @@
 // Collections and documents: list, read, write one (embedded now, searchable at once), delete, bulk (queued).
-import { parseDocument } from '../../pipeline/corpus/document.js';
+import { META_FIELDS, parseDocument } from '../../pipeline/corpus/document.js';
 import { invalidate, invalidateCollection } from '../../pipeline/match/index.js';
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
@@ -46,10 +46,9 @@ const JSONL_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/j
 export default function documentRoutes(app, ctx) {
   const { config, models } = ctx;
   const docParams = { type: 'object', properties: { collection: collectionName, id: documentId }, required: ['collection', 'id'] };
-  const metaProps = {
-    title: { type: 'string' }, url: { type: 'string' }, site: { type: 'string' }, category: { type: 'string' },
-    published_at: { type: 'string', description: 'ISO 8601' },
-  };
+  // The stored text fields (an ad's are in adFieldsSchema), in the order the store keeps them.
+  const metaProps = Object.fromEntries(META_FIELDS.filter((f) => f !== 'ad')
+    .map((f) => [f, f === 'published_at' ? { type: 'string', description: 'ISO 8601' } : { type: 'string' }]));
   // Written documents: their date must be one that exists (stored as given by the corpus reader's rules).
   const metaInput = {
     ...metaProps, published_at: dateSchema('when it was published'),

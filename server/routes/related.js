@@ -4,9 +4,9 @@ import { errors } from '../../pipeline/errors.js';
 import { answerBytes, resultItem } from '../../pipeline/match/index.js';
 import { searchCollection, searchCollectionById } from '../../pipeline/match/rerank.js';
 import { errorResponses } from '../errors.js';
-import { collectionName, dateSchema, documentId, fromSchema, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
+import { collectionName, documentId, fromSchema, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
 import {
-  droppedFields, droppedSchema, embedRequestText, filtersSchema, rerankOptions, rerankProperties, searchWindow, storeFilters,
+  droppedFields, droppedSchema, embedRequestText, filterProperties, filtersSchema, rerankOptions, rerankProperties, searchWindow, storeFilters,
 } from '../search.js';
 import { armFields, armParams, serveArm } from '../arms.js';
 
@@ -24,7 +24,6 @@ export default function relatedRoutes(app, ctx) {
     properties: { ...armFields, model: { type: 'string' }, collection: { type: 'string' }, id: { type: 'string' }, ...droppedSchema, results: resultsSchema },
     required: ['request_id', 'arm', 'model', 'collection', 'id', 'results'],
   };
-  const listFilter = (/** @type {string} */ d) => ({ type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 }, description: d });
 
   app.get('/v1/collections/:collection/documents/:id/related', {
     schema: {
@@ -37,11 +36,7 @@ export default function relatedRoutes(app, ctx) {
         properties: {
           k: kSchema(s),
           from: fromSchema(s),
-          since: dateSchema('published at or after'),
-          until: dateSchema('published at or before'),
-          site: listFilter('only these sites (repeat the parameter for several)'),
-          exclude_site: listFilter('not these sites'),
-          category: listFilter('only these categories'),
+          ...filterProperties('querystring'),
           ...armParams,
           ...rerankProperties(s, 'related'),
         },

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openStore } from '../../pipeline/store/index.js';
+import { NO_OPTIONAL_CALLS, openStore } from '../../pipeline/store/index.js';
 import { searchCollection } from '../../pipeline/match/rerank.js';
 import { loadConfig } from '../../pipeline/config.js';
 import { rng } from '../lib/random.js';
@@ -76,7 +76,7 @@ function expanded(/** @type {Float64Array} */ q, /** @type {number} */ nnz, /** 
 }
 
 /** The collection as a backend without a scores call sees it. */
-const withoutScores = { searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsync(v, o), get: (/** @type {string} */ id) => coll.get(id) };
+const withoutScores = { capabilities: NO_OPTIONAL_CALLS, searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsync(v, o), get: (/** @type {string} */ id) => coll.get(id) };
 const noCollapse = { duplicateThreshold: null, halfLifeMs: null, recencyWeight: 0.5, maxPerSite: null, now: Date.now() };
 
 test('the list is the pool of the first search re-scored by cosine to the expanded query (no second search)', async () => {
@@ -135,6 +135,7 @@ test('the pool search certifies only the ranks the list is made of: max(want, fe
   /** @type {Record<string, any>[]} */
   const calls = [];
   const recording = {
+    capabilities: { ...NO_OPTIONAL_CALLS, scores: true },
     searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => { calls.push(o); return coll.searchAsync(v, o); },
     get: (/** @type {string} */ id) => coll.get(id), scores: (/** @type {string[]} */ ids, /** @type {any} */ v) => coll.scores(ids, v),
   };

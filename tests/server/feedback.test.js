@@ -9,7 +9,7 @@ const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { keyDigest } = await import('../../pipeline/api-keys.js');
-const { openStore } = await import('../../pipeline/store/index.js');
+const { NO_OPTIONAL_CALLS, openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
 const { runEval } = await import('../../pipeline/eval/run.js');
 
@@ -119,7 +119,7 @@ test('related answers from the lean candidate pool (ids and scores, the kept hit
   try {
     const coll = store.collection('fbnews');
     // The collection as a backend without the native calls sees it: metadata with every hit, get() per id.
-    const plain = { searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsync(v, o), get: (/** @type {string} */ id) => coll.get(id) };
+    const plain = { capabilities: NO_OPTIONAL_CALLS, searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsync(v, o), get: (/** @type {string} */ id) => coll.get(id) };
     const options = { duplicateThreshold: config.server.rerank.duplicateThreshold, halfLifeMs: null, recencyWeight: 0, maxPerSite: null, now: 0, feedback: FEEDBACK };
     let compared = 0;
     for (const d of docs.slice(0, 12)) {
@@ -144,6 +144,8 @@ test('related answers from the store\'s fused re-ranking (one native call, by ve
   const names = /** @type {const} */ (['searchRerankedAsync', 'searchRerankedByIdAsync']);
   const real = { searchRerankedAsync: Collection.prototype.searchRerankedAsync, searchRerankedByIdAsync: Collection.prototype.searchRerankedByIdAsync };
   const calls = { searchRerankedAsync: 0, searchRerankedByIdAsync: 0 };
+  const capabilities = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(Collection.prototype, 'capabilities'));
+  const all = capabilities.get?.call(null);
   /**
    * The route's answer with these fused calls on (the others removed; the reply cache emptied first; request_id set
    * aside) and its status.
@@ -159,11 +161,15 @@ test('related answers from the store\'s fused re-ranking (one native call, by ve
         configurable: true, writable: true,
       });
     }
+    // The collection declares the calls it has (the contract's capabilities).
+    const declared = { ...all, fusedRerank: on.includes('searchRerankedAsync'), fusedRerankById: on.includes('searchRerankedByIdAsync') };
+    Object.defineProperty(Collection.prototype, 'capabilities', { get: () => declared, configurable: true });
     try {
       const res = await srv.app.inject(opts);
       return { status: res.statusCode, body: res.body.replace(/"request_id":"[^"]*"/, '') };
     } finally {
       for (const name of names) Object.defineProperty(Collection.prototype, name, { value: real[name], configurable: true, writable: true });
+      Object.defineProperty(Collection.prototype, 'capabilities', capabilities);
     }
   };
   const answer = async (/** @type {string[]} */ on, /** @type {import('light-my-request').InjectOptions | string} */ opts) => {

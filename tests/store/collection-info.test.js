@@ -37,3 +37,34 @@ test('collectionInfo: null until the first document, then name, width, created_a
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('collectionInfo keeps no collection open that the store did not have open: its files are closed after the answer', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-collection-info-'));
+  const writer = openStore(dir, NO_BG);
+  const store = openStore(dir); // background work on, as the index stage opens it
+  const openFiles = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(path.join(dir, 'news'));
+    } catch {
+      return false; // the listing's own descriptor, closed meanwhile
+    }
+  }).length;
+  try {
+    await writer.collection('news', { width: 8 }).upsert([{ id: 'a', vector: { indices: [1], values: [1] } }]);
+    await writer.close();
+    assert.equal(openFiles(), 0);
+    assert.equal(store.collectionInfo('news')?.count, 1);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(openFiles(), 0, 'nothing of the collection is left open by asking');
+    // A collection the store has open stays open (and is answered from it).
+    const c = store.collection('news');
+    assert.ok(openFiles() > 0);
+    assert.equal(store.collectionInfo('news')?.count, 1);
+    assert.ok(openFiles() > 0, 'a handle\'s collection stays open');
+    assert.equal(c.count(), 1);
+    assert.equal(store.collection('news'), c, 'the same handle as before');
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bruteForce, dot, randomVector, rng, sameTopK } from './helpers.js';
 import { layoutRecords } from '../../pipeline/serving/index.js';
+import { CAPABILITY_METHODS } from '../../pipeline/store/index.js';
 
 /**
  * @typedef {object} Backend
@@ -91,6 +92,37 @@ export function contractTests(makeBackend) {
       assert.equal(stats.width, WIDTH);
       assert.equal(stats.docs, 2);
       await c.flush();
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('contract: a collection declares its optional calls (capabilities): each declared one is there, each other one absent', async () => {
+    const store = await be.open('m-caps');
+    try {
+      const writer = await store.collection('caps', { width: WIDTH });
+      const caps = writer.capabilities;
+      assert.deepEqual(Object.keys(caps).sort(), Object.keys(CAPABILITY_METHODS).sort(), 'every capability, and no other, is declared');
+      for (const [name, methods] of Object.entries(CAPABILITY_METHODS)) {
+        const has = /** @type {Record<string, unknown>} */ (caps)[name];
+        assert.equal(typeof has, 'boolean', `capabilities.${name} is a boolean`);
+        for (const m of methods) assert.equal(typeof (/** @type {any} */ (writer))[m] === 'function', has, `${m} is there exactly when capabilities.${name}`);
+      }
+      if (caps.fusedRerankById) assert.ok(caps.fusedRerank, 'the by-id fused call only with the one by vector');
+      await writer.upsert([{ id: 'a', vector: { indices: [1], values: [1] } }]);
+      const reader = await store.collection('caps');
+      assert.deepEqual(reader.capabilities, caps, 'every handle of the backend declares the same');
+      const v = { indices: [1], values: [1] };
+      // Each declared call answers as the contract says.
+      if (caps.vectors) assert.deepEqual([...(/** @type {any} */ (await reader.vectors?.(['a', 'nope'])))].map((x) => x && [...x.indices]), [[1], null]);
+      if (caps.scores) assert.deepEqual([...(await reader.scores?.(['a', 'nope'], v) ?? [])].map((x) => (Number.isNaN(x) ? 'NaN' : Math.round(x * 1000) / 1000)), [1, 'NaN']);
+      if (caps.leanSearch) {
+        assert.deepEqual((await reader.searchAsyncIds?.(v, { k: 5 }))?.map((h) => h.id), ['a']);
+        assert.deepEqual(await reader.metas?.(['a', 'nope']), ['{}', null]);
+      }
+      const spec = { want: 1, maxK: 10, head: 1, threshold: null, feedback: null };
+      if (caps.fusedRerank) assert.deepEqual((await reader.searchRerankedAsync?.(v, { k: 5 }, spec))?.hits.map((h) => h.id), ['a']);
+      if (caps.fusedRerankById) assert.equal(await reader.searchRerankedByIdAsync?.('nope', { k: 5 }, spec), null);
     } finally {
       await store.close();
     }

@@ -22,6 +22,7 @@ const queryIds = [];
 
 /** The same collection without the fused call: searchCollection takes the JS path (searchReranked) on it. */
 const separate = {
+  capabilities: { ...coll.capabilities, fusedRerank: false, fusedRerankById: false },
   searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsync(v, o),
   searchAsyncIds: (/** @type {any} */ v, /** @type {any} */ o) => coll.searchAsyncIds(v, o),
   metas: (/** @type {string[]} */ ids) => coll.metas(ids),
@@ -77,7 +78,7 @@ const optionsOf = (threshold, feedback) => ({ duplicateThreshold: threshold, hal
  */
 async function both(vector, storeOptions, want, options, server) {
   let fused = 0;
-  const counting = { ...separate, searchRerankedAsync: (/** @type {any[]} */ ...a) => { fused++; return coll.searchRerankedAsync(a[0], a[1], a[2]); } };
+  const counting = { ...separate, capabilities: coll.capabilities, searchRerankedAsync: (/** @type {any[]} */ ...a) => { fused++; return coll.searchRerankedAsync(a[0], a[1], a[2]); } };
   const js = await searchCollection(separate, vector, storeOptions, want, options, server);
   const nat = await searchCollection(counting, vector, storeOptions, want, options, server);
   assert.equal(fused, 1, 'the fused call ran');
@@ -155,7 +156,7 @@ test('random queries (not stored documents, signed values): still equal', async 
 
 test('by id: the store looks the document\'s vector up itself (segments, write buffer, updated) and answers as by its vector', async () => {
   let byId = 0;
-  const counting = { ...separate, searchRerankedByIdAsync: (/** @type {any[]} */ ...a) => { byId++; return coll.searchRerankedByIdAsync(a[0], a[1], a[2]); } };
+  const counting = { ...separate, capabilities: coll.capabilities, searchRerankedByIdAsync: (/** @type {any[]} */ ...a) => { byId++; return coll.searchRerankedByIdAsync(a[0], a[1], a[2]); } };
   let compared = 0;
   for (const [j, id] of queryIds.entries()) {
     const doc = coll.get(id);

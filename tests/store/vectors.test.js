@@ -3,7 +3,7 @@
 // through them answering exactly as through searchAsync and get() per id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStore } from '../../pipeline/store/index.js';
+import { NO_OPTIONAL_CALLS, openStore } from '../../pipeline/store/index.js';
 import { loadAddon } from '../../pipeline/store/native.js';
 import { searchCollection } from '../../pipeline/match/rerank.js';
 import { resultItem } from '../../pipeline/match/index.js';
@@ -83,13 +83,14 @@ test('the lean pool (ids and scores, the kept hits\' metadata after; vectors in 
     let metaCalls = 0;
     // As the server's arms hand the native collection to searchCollection: the pool without metadata, vectors in one call.
     const native = {
+      capabilities: { ...c.capabilities, scores: false, fusedRerank: false, fusedRerankById: false },
       searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => c.searchAsync(v, o),
       searchAsyncIds: (/** @type {any} */ v, /** @type {any} */ o) => { lean++; return c.searchAsyncIds(v, o); },
       metas: (/** @type {string[]} */ ids) => { metaCalls++; return c.metas(ids); },
       get: (/** @type {string} */ id) => { single++; return c.get(id); },
       vectors: (/** @type {string[]} */ ids) => { batched++; return c.vectors(ids); },
     };
-    const withGet = { searchAsync: native.searchAsync, get: (/** @type {string} */ id) => c.get(id) };
+    const withGet = { capabilities: NO_OPTIONAL_CALLS, searchAsync: native.searchAsync, get: (/** @type {string} */ id) => c.get(id) };
     let dropped = 0;
     for (const options of [collapse, { ...collapse, feedback: { docs: 3, weight: 1, pool: 20 } }, { ...collapse, duplicateThreshold: null, feedback: { docs: 3, weight: 1, pool: 20 } }]) {
       for (const d of docs.slice(0, 40)) {

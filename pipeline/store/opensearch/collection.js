@@ -9,6 +9,7 @@ import {
   FEATURE_REL_ERROR, candidateCount, candidateQuery, candidateTerms, exactHits, filtersOf, postingsBudget, rescoreOf, rescoredSearch,
 } from './search.js';
 import { computeFeatureCounts, readFeatureCounts } from './counts.js';
+import { NO_OPTIONAL_CALLS } from '../contract.js';
 
 /** The engine options the native store accepts in search options; here `candidates` overrides the formula. */
 const SEARCH_DEFAULTS = { budget: 1, candidates: 0, minPostings: 0 };
@@ -65,6 +66,8 @@ export class OpenSearchCollection {
   }
 
   get name() { return this.#name; }
+  /** @returns {Readonly<import('../contract.js').CollectionCapabilities>} none of the contract's optional calls */
+  get capabilities() { return NO_OPTIONAL_CALLS; }
   get width() { return this.#width; }
   /** @returns {string | null} */
   get createdAt() { return this.#createdAt; }
