@@ -124,3 +124,26 @@ test('the defaults are what the schema says, and match it', () => {
   }
   assert.equal(CONFIG_SCHEMA.additionalProperties, false);
 });
+
+test('the store engine\'s options are checked against their schema too, naming the option and its rule', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { openStore } = await import('../pipeline/store/store.js');
+  const { ENGINE_SCHEMA } = await import('../pipeline/config/schema.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-engine-options-'));
+  try {
+    let cases = 0;
+    for (const { key, schema } of schemaKeys(ENGINE_SCHEMA)) {
+      if (!typesOf(schema).some((t) => t === 'integer' || t === 'number')) continue;
+      for (const [what, value] of badValues(schema)) {
+        assert.throws(() => openStore(dir, { [key]: value }), (/** @type {any} */ err) => err.code === 'SCDV_STORE_OPTION_INVALID' &&
+          err.message.includes(`openStore.${key}: must be ${describeRule(schema)}, got `), `${key} ${what}`);
+        cases++;
+      }
+    }
+    assert.ok(cases > 20, `only ${cases} cases`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
