@@ -7,8 +7,8 @@ import { schemaKeys, schemaOfKey } from './schema.js';
 import { typesOf } from './describe.js';
 
 /**
- * Names kept from before every key had a derived name (README "Store backends", docs/scale-out.md), from the
- * schema's envAliases: each works as well as the derived one; setting both to different values is an error.
+ * Older names of some keys' variables (README "Store backends", docs/scale-out.md), from the schema's envAliases:
+ * each works as well as the derived name; setting both to different values is an error.
  * @type {Readonly<Record<string, string>>}
  */
 export const ENV_ALIASES = Object.freeze(Object.fromEntries(schemaKeys().flatMap(({ key, schema }) => (schema.envAliases ?? []).map((/** @type {string} */ n) => [n, key]))));
@@ -168,7 +168,7 @@ function coerce(text, type) {
 
 /**
  * The config set by the environment, as an override tree for loadConfig (null when nothing is set). An empty
- * variable counts as unset (as before); a value that is not of the key's type is an error naming the variable.
+ * variable counts as unset; a value that is not of the key's type is an error naming the variable.
  * @param {Record<string, any>} defaults DEFAULT_CONFIG
  * @param {Record<string, string | undefined>} [env]
  * @returns {Record<string, any> | null}
