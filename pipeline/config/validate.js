@@ -40,7 +40,8 @@ export function checkedSchema(s = CONFIG_SCHEMA) {
 /** Identifies the checked schema: the generated validator is used only when it was made from this one. */
 export const schemaDigest = () => crypto.createHash('sha256').update(JSON.stringify(checkedSchema())).digest('hex').slice(0, 16);
 
-const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true };
+/** ajv's own messages are not used: messageOf words each error from the key's schema. */
+const AJV_OPTIONS = { strict: true, allowUnionTypes: true, messages: false };
 const require = createRequire(import.meta.url);
 /** The generated validator (a variable: the type checker need not read 190 kB of generated code). */
 const GENERATED = './validator.generated.cjs';
@@ -122,20 +123,15 @@ function messageOf(e, cfg) {
   return `${dotted(parts)} must be ${describeRule(s)}${s.secret || s.hideValue ? '' : `, got ${shown(value)}`}`;
 }
 
-/** Unknown keys first (a misspelt key is the likeliest mistake), then missing ones, then the rest in schema order. */
-const ORDER = /** @type {Record<string, number>} */ ({ additionalProperties: 0, required: 1 });
-
 /**
- * Every problem of a config, as messages (the schema's first; the rules between keys only when it matches).
+ * The problems of a config, as messages: the first place where it breaks the schema (ajv stops there: its code
+ * stays small), else every rule between keys that it breaks.
  * @param {unknown} cfg
  * @returns {string[]}
  */
 export function configProblems(cfg) {
-  const ok = compiled()(cfg);
-  if (!ok) {
-    const errs = [...(compiled().errors ?? [])].sort((a, b) => (ORDER[a.keyword] ?? 2) - (ORDER[b.keyword] ?? 2));
-    return [...new Set(errs.map((e) => messageOf(e, cfg)))];
-  }
+  const check = compiled();
+  if (!check(cfg)) return [...new Set((check.errors ?? []).map((e) => messageOf(e, cfg)))];
   return RULES.map((r) => r.check(/** @type {import('./types.js').Config} */ (cfg))).filter((m) => m !== null);
 }
 
