@@ -147,3 +147,22 @@ test('the store engine\'s options are checked against their schema too, naming t
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the generated validator and the schema compiled now give the same answers', async () => {
+  const { compileSchema } = await import('../pipeline/config/validate.js');
+  const generated = (await import('node:module')).createRequire(import.meta.url)('../pipeline/config/validator.generated.cjs');
+  const now = compileSchema();
+  const defaults = structuredClone(DEFAULT_CONFIG);
+  assert.equal(generated(defaults), true);
+  assert.equal(now(defaults), true);
+  for (const { key, schema } of schemaKeys()) {
+    for (const [, value] of badValues(schema)) {
+      const cfg = structuredClone(DEFAULT_CONFIG);
+      const parts = key.split('.');
+      parts.slice(0, -1).reduce((/** @type {any} */ n, p) => n[p], cfg)[parts[parts.length - 1]] = value;
+      assert.equal(generated(cfg), false, key);
+      assert.equal(now(cfg), false, key);
+      assert.deepEqual(generated.errors, now.errors, key);
+    }
+  }
+});

@@ -69,8 +69,13 @@ function compiled() {
     const generated = require(GENERATED);
     if (generated.schemaDigest === schemaDigest()) return (check = /** @type {Check} */ (generated));
   } catch { /* not generated yet: compiled below */ }
+  return (check = compileSchema());
+}
+
+/** The schema compiled by ajv now (what the generated code does, at the cost of compiling). @returns {Check} */
+export function compileSchema() {
   const Ajv = /** @type {typeof import('ajv').default} */ (require('ajv').default);
-  return (check = new Ajv(AJV_OPTIONS).compile(checkedSchema()));
+  return new Ajv(AJV_OPTIONS).compile(checkedSchema());
 }
 
 /**
