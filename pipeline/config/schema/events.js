@@ -4,7 +4,7 @@ import { section } from './section.js';
 const posInt = (/** @type {number} */ d, /** @type {string} */ description) => ({ type: 'integer', minimum: 1, default: d, description });
 
 export const events = section('Reader events (POST /v1/events, pipeline/events/): an append-only log of impressions and clicks.', {
-  dir: { type: ['string', 'null'], minLength: 1, default: null, description: "Folder of the log's segment files (null: <data dir>/events)." },
+  dir: { type: ['string', 'null'], minLength: 1, ruleText: 'a folder path', default: null, description: "Folder of the log's segment files (null: <data dir>/events)." },
   fsync: {
     type: 'string', enum: ['always', 'never'], default: 'always',
     description: "'always': a batch is answered only once it is on disk (write + fdatasync, one per group of batches that arrive together: group commit); 'never': once written to the OS (survives a killed server, not a power cut).",

@@ -13,7 +13,7 @@ export const server = section('`scdv serve`, the REST server (server/).', {
   host: { type: 'string', default: '127.0.0.1', description: 'Address to listen on.' },
   port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080, description: 'Port to listen on.', note: '0: any free port' },
   workers: posInt(1, 'Processes serving the one port (node:cluster); they share the store on disk.'),
-  model: { type: ['string', 'null'], default: null, description: 'Model served until one is activated through the API (null: the newest model whose store has collections).' },
+  model: { type: ['string', 'null'], default: null, ruleText: 'a model name (a folder of models/)', description: 'Model served until one is activated through the API (null: the newest model whose store has collections).' },
   apiKeyHashes: {
     ...strings('SHA-256 hex digests of the API keys allowed on write and admin routes; keys themselves are never stored.',
       { pattern: '^[0-9a-fA-F]{64}$', ruleText: 'a SHA-256 digest in hex (64 characters)', hideValue: true }),
