@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { DEFAULT_CONFIG, loadConfig } from '../pipeline/config.js';
 import path from 'node:path';
-import { ENV_ALIASES, ENV_TYPES, OTHER_ENV_VARIABLES, configKeys, envName, envOverrides, unknownEnvVariables } from '../pipeline/config-env.js';
-import { CONFIG_DOC, configurationDoc } from '../pipeline/config-docs.js';
+import { ENV_ALIASES, OTHER_ENV_VARIABLES, configKeys, envName, envOverrides, envType, unknownEnvVariables } from '../pipeline/config/env.js';
+import { CONFIG_DOC, CONFIG_TYPES, CONFIG_VALIDATOR, configTypes, configurationDoc } from '../pipeline/config/docs.js';
+import { validatorSource } from '../pipeline/config/validate.js';
 
 /**
  * Run `fn` with these variables set (and every SCDV_ config variable of the test cleared), then restore.
@@ -46,10 +47,14 @@ test('every key of the defaults is settable from its variable: each default, wri
   }
 });
 
-test('keys whose default is null or an empty list say which type their variable is read as', () => {
-  const unknown = configKeys(DEFAULT_CONFIG)
-    .filter(({ key, value }) => (value === null || (Array.isArray(value) && !value.length)) && !ENV_TYPES[key]).map((k) => k.key);
-  assert.deepEqual(unknown, []);
+test('every key\'s variable is read as a type of the schema, also where the default (null, []) does not tell it', () => {
+  const KINDS = /^(number|boolean|string|string\[\]|number\[\]|json:string\[\]|json)(\|null)?$/;
+  const odd = configKeys(DEFAULT_CONFIG).map(({ key }) => `${key}: ${envType(key)}`).filter((t) => !KINDS.test(t.split(': ')[1]));
+  assert.deepEqual(odd, []);
+  assert.equal(envType('server.model'), 'string|null');
+  assert.equal(envType('server.corsOrigins'), 'string[]');
+  assert.equal(envType('tokenizer.dropPos'), 'json:string[]');
+  assert.equal(envType('embed.keepCount'), 'number|null');
 });
 
 test('values are coerced by the default\'s type and reach the loaded config, between the file and the flags', () => {
@@ -91,7 +96,7 @@ test('a value of the wrong type is refused, naming the variable, the key and the
     [{ SCDV_EMBED_KEEP_COUNT: 'many' }, /SCDV_EMBED_KEEP_COUNT \(embed\.keepCount\) must be a number, or null/],
     [{ SCDV_EXPERIMENTS_ARMS: 'hybrid' }, /SCDV_EXPERIMENTS_ARMS .* must be a JSON array/],
     // The type is right, the value outside its range: the config's own check names the key.
-    [{ SCDV_SERVER_PORT: '70000' }, /server\.port must be 0-65535/],
+    [{ SCDV_SERVER_PORT: '70000' }, /server\.port must be a whole number from 0 to 65535 \(0: any free port\), got 70000/],
     [{ SCDV_SERVER_LOG_LEVEL: 'loud' }, /server\.logLevel must be/],
   ]);
   for (const [vars, message] of cases) {
@@ -114,11 +119,13 @@ test('the old variable names keep working; an old and a new name that disagree a
     (err) => !/hunter/.test(/** @type {Error} */ (err).message)));
 });
 
-test('docs/configuration.md lists every key with its variable and default, and is what the generator writes now', () => {
+test('docs/configuration.md lists every key with its variable and default; it, the Config type and the validator are what the generator writes now', () => {
   const doc = fs.readFileSync(CONFIG_DOC, 'utf8');
   const missing = configKeys(DEFAULT_CONFIG).filter(({ key }) => !doc.includes(`| \`${key}\` | \`${envName(key)}\``)).map((k) => k.key);
   assert.deepEqual(missing, [], 'keys missing from docs/configuration.md: run npm run docs:config');
   assert.equal(doc, configurationDoc(), 'docs/configuration.md is stale: run npm run docs:config');
+  assert.equal(fs.readFileSync(CONFIG_TYPES, 'utf8'), configTypes(), 'pipeline/config/types.d.ts is stale: run npm run docs:config');
+  assert.equal(fs.readFileSync(CONFIG_VALIDATOR, 'utf8'), validatorSource(), 'pipeline/config/validator.generated.cjs is stale: run npm run docs:config');
   for (const name of Object.keys(ENV_ALIASES)) assert.ok(doc.includes(`\`${name}\``), name);
 });
 

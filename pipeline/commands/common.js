@@ -49,7 +49,7 @@ export function intFlag(value, flag, range = { min: 0, integer: true }) {
 }
 
 /**
- * A flag that sets a training parameter, checked against the parameter's range in pipeline/config.js.
+ * A flag that sets a training parameter, checked against the parameter's range in the config schema (pipeline/config/schema/train.js).
  * @param {string|undefined} value
  * @param {string} flag
  * @param {keyof typeof TRAIN_RANGES} key e.g. 'word2vec.vector_size'

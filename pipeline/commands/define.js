@@ -8,8 +8,8 @@ import { DEFAULT_CONFIG } from '../config.js';
  * @property {string} flags e.g. '--clusters <k>' (takes a value) or '--force' (a switch)
  * @property {string} help
  * @property {string} [config] the config key the option overrides (e.g. 'train.gmm.n_components'): help shows
- *   its built-in default from pipeline/config.js
- * @property {string} [default] the value when the option is not given (from pipeline/config.js CLI_DEFAULTS)
+ *   its built-in default from the config schema (pipeline/config/schema/)
+ * @property {string} [default] the value when the option is not given (CLI_DEFAULTS, from pipeline/config/schema/cli.js)
  * @property {string[]} [choices] allowed values: shown in help and offered by completion (run checks them, with
  *   its own message)
  * @property {boolean} [hidden] not in help (e.g. --config-json, between processes)

@@ -11,48 +11,12 @@ import { errors, ScdvError } from '../errors.js';
 import { loadAddon } from './native.js';
 import { FORMAT, sameFile } from './files.js';
 import { lockAsync } from './process-locks.js';
+import { ENGINE_SCHEMA, defaultsOf } from '../config/schema.js';
 
-/**
- * Engine options (all have defaults; see DEFAULT_ENGINE_OPTIONS).
- * @typedef {object} EngineOptions
- * @property {number} flushDocs flush when the WAL holds this many operations
- * @property {number} flushAgeMs ... or when its oldest operation is this old
- * @property {number} refreshMs readers look at CURRENT and the WAL at most this often (on use)
- * @property {number} maintenanceMs period of the background check (refresh, age-based flush); 0 disables it
- * @property {boolean} autoFlush
- * @property {boolean} autoMerge
- * @property {number} maxSegments more segments than this trigger a background merge
- * @property {number} mergeFactor segments merged at once by the background policy (the smallest ones)
- * @property {number[]} tiers posting-list tiers of new segments (cumulative shares by |value|, ending with 1)
- * @property {number} minTierList posting lists shorter than this are not split into tiers
- * @property {number} budget default 'fast' search budget: share of the query's contribution mass read (its lists by impact)
- * @property {number} candidates default 'fast' candidates rescored exactly per segment (at least 3k are)
- * @property {number} minPostings default 'fast' floor: postings read per segment whatever the budget
- * @property {((err: Error) => void) | null} onBackgroundError background flush/merge failures (default: process warning)
- */
+/** Engine options (all have defaults: DEFAULT_ENGINE_OPTIONS). @typedef {import('../config/types.js').EngineOptions} EngineOptions */
 
-/** @type {Readonly<EngineOptions>} */
-export const DEFAULT_ENGINE_OPTIONS = Object.freeze({
-  flushDocs: 5000,
-  flushAgeMs: 3000,
-  refreshMs: 100,
-  maintenanceMs: 1000,
-  autoFlush: true,
-  autoMerge: true,
-  maxSegments: 8,
-  mergeFactor: 8,
-  tiers: [0.05, 0.15, 0.35, 1],
-  minTierList: 256,
-  // A share of the query's contribution mass, not of its postings: on the hybrid layout's real vectors it reads
-  // ~18 % of the postings at 100k documents for recall@10 1.000 (a share of the postings needed 80 %), on
-  // pure-SCDV-like vectors ~32 %. 0.45 with rescoring's gap factor 1.5: recall@10 1.000 on the real vectors at 100k
-  // and 1M, 0.998 / 0.9965 on two synthetic pure-SCDV sets, 0.75–0.79x the CPU of 0.5 (BENCHMARKS.md
-  // "Measurements behind the defaults").
-  budget: 0.45,
-  candidates: 1000,
-  minPostings: 100000,
-  onBackgroundError: null,
-});
+/** The defaults of the engine's options: the schema's (pipeline/config/schema/engine.js, with the reasons). */
+export const DEFAULT_ENGINE_OPTIONS = /** @type {Readonly<EngineOptions>} */ (Object.freeze(defaultsOf(ENGINE_SCHEMA)));
 
 /**
  * @typedef {{kind: 'upsert', docs: import('./validate.js').PreparedDoc[]}

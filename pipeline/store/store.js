@@ -9,6 +9,8 @@ import { fsyncDir, sameFile } from './files.js';
 import { loadAddon } from './native.js';
 import { lockAsync, whenFree } from './process-locks.js';
 import { validateCollectionName } from './names.js';
+import { ENGINE_SCHEMA } from '../config/schema.js';
+import { describeRule, inRange, rangeOf } from '../config/describe.js';
 
 /**
  * Options of openStore() (defaults for every collection) and of store.collection() (overrides).
@@ -41,14 +43,14 @@ function checkOptions(o, where) {
       }
     } else if (typeof def === 'boolean') {
       if (typeof v !== 'boolean') throw bad('must be true or false');
-    } else if (key === 'budget') {
-      if (typeof v !== 'number' || !(v > 0 && v <= 1)) throw bad('must be a number in (0, 1]');
-    } else if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || ((key === 'mergeFactor' || key === 'candidates' || key === 'flushDocs') && v < 1)) {
-      throw bad('must be a non-negative integer');
+    } else {
+      // A number: the range of the option in the config schema (pipeline/config/schema/engine.js).
+      const schema = ENGINE_SCHEMA.properties[key];
+      const range = rangeOf(schema);
+      if (!range || !inRange(v, range)) throw bad(`must be ${describeRule(schema)}, got ${JSON.stringify(v)}`);
     }
     out[key] = v;
   }
-  if (typeof out.mergeFactor === 'number' && out.mergeFactor < 2) throw errors.STORE_OPTION_INVALID(`${where}.mergeFactor`, 'must be at least 2');
   return /** @type {Partial<import('./engine.js').EngineOptions>} */ (out);
 }
 

@@ -109,6 +109,6 @@ test('stopwords keep on a model without lexicon.txt falls back to its vocabulary
   assert.deepEqual(e.tokenizer.tokenize(TEXT).sort(), ['犬', '猫', '犬', '馬'].sort(), 'the trained tokenizer, stop lists on');
   fs.writeFileSync(manifestFile, JSON.stringify({ ...manifest, name: 'old' })); // lists lexicon.txt, which is gone
   await assert.rejects(createEmbedder('old', embedCfg({ alpha: 0.5, stopwords: 'keep' })), (err) => /** @type {any} */ (err).code === 'SCDV_MODEL_CORRUPT' && /lexicon\.txt/.test(/** @type {Error} */ (err).message));
-  assert.throws(() => embedCfg({ stopwords: 'some' }), /embed.hybrid.stopwords must be keep or drop, got some/);
-  assert.throws(() => embedCfg({ idfPower: Infinity }), /embed.hybrid.idfPower must be a finite number, got Infinity/);
+  assert.throws(() => embedCfg({ stopwords: 'some' }), /embed\.hybrid\.stopwords must be keep or drop, got "some"/);
+  assert.throws(() => embedCfg({ idfPower: Infinity }), /embed\.hybrid\.idfPower must be a finite number, got Infinity/);
 });

@@ -167,7 +167,7 @@ test('scdv eval --classify: LinearSVC test accuracy on the vectors and on TF-IDF
   assert.deepEqual([set.hybrid.alpha, set.keepFraction], [0.5, 0.5]);
   const bad = scdv(['eval', '--classify', '--model', 'tiny', '--train', train, '--test', testFile, '--alpha', '2']);
   assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /eval\.classify\.alpha must be in \[0, 1\], got 2/);
+  assert.match(bad.stderr, /eval\.classify\.alpha must be a number from 0 to 1, got 2/);
 });
 
 test('bad input: a line without the label, invalid JSON, a missing model, a bad flag', () => {
@@ -186,5 +186,5 @@ test('bad input: a line without the label, invalid JSON, a missing model, a bad 
   const usage = scdv(['eval', '--model', 'tiny']);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /needs --model NAME and --corpus FILE/);
-  assert.match(scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--alpha', '2']).stderr, /embed.hybrid.alpha must be in \[0, 1\]/);
+  assert.match(scdv(['eval', '--model', 'tiny', '--corpus', FIXTURE, '--alpha', '2']).stderr, /embed\.hybrid\.alpha must be a number from 0 to 1, got 2/);
 });

@@ -36,13 +36,13 @@ test('methods: the SCDV block over alpha, the lexical block over 1 - alpha, hybr
 
 test('experiments and events settings are checked, naming the key', () => {
   const bad = (/** @type {any} */ o, /** @type {RegExp} */ re) => assert.throws(() => loadConfig({ overrides: o }), (e) => re.test(/** @type {Error} */ (e).message));
-  bad({ experiments: { arms: [] } }, /experiments\.arms must list 1 to 20 arms/);
+  bad({ experiments: { arms: [] } }, /experiments\.arms must be a list of 1 to 20 items, each an object \{name, method, weight\}, got \[\]/);
   bad({ experiments: { arms: [{ name: 'a', method: 'bm25', weight: 1 }] } }, /experiments\.arms\[0\]\.method must be one of hybrid, scdv, lexical/);
   bad({ experiments: { arms: [{ name: 'a', method: 'scdv', weight: 1 }, { name: 'a', method: 'hybrid', weight: 1 }] } }, /experiments\.arms\[1\]\.name "a" is used twice/);
   bad({ experiments: { arms: [{ name: 'a', method: 'scdv', weight: 0 }] } }, /experiments\.arms\[0\]\.weight must be a number above 0/);
   bad({ experiments: { arms: [{ name: 'a', method: 'scdv', weight: 1, share: 2 }] } }, /unknown key experiments\.arms\[0\]\.share/);
   bad({ events: { fsync: 'sometimes' } }, /events\.fsync must be always or never/);
-  bad({ events: { bandWidth: 0 } }, /events\.bandWidth must be in \(0, 1\]/);
+  bad({ events: { bandWidth: 0 } }, /events\.bandWidth must be a number above 0 and at most 1, got 0/);
   bad({ events: { maxBatch: 0 } }, /events\.maxBatch must be a positive integer/);
   bad({ events: { retention: 1 } }, /unknown key events\.retention/);
 });

@@ -7,10 +7,10 @@
 //   cli       pipeline/scdv.cjs, pipeline/cli.js, pipeline/commands/
 //   app       server/, pipeline/stages/, workers/*.js   (three peers that never import each other)
 //   library   pipeline/<folder>/, pipeline/*.js, workers/scdv/*.py (the Python package: trainers, analysis, eval)
-//   base      pipeline/config.js (+ config-checks.js, config-env.js), pipeline/errors.js, pipeline/paths.js
+//   base      pipeline/config.js and pipeline/config/ (the schema), pipeline/errors.js, pipeline/paths.js
 import path from 'node:path';
 
-export const BASE_FILES = new Set(['pipeline/config.js', 'pipeline/config-checks.js', 'pipeline/config-env.js', 'pipeline/errors.js', 'pipeline/paths.js']);
+export const BASE_FILES = new Set(['pipeline/config.js', 'pipeline/errors.js', 'pipeline/paths.js']);
 export const RANK = { base: 0, library: 1, app: 2, cli: 3, client: 4 };
 /** The Python package's folder (on PYTHONPATH as `scdv`). */
 export const PYTHON_PACKAGE = 'workers/scdv';
@@ -24,7 +24,7 @@ export const PYTHON_RUNNER = 'pipeline/python.js';
  * @returns {{ layer: keyof typeof RANK, group: string }}
  */
 export function classify(file) {
-  if (BASE_FILES.has(file)) return { layer: 'base', group: 'base' };
+  if (BASE_FILES.has(file) || file.startsWith('pipeline/config/')) return { layer: 'base', group: 'base' };
   if (PYTHON_CLIENTS.has(file)) return { layer: 'client', group: 'python clients' };
   if (file.startsWith(`${PYTHON_PACKAGE}/`)) return { layer: 'library', group: PYTHON_PACKAGE };
   if (file === 'pipeline/cli.js' || file === 'pipeline/scdv.cjs' || file.startsWith('pipeline/commands/')) return { layer: 'cli', group: 'cli' };

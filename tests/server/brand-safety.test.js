@@ -223,8 +223,8 @@ test('bad exclusions are refused with the field named, in a PUT and in a corpus 
   const q = await call('/v1/match?collection=ads&for=x&block_keyword=');
   assert.equal(q.status, 400, 'an empty keyword is refused');
   for (const [bs, message] of /** @type {[Record<string, unknown>, RegExp][]} */ ([
-    [{ threshold: 2 }, /server\.brandSafety\.threshold must be a number from -1 to 1 or null \(off\)/],
-    [{ seeds: [{ topic: 'x' }] }, /server\.brandSafety\.seeds\[0\] must be \{"topic"/],
+    [{ threshold: 2 }, /server\.brandSafety\.threshold must be a number from -1 to 1, or null \(null: off\)/],
+    [{ seeds: [{ topic: 'x' }] }, /server\.brandSafety\.seeds\[0\]\.text is missing/],
     [{ collections: [{ collection: 'a' }, { collection: 'a' }] }, /server\.brandSafety\.collections\[1\]\.collection names a a second time/],
     [{ collections: [{ collection: 'a', threshold: 'high' }] }, /server\.brandSafety\.collections\[0\]\.threshold must be a number/],
   ])) {

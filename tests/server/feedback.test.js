@@ -226,7 +226,7 @@ test('feedback is on by default: with the default configuration the related rout
 });
 
 test('config: relatedFeedback is checked with a message naming the field', () => {
-  assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { docs: -1 } } } } }), /server\.rerank\.relatedFeedback\.docs must be a whole number from 0 \(off\) to 100, got -1/);
+  assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { docs: -1 } } } } }), /server\.rerank\.relatedFeedback\.docs must be a whole number from 0 to 100 \(0: off\), got -1/);
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { weight: 'x' } } } } }), /server\.rerank\.relatedFeedback\.weight must be a number/);
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { enabled: 'yes' } } } } }), /server\.rerank\.relatedFeedback\.enabled must be a boolean, got "yes"/);
   assert.throws(() => loadConfig({ overrides: { server: { rerank: { relatedFeedback: { depth: 2 } } } } }), /unknown key server\.rerank\.relatedFeedback\.depth/);

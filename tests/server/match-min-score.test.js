@@ -162,7 +162,7 @@ test('a number in server.matchMinScore replaces the derived threshold; a request
 test('server.matchMinScore is null or a number from -1 to 1; the threshold\'s quantile and fallback are checked too', () => {
   for (const bad of [5, -2, Number.NaN, '0.1']) {
     assert.throws(() => loadConfig({ overrides: { server: { matchMinScore: bad } } }),
-      { code: 'SCDV_CONFIG_INVALID', message: /server\.matchMinScore must be a number from -1 to 1 or null \(derived\), got/ }, String(bad));
+      { code: 'SCDV_CONFIG_INVALID', message: /server\.matchMinScore must be a number from -1 to 1, or null \(null: each target collection's derived threshold\), got/ }, String(bad));
   }
   assert.equal(loadConfig({ overrides: { server: { matchMinScore: -1 } } }).server.matchMinScore, -1);
   assert.equal(loadConfig().server.matchMinScore, null);

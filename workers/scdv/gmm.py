@@ -38,7 +38,7 @@ from sklearn.utils import check_random_state
 
 from .config import GmmConfig
 
-# Defaults are the configured ones (pipeline/config.js, mirrored by scdv.config): tests/stages/train-config.test.js
+# Defaults are the configured ones (pipeline/config/schema/train.js, mirrored by scdv.config): tests/stages/train-config.test.js
 # fails when a constructor default here differs.
 _DEFAULTS = GmmConfig()
 

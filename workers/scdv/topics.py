@@ -51,7 +51,7 @@ _MAX_CHUNK_VALUES = 8_000_000
 
 ChunkCallback = Callable[[int, int], None]  # (words done, total words)
 Csr = tuple[NDArray[np.int64], NDArray[np.uint32], NDArray[np.float32]]
-# Defaults are the configured ones (pipeline/config.js, mirrored by scdv.config): tests/stages/train-config.test.js
+# Defaults are the configured ones (pipeline/config/schema/train.js, mirrored by scdv.config): tests/stages/train-config.test.js
 # fails when a constructor default here differs.
 _DEFAULTS = TopicsConfig()
 

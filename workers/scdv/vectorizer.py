@@ -56,7 +56,7 @@ class SCDVVectorizer(TransformerMixin, BaseEstimator):
         Embed as for this collection of the model's store (with the settings it was indexed with), so that
         vectors equal the stored ones; default: the settings the server uses for the model.
     clusters, dims, epochs, min_count, seed : int or None
-        Training parameters (``scdv train --clusters`` …); None: the defaults of ``pipeline/config.js``.
+        Training parameters (``scdv train --clusters`` …); None: the defaults of the config schema (``pipeline/config/schema/train.js``).
     config : str or None
         A JSON config file for ``scdv train`` and ``scdv embed`` (``--config``).
     node : str

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from .config import Word2VecConfig
 
-# Defaults are the configured ones (pipeline/config.js, mirrored by scdv.config): tests/stages/train-config.test.js
+# Defaults are the configured ones (pipeline/config/schema/train.js, mirrored by scdv.config): tests/stages/train-config.test.js
 # fails when a constructor default here differs.
 _DEFAULTS = Word2VecConfig()
 

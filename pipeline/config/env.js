@@ -1,49 +1,17 @@
 // Every config key from the environment: the variable's name is derived from the key's path
-// (store.opensearch.nodes -> SCDV_STORE_OPENSEARCH_NODES) and its text is read as the default's type, so a key
-// added to DEFAULT_CONFIG is settable by environment at once. Applied by loadConfig between the file and the flags.
-import { errors } from './errors.js';
+// (store.opensearch.nodes -> SCDV_STORE_OPENSEARCH_NODES) and its text is read as the key's type in the schema
+// (schema.js), so a key added to the schema is settable by environment at once. Applied by loadConfig between the
+// file and the flags.
+import { errors } from '../errors.js';
+import { schemaKeys, schemaOfKey } from './schema.js';
+import { typesOf } from './describe.js';
 
 /**
- * Names kept from before every key had a derived name (README "Store backends", docs/scale-out.md): each works
- * as well as the derived one; setting both to different values is an error.
+ * Older names of some keys' variables (README "Store backends", docs/scale-out.md), from the schema's envAliases:
+ * each works as well as the derived name; setting both to different values is an error.
+ * @type {Readonly<Record<string, string>>}
  */
-export const ENV_ALIASES = Object.freeze({
-  SCDV_OPENSEARCH_NODES: 'store.opensearch.nodes',
-  SCDV_OPENSEARCH_USERNAME: 'store.opensearch.username',
-  SCDV_OPENSEARCH_PASSWORD: 'store.opensearch.password',
-  SCDV_OPENSEARCH_INDEX_PREFIX: 'store.opensearch.indexPrefix',
-});
-
-/**
- * Keys whose default does not tell their type (null, or an empty array), and keys that also take null: the type
- * a variable's text is read as. A test fails when a key with a null default is missing here.
- * @type {Record<string, string>}
- */
-export const ENV_TYPES = Object.freeze({
-  // Part-of-speech prefixes contain commas (名詞,非自立): a comma list would split them.
-  'tokenizer.keepPos': 'json:string[]',
-  'tokenizer.dropPos': 'json:string[]',
-  'tokenizer.userDictionaries': 'string[]',
-  'tokenizer.stopwords.families': 'string[]|null',
-  'tokenizer.stopwords.extra': 'string[]',
-  'train.topics.keep_fraction': 'number|null',
-  'train.topics.keep_count': 'number|null',
-  'embed.keepCount': 'number|null',
-  'embed.hybrid.maxTerms': 'number|null',
-  'store.opensearch.username': 'string|null',
-  'store.opensearch.password': 'string|null',
-  'store.opensearch.tls.ca': 'string|null',
-  'server.model': 'string|null',
-  'server.writeEmbedThreads': 'number|null',
-  'server.matchMinScore': 'number|null',
-  'server.brandSafety.threshold': 'number|null',
-  'server.brandSafety.collections': 'json',
-  'server.apiKeyHashes': 'string[]',
-  'server.corsOrigins': 'string[]',
-  'server.bulkFileRoots': 'string[]',
-  'events.dir': 'string|null',
-  'experiments.arms': 'json',
-});
+export const ENV_ALIASES = Object.freeze(Object.fromEntries(schemaKeys().flatMap(({ key, schema }) => (schema.envAliases ?? []).map((/** @type {string} */ n) => [n, key]))));
 
 /**
  * The SCDV_ variables that are not config keys, by what they are for (docs/configuration.md lists them from
@@ -109,7 +77,7 @@ export function warnUnknownEnv(defaults) {
 }
 
 /** Keys whose values are secrets: documented as such, and never echoed in an error message. */
-export const SECRET_KEYS = new Set(['store.opensearch.password']);
+export const SECRET_KEYS = new Set(schemaKeys().filter(({ schema }) => schema.secret).map(({ key }) => key));
 
 /** @param {unknown} v */
 const isPlain = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -134,14 +102,24 @@ export function configKeys(defaults, prefix = '') {
 export const envName = (key) => `SCDV_${key.split('.').map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_')}`;
 
 /**
- * The type a key's variable is read as: ENV_TYPES, else the default's.
+ * The type a key's variable is read as, from its schema: 'number', 'boolean', 'string', 'string[]',
+ * 'json:string[]' (envFormat 'json': items may contain commas), 'json' (a list of objects), each '|null' when
+ * the key takes null.
  * @param {string} key
- * @param {unknown} value the default
  */
-export function envType(key, value) {
-  if (ENV_TYPES[key]) return ENV_TYPES[key];
-  if (Array.isArray(value)) return value.length && isPlain(value[0]) ? 'json' : `${value.length ? typeof value[0] : 'string'}[]`;
-  return typeof value;
+export function envType(key) {
+  const s = schemaOfKey(key);
+  if (!s) throw new Error(`no config key ${key}`);
+  const types = typesOf(s);
+  const base = types.find((t) => t !== 'null');
+  const nullable = types.includes('null') ? '|null' : '';
+  if (base === 'array') {
+    const item = typesOf(s.items ?? {})[0];
+    if (item === 'object') return `json${nullable}`;
+    const elem = item === 'integer' ? 'number' : item ?? 'string';
+    return `${s.envFormat === 'json' ? 'json:' : ''}${elem}[]${nullable}`;
+  }
+  return `${base === 'integer' ? 'number' : base}${nullable}`;
 }
 
 /** Plain decimal numbers only: "0x10", "1_000", "" and "Infinity" are mistakes, not numbers. */
@@ -190,7 +168,7 @@ function coerce(text, type) {
 
 /**
  * The config set by the environment, as an override tree for loadConfig (null when nothing is set). An empty
- * variable counts as unset (as before); a value that is not of the key's type is an error naming the variable.
+ * variable counts as unset; a value that is not of the key's type is an error naming the variable.
  * @param {Record<string, any>} defaults DEFAULT_CONFIG
  * @param {Record<string, string | undefined>} [env]
  * @returns {Record<string, any> | null}
@@ -201,7 +179,7 @@ export function envOverrides(defaults, env = process.env) {
   /** @type {Record<string, any>} */
   const out = {};
   let any = false;
-  for (const { key, value } of configKeys(defaults)) {
+  for (const { key } of configKeys(defaults)) {
     const names = [envName(key), ...(aliasesOf[key] ?? [])].filter((n) => env[n] !== undefined && env[n] !== '');
     if (!names.length) continue;
     const secret = SECRET_KEYS.has(key);
@@ -209,7 +187,7 @@ export function envOverrides(defaults, env = process.env) {
       throw errors.CONFIG_INVALID(`environment variables ${names.join(' and ')} both set ${key}, to different values: set one of them`);
     }
     const text = /** @type {string} */ (env[names[0]]);
-    const type = envType(key, value);
+    const type = envType(key);
     const parsed = coerce(text, type);
     if (!parsed) {
       throw errors.CONFIG_INVALID(`environment variable ${names[0]} (${key}) must be ${describeEnvType(type)}, got ${secret ? 'a value that is not' : JSON.stringify(text)}`);
