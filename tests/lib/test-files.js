@@ -1,5 +1,5 @@
 // Which test files `npm test` runs, and which of them the quick loop (`npm run test:quick`) runs: the files that
-// need no trained model, server, Redis or CLI run, told from what each file imports and starts.
+// need no trained model, server, Redis or CLI run, told from what each file imports and starts, less a few heavy ones.
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../../pipeline/paths.js';
@@ -26,6 +26,15 @@ const FIXTURE_MODULES = [
   'server/start.js', 'pipeline/stages/train.js', 'pipeline/commands/demo.js',
 ];
 
+/**
+ * Files that need none of that but take 7 to 25 s of CPU each (seeded search sweeps over many segments, the API types
+ * generated and compiled, set-up scripts, Python processes): `npm test` runs them, the quick loop does not.
+ */
+const HEAVY = [
+  'tests/store/certified.test.js', 'tests/store/fast-prune.test.js', 'tests/store/posting-simd.test.js',
+  'tests/server/api-types.test.js', 'tests/setup/system-packages.test.js', 'tests/stages/python-runner.test.js',
+];
+
 /** A Redis of its own, or a child process running the CLI or npm: an integration test too. */
 const STARTS_REDIS = /\bstartPrivateRedis\(/;
 const SPAWNS = /\b(?:spawn|spawnSync|execFile|execFileSync|fork)\(/;
@@ -49,6 +58,7 @@ function imports(file, src) {
  * @param {string} file relative to the repository
  */
 export function isQuick(file) {
+  if (HEAVY.includes(file)) return false;
   const src = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
   if (imports(file, src).some((p) => FIXTURE_MODULES.includes(p))) return false;
   return !STARTS_REDIS.test(src) && !(SPAWNS.test(src) && RUNS_CLI.test(src));
