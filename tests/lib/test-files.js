@@ -27,12 +27,14 @@ const FIXTURE_MODULES = [
 ];
 
 /**
- * Files that need none of that but take 7 to 25 s of CPU each on a loaded machine (seeded search sweeps over many segments, the API types
- * generated and compiled, set-up scripts, Python processes): `npm test` runs them, the quick loop does not.
+ * Files that need none of that but take 7 to 25 s of CPU each on a loaded machine (seeded search sweeps over many
+ * segments, the API types generated and compiled, set-up scripts, Python processes): `npm test` runs them, the quick
+ * loop does not.
  */
 const HEAVY = [
   'tests/store/certified.test.js', 'tests/store/fast-prune.test.js', 'tests/store/posting-simd.test.js',
-  'tests/store/search.test.js', 'tests/server/api-types.test.js', 'tests/setup/system-packages.test.js', 'tests/stages/python-runner.test.js',
+  'tests/store/search.test.js', 'tests/server/api-types.test.js', 'tests/setup/system-packages.test.js',
+  'tests/stages/python-runner.test.js',
 ];
 
 /** A Redis of its own, or a child process running the CLI or npm: an integration test too. */
