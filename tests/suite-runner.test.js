@@ -1,5 +1,6 @@
 // The suite runners' guard (tests/lib/suite.js): a file whose tests are done exits even with something still running,
 // a test over its limit fails, and a suite over its wall budget is killed and reported failed, so CI never stalls.
+// And its scheduling: files run `concurrency` at a time, those marked `alone` after the others with nothing beside them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -53,4 +54,55 @@ test('never reached', () => {});`);
   // Gone, or a zombie where PID 1 does not reap (some containers): either way no longer running.
   const state = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] : 'gone';
   assert.ok(state === 'gone' || state === 'Z', `the process the stuck file started is gone too (state ${state})`);
+});
+
+/**
+ * A file that marks itself started in `dir`, then waits (up to 20 s) for the marks of `others`.
+ * @param {string} name @param {string[]} others
+ */
+function waitingFile(name, others) {
+  return testFile(`${name}.test.js`, `import fs from 'node:fs';
+import path from 'node:path';
+test('${name} meets the others', async () => {
+  fs.writeFileSync(path.join(${JSON.stringify(dir)}, '${name}.started'), '');
+  const t0 = Date.now();
+  while (!${JSON.stringify(others)}.every((o) => fs.existsSync(path.join(${JSON.stringify(dir)}, o + '.started')))) {
+    if (Date.now() - t0 > 20_000) throw new Error('the others never started');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});`);
+}
+
+test('files run `concurrency` at a time: two files that each wait for the other pass together, and time out one by one', async () => {
+  const files = [waitingFile('left', ['right']), waitingFile('right', ['left'])];
+  assert.equal(await runTestFiles({ name: 'pair', files, cwd: dir, budgetMs: 60_000, concurrency: 2, stdio: 'ignore' }), 0);
+  for (const f of fs.readdirSync(dir)) if (f.endsWith('.started')) fs.rmSync(path.join(dir, f));
+  const one = await runTestFiles({ name: 'pair', files, cwd: dir, budgetMs: 60_000, concurrency: 1, perTestMs: 1000, stdio: 'ignore' });
+  assert.notEqual(one, 0, 'one at a time, the first waits for a file that has not started');
+});
+
+test('a file run `alone` runs after the others, when none of them runs any more', async () => {
+  const mark = (/** @type {string} */ name) => testFile(`${name}.test.js`, `import fs from 'node:fs';
+test('${name}', async () => {
+  fs.writeFileSync(${JSON.stringify(path.join(dir, `${name}.running`))}, '');
+  await new Promise((r) => setTimeout(r, 300));
+  fs.renameSync(${JSON.stringify(path.join(dir, `${name}.running`))}, ${JSON.stringify(path.join(dir, `${name}.done`))});
+});`);
+  const shared = ['s1', 's2', 's3'].map(mark);
+  const lonely = testFile('lonely.test.js', `import fs from 'node:fs';
+import assert from 'node:assert/strict';
+test('nothing else runs', () => {
+  const names = fs.readdirSync(${JSON.stringify(dir)});
+  assert.deepEqual(names.filter((n) => n.endsWith('.running')), []);
+  assert.equal(names.filter((n) => n.endsWith('.done')).length, 3);
+});`);
+  const status = await runTestFiles({ name: 'alone', files: [lonely, ...shared], cwd: dir, budgetMs: 60_000, concurrency: 3, alone: [lonely], stdio: 'ignore' });
+  assert.equal(status, 0);
+});
+
+test('a failing file fails the suite, and the other files still run', async () => {
+  const bad = testFile('bad.test.js', "import assert from 'node:assert/strict';\ntest('fails', () => assert.equal(1, 2));");
+  const good = testFile('good.test.js', `import fs from 'node:fs';\ntest('runs', () => fs.writeFileSync(${JSON.stringify(path.join(dir, 'good.ran'))}, ''));`);
+  assert.equal(await runTestFiles({ name: 'mixed', files: [bad, good], cwd: dir, budgetMs: 60_000, stdio: 'ignore' }), 1);
+  assert.ok(fs.existsSync(path.join(dir, 'good.ran')), 'the file after the failing one ran');
 });

@@ -1,8 +1,13 @@
 // One way to run a list of node:test files for the suite runners (tests/run.js, tests/opensearch/run.js,
 // tests/reliability/run.js), so that a stuck test cannot stall CI: every test gets a time limit, a file whose tests
 // are done exits even if something it started still runs (a load loop, a socket), and the whole suite has a wall
-// budget after which its process group is killed and the suite reported as failed, with the reason.
+// budget after which the process groups of the files still running are killed and the suite reported as failed,
+// with the reason. Each file runs in a `node --test` of its own, up to `concurrency` at once (longest first, by the
+// times of the previous run), and the suite ends with its slowest files, the sum of the files' times and its wall time.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 /** The oldest Node 20 with --test-force-exit (20.14) and --test-timeout (20.11); older ones run without them. */
 const FORCE_EXIT_SUPPORTED = (() => {
@@ -10,8 +15,55 @@ const FORCE_EXIT_SUPPORTED = (() => {
   return major > 20 || (major === 20 && minor >= 14);
 })();
 
+/** Each file's wall time in the previous run, to start the longest first (a cache: any content is fine). */
+const TIMES_FILE = path.join(os.tmpdir(), 'scdv-test-file-times.json');
+
+/** @returns {Record<string, number>} */
+function previousTimes() {
+  try {
+    const t = JSON.parse(fs.readFileSync(TIMES_FILE, 'utf8'));
+    return t && typeof t === 'object' ? t : {};
+  } catch {
+    return {};
+  }
+}
+
+/** @param {Record<string, number>} times */
+function saveTimes(times) {
+  try {
+    const tmp = `${TIMES_FILE}.${process.pid}`;
+    fs.writeFileSync(tmp, JSON.stringify({ ...previousTimes(), ...times }));
+    fs.renameSync(tmp, TIMES_FILE);
+  } catch { /* only an ordering hint */ }
+}
+
+/** The counts at the end of a spec or TAP report: `ℹ pass 12` or `# pass 12`. @param {string} out */
+function counts(out) {
+  /** @type {Record<string, number>} */
+  const c = {};
+  for (const m of out.matchAll(/^(?:ℹ|#) (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) c[m[1]] = Number(m[2]);
+  return c;
+}
+
+const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
+
 /**
- * Run `node --test` over `files`, one file at a time.
+ * CPU milliseconds (user + system) of this process's children that have ended and been waited for, with theirs
+ * (Linux: /proc/self/stat's cutime and cstime, in ticks of 10 ms); null elsewhere. Taken when a file's process ends, the
+ * difference is about that file's CPU time, which a loaded machine stretches far less than its wall time.
+ * @returns {number | null}
+ */
+function childrenCpuMs() {
+  try {
+    const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Run `node --test` over `files`, each file in a process of its own, `concurrency` at a time.
  * @param {object} o
  * @param {string} o.name for the messages, e.g. "opensearch suite"
  * @param {string[]} o.files
@@ -20,31 +72,115 @@ const FORCE_EXIT_SUPPORTED = (() => {
  * @param {NodeJS.ProcessEnv} [o.env]
  * @param {number} o.budgetMs wall time for the whole suite
  * @param {number} [o.perTestMs] a test's limit unless it sets its own (default 10 min)
+ * @param {number} [o.concurrency] files run at once (default 1)
+ * @param {string[]} [o.alone] files (of `files`) that run when no other file runs: after the others, one at a time
  * @param {'inherit' | 'ignore'} [o.stdio] default inherit
- * @returns {Promise<number>} the exit status (1 when the budget ran out)
+ * @param {number} [o.slowest] how many of the slowest files the closing summary names (default 10)
+ * @returns {Promise<number>} the exit status (1 when a file failed or the budget ran out)
  */
 export function runTestFiles(o) {
   const limits = FORCE_EXIT_SUPPORTED ? ['--test-force-exit', `--test-timeout=${o.perTestMs ?? 600_000}`] : [];
-  const args = ['--test', '--test-concurrency=1', ...limits, ...(o.extraArgs ?? []), ...o.files];
+  const extra = o.extraArgs ?? [];
+  // A file's report is held until it ends, so it goes through a pipe: name the reporter a terminal would get.
+  const reporter = extra.some((a) => a.startsWith('--test-reporter')) ? [] : [`--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`];
   // NODE_TEST_CONTEXT (set when this runs inside a test) would make the child report to a parent runner instead.
   const { NODE_TEST_CONTEXT: _, ...env } = o.env ?? process.env;
-  // Its own process group, so that on overrun the runner, its test file and what they started go together.
-  const child = spawn(process.execPath, args, { cwd: o.cwd, stdio: o.stdio ?? 'inherit', env, detached: true });
-  const forward = () => { try { process.kill(-(child.pid ?? 0), 'SIGTERM'); } catch { /* gone */ } };
+  const quiet = o.stdio === 'ignore';
+  const say = (/** @type {string} */ s) => { if (!quiet) process.stderr.write(s); };
+  const concurrency = Math.max(1, o.concurrency ?? 1);
+  const alone = new Set(o.alone ?? []);
+  const before = previousTimes();
+  const byTime = (/** @type {string[]} */ list) => [...list].sort((a, b) => (before[b] ?? 0) - (before[a] ?? 0));
+  const shared = byTime(o.files.filter((f) => !alone.has(f)));
+  const lonely = byTime(o.files.filter((f) => alone.has(f)));
+
+  /** @type {Map<string, import('node:child_process').ChildProcess>} */
+  const running = new Map();
+  /** @type {Record<string, number>} */
+  const times = {};
+  /** @type {Record<string, number>} */
+  const cpu = {};
+  let cpuSeen = childrenCpuMs();
+  /** @type {string[]} */
+  const failed = [];
+  const total = { tests: 0, pass: 0, fail: 0 };
+  let overran = false;
+  let stopping = false;
+  const t0 = Date.now();
+  const load0 = os.loadavg();
+
+  // Each file in its own process group, so that on overrun the runner, its test file and what they started go together.
+  const killAll = (/** @type {NodeJS.Signals} */ signal) => {
+    for (const child of running.values()) { try { process.kill(-(child.pid ?? 0), signal); } catch { /* gone */ } }
+  };
+  const forward = () => { stopping = true; killAll('SIGTERM'); };
   process.once('SIGINT', forward);
   process.once('SIGTERM', forward);
-  let overran = false;
   const timer = setTimeout(() => {
     overran = true;
-    process.stderr.write(`\n== ${o.name}: still running after its budget of ${Math.round(o.budgetMs / 1000)} s: killing it\n`);
-    try { process.kill(-(child.pid ?? 0), 'SIGKILL'); } catch { /* gone */ }
+    stopping = true;
+    say(`\n== ${o.name}: still running after its budget of ${Math.round(o.budgetMs / 1000)} s: killing ${[...running.keys()].join(', ')}\n`);
+    killAll('SIGKILL');
   }, o.budgetMs);
-  return new Promise((resolve) => {
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
-      resolve(overran ? 1 : code ?? 1);
+
+  /** @param {string} file @returns {Promise<void>} */
+  const runFile = (file) => new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--test', ...limits, ...reporter, ...extra, file],
+      { cwd: o.cwd, stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
+    running.set(file, child);
+    /** @type {Buffer[]} */
+    const out = [];
+    child.stdout?.on('data', (d) => out.push(d));
+    child.stderr?.on('data', (d) => out.push(d));
+    child.on('exit', () => {
+      const now = childrenCpuMs();
+      if (now !== null && cpuSeen !== null) cpu[file] = now - cpuSeen;
+      cpuSeen = now;
+    });
+    child.on('close', (code, signal) => {
+      running.delete(file);
+      const ms = Date.now() - started;
+      times[file] = ms;
+      const text = Buffer.concat(out).toString('utf8');
+      const c = counts(text);
+      total.tests += c.tests ?? 0;
+      total.pass += c.pass ?? 0;
+      total.fail += c.fail ?? 0;
+      const ok = code === 0;
+      if (!ok) failed.push(file);
+      const cpuText = file in cpu ? `, CPU ${seconds(cpu[file])}` : '';
+      say(`\n== ${file}: ${ok ? 'ok' : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds(ms)}${cpuText}\n${text}`);
+      resolve();
     });
   });
+
+  /** Runs `queue` through `width` slots. @param {string[]} queue @param {number} width */
+  const drain = async (queue, width) => {
+    const next = async () => {
+      for (let f = queue.shift(); f !== undefined && !stopping; f = queue.shift()) await runFile(f);
+    };
+    await Promise.all(Array.from({ length: Math.min(width, queue.length) }, next));
+  };
+
+  return (async () => {
+    await drain(shared, concurrency);
+    await drain(lonely, 1);
+    clearTimeout(timer);
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+    if (!overran && !stopping) saveTimes(times);
+    const ran = Object.entries(times).sort((a, b) => b[1] - a[1]);
+    const sum = ran.reduce((s, [, ms]) => s + ms, 0);
+    const load1 = os.loadavg();
+    const n = o.slowest ?? 10;
+    say(`\n== ${o.name}: the ${Math.min(n, ran.length)} slowest of ${ran.length} files\n`);
+    for (const [f, ms] of ran.slice(0, n)) say(`${seconds(ms).padStart(9)}  ${f in cpu ? `(CPU ${seconds(cpu[f])})`.padStart(14) : ''}  ${f}\n`);
+    const cpuSum = Object.values(cpu).reduce((s, ms) => s + ms, 0);
+    say(`== ${o.name}: ${ran.length} files, ${total.tests} tests, ${total.pass} passed, ${total.fail} failed; `
+      + `files' times sum to ${seconds(sum)}${cpuSum ? ` (CPU ${seconds(cpuSum)})` : ''}, wall ${seconds(Date.now() - t0)} with ${concurrency} at a time; `
+      + `load average ${load0[0].toFixed(2)} at the start, ${load1[0].toFixed(2)} at the end\n`);
+    if (failed.length) say(`== ${o.name}: failed: ${failed.join(', ')}\n`);
+    return overran || failed.length || ran.length < o.files.length ? 1 : 0;
+  })();
 }

@@ -8,7 +8,8 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { rng } from './random.js';
 import { loadConfig } from '../../pipeline/config.js';
-import { REPO_ROOT, dataDir, modelsDir, usePaths } from '../../pipeline/paths.js';
+import { dataDir, modelsDir, usePaths } from '../../pipeline/paths.js';
+import { cachedFolder, inputsHash } from './test-cache.js';
 
 export const ANIMALS = ['犬', '猫', '馬', '牛', '羊', '豚', '鶏', '兎', '狐', '熊', '象', '亀'];
 export const VEHICLES = ['自動車', '電車', '飛行機', '自転車', '船舶', 'バス', 'トラック', '地下鉄', '新幹線', 'タクシー', 'ヘリコプター', 'オートバイ'];
@@ -49,34 +50,31 @@ export const sampleTrain = (seed = 1) => ({
 });
 
 /**
- * Hash of what shapes a trained model: the training code and dictionary, the corpus, the settings.
+ * Hash of what shapes trained models: the training code and dictionary, this file, the corpus, the settings.
  * @param {string} corpus
  * @param {unknown} settings
  */
 function trainingInputsHash(corpus, settings) {
-  const files = [path.join(REPO_ROOT, 'pipeline', 'stages', 'train.js'), path.join(REPO_ROOT, 'dictionaries', 'build', 'active.json')];
-  for (const dir of ['workers/scdv', 'pipeline/tokenizer', 'pipeline/model', 'dictionaries/stopwords']) {
-    const abs = path.join(REPO_ROOT, dir);
-    for (const f of fs.readdirSync(abs)) if (fs.statSync(path.join(abs, f)).isFile()) files.push(path.join(abs, f));
-  }
-  const h = crypto.createHash('sha256').update(JSON.stringify(settings)).update(fs.readFileSync(corpus));
-  for (const f of files.sort()) { try { h.update(f).update(fs.readFileSync(f)); } catch { /* optional */ } }
-  return h.digest('hex').slice(0, 16);
+  return inputsHash([settings, crypto.createHash('sha256').update(fs.readFileSync(corpus)).digest('hex')], [
+    'pipeline/stages/train.js', 'dictionaries/build/active.json', 'workers/scdv', 'pipeline/tokenizer', 'pipeline/model',
+    'dictionaries/stopwords', 'build/Release/scdv_mecab.node', 'tests/lib/tiny-model.js',
+  ]);
 }
 
 /**
  * Models trained on one corpus, in `into` (default: modelsDir()). They are trained one after the other in a
  * scratch folder under one working name, so a later model reuses the stages its settings share with the earlier
- * ones (e.g. tokenising and word2vec when only the GMM seed differs), then cached; a later call with the same
- * inputs copies the cache. Training points the pipeline's folders at the scratch folder (usePaths) and back.
+ * ones (e.g. tokenising and word2vec when only the GMM seed differs), then cached (tests/lib/test-cache.js); a later
+ * call with the same inputs, in this test file or another, copies the cache. Training points the pipeline's folders
+ * at the scratch folder (usePaths) and back.
  * @param {{corpus: string, models: {name: string, overrides: Record<string, any>}[], redisUrl: string, into?: string}} o
  *   overrides: loadConfig overrides of each model (its `train` section, and `tokenizer` for another language)
+ * @returns {Promise<string>} the hash of the models' inputs (for caches of what is built from them)
  */
 export async function ensureModels({ corpus, models, redisUrl, into = modelsDir() }) {
   // Cached by position, not name: test files that train the same settings on the same corpus share the cache.
-  const cache = path.join(os.tmpdir(), `scdv-test-models-${trainingInputsHash(corpus, models.map((m) => m.overrides))}`);
-  const cached = (/** @type {number} */ i) => path.join(cache, `model-${i}`);
-  if (!models.every((_, i) => fs.existsSync(path.join(cached(i), 'manifest.json')))) {
+  const key = trainingInputsHash(corpus, models.map((m) => m.overrides));
+  const cache = await cachedFolder('model-set', key, async (dir) => {
     const { runTrain } = await import('../../pipeline/stages/train.js');
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-test-train-'));
     const before = { modelsDir: modelsDir(), dataDir: dataDir() };
@@ -85,20 +83,13 @@ export async function ensureModels({ corpus, models, redisUrl, into = modelsDir(
       for (const [i, m] of models.entries()) {
         const config = loadConfig({ overrides: m.overrides });
         await runTrain({ corpus, name: 'm', config, redisUrl, quiet: true, log: () => {}, force: true });
-        fs.renameSync(path.join(work, 'models', 'm'), path.join(work, 'models', `model-${i}`));
-      }
-      const tmpCache = `${cache}.tmp-${process.pid}`;
-      fs.cpSync(path.join(work, 'models'), tmpCache, { recursive: true });
-      fs.rmSync(cache, { recursive: true, force: true });
-      try {
-        fs.renameSync(tmpCache, cache);
-      } catch {
-        fs.rmSync(tmpCache, { recursive: true, force: true }); // another test file cached the same models meanwhile
+        fs.renameSync(path.join(work, 'models', 'm'), path.join(dir, `model-${i}`));
       }
     } finally {
       usePaths(before);
       fs.rmSync(work, { recursive: true, force: true });
     }
-  }
-  models.forEach((m, i) => fs.cpSync(cached(i), path.join(into, m.name), { recursive: true }));
+  });
+  models.forEach((m, i) => fs.cpSync(path.join(cache, `model-${i}`), path.join(into, m.name), { recursive: true }));
+  return key;
 }

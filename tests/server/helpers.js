@@ -21,6 +21,7 @@ const { storeDirFor } = await import('../../pipeline/paths.js');
 const { keyDigest: hashKey } = await import('../../pipeline/api-keys.js');
 const { SAMPLE_CORPUS } = await import('../../pipeline/paths.js');
 const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
+const { cachedFolder, inputsHash } = await import('../lib/test-cache.js');
 
 export const API_KEY = 'test-key-0123456789';
 export const MODEL_A = 'srv-a';
@@ -145,15 +146,30 @@ export async function setup() {
   state = { redis };
   // Both models: trained here (one full run, then only the GMM and topics again with another seed, about 20 s)
   // or copied from an earlier test file's run when no training input changed.
-  await ensureModels({
+  const modelsKey = await ensureModels({
     corpus: SAMPLE_CORPUS,
     models: [{ name: MODEL_A, overrides: trainOverrides(1) }, { name: MODEL_B, overrides: trainOverrides(2) }],
     redisUrl: redis.url,
   });
   const config = testConfig();
+  // The collections: indexed here, or copied from an earlier test file's folder when nothing that shapes them
+  // changed (the models, the config, the documents, the pipeline's code and native addons).
+  const key = inputsHash([modelsKey, config, ADS], ['pipeline', 'build/Release/scdv_mecab.node', 'dictionaries/build/active.json',
+    'dictionaries/stopwords', 'tests/server/helpers.js', 'tests/fixtures/livedoor/sample.jsonl']);
+  const stores = await cachedFolder('server-stores', key, async (dir) => {
+    for (const name of [MODEL_A, MODEL_B]) {
+      await indexDocs(name, 'articles', sampleDocs(), config);
+      await indexDocs(name, 'ads', ADS.map((a) => ({ ...a, url: `https://ads.example/${a.id}` })), config);
+      fs.cpSync(storeDirFor(name), path.join(dir, name), { recursive: true });
+    }
+  });
   for (const name of [MODEL_A, MODEL_B]) {
-    await indexDocs(name, 'articles', sampleDocs(), config);
-    await indexDocs(name, 'ads', ADS.map((a) => ({ ...a, url: `https://ads.example/${a.id}` })), config);
+    if (!fs.existsSync(storeDirFor(name))) fs.cpSync(path.join(stores, name), storeDirFor(name), { recursive: true });
+    // Opened, flushed and closed here, as when this process indexed them: without it routes.test.js's precompute next
+    // to a running server meets SCDV_STORE_BUSY on a store only ever written by another process.
+    const store = openStore(storeDirFor(name));
+    for (const c of ['articles', 'ads']) await store.collection(c).flush();
+    store.close();
   }
   return state;
 }
