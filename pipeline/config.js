@@ -166,7 +166,7 @@ export const DEFAULT_CONFIG = Object.freeze({
       candidates: { min: 400, perK: 3, perShard: 10, max: 10_000 },
       /** Postings a fast search's candidate terms may reach: max(min, fraction of the collection's postings) (search.js). */
       postingsBudget: { min: 20_000, fraction: 0.0009 },
-      /** Query terms sent as rank_feature clauses (the largest by magnitude): the cluster's max_clause_count caps it. */
+      /** Query terms sent as term clauses (the largest by magnitude): the cluster's max_clause_count caps it. */
       maxQueryTerms: 1024,
     },
   },
