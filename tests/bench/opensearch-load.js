@@ -40,12 +40,13 @@ const nodeCpu = () => {
   return (Number(f[11]) + Number(f[12])) / 100;
 };
 /** @param {string} method @param {string} p */
-const http = async (method, p) => (await fetch(`${opt.url}${p}`, { method })).json();
+const http = async (method, p) => /** @type {any} */ (await (await fetch(`${opt.url}${p}`, { method })).json());
 
 const m = readCsr(opt.data);
 const n = Math.min(m.rows, Number(opt.docs));
 /** @param {number} i */
 const doc = (i) => ({ id: `d${i}`, vector: row(m, i) });
+/** @type {Record<string, number[]>} */
 const load = { start: loadAvg() };
 
 // Native store: the same documents, batches of 1,000, flushed.

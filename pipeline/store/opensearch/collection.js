@@ -229,6 +229,30 @@ export class OpenSearchCollection {
   }
 
   /**
+   * The stored vectors of many ids in one search (null: no live document has the id); an id the search does not
+   * see yet (written with refresh false) is looked up by get(), which refreshes.
+   * @param {(string | number)[]} ids
+   * @returns {Promise<({indices: Uint32Array, values: Float32Array} | null)[]>}
+   */
+  async vectors(ids) {
+    this.#check();
+    if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', 'vectors takes an array of ids');
+    const keys = ids.map(normalizeId);
+    if (keys.length === 0 || (this.#createdAt === null && this.#writer && (await this.count()) === 0)) return keys.map(() => null);
+    /** @type {Map<string, {indices: Uint32Array, values: Float32Array}>} */
+    const found = new Map();
+    for (let i = 0; i < keys.length; i += MAX_WINDOW) {
+      const part = [...new Set(keys.slice(i, i + MAX_WINDOW))];
+      const body = { query: { ids: { values: part.map(osId) } }, size: part.length, _source: ['id'], docvalue_fields: ['v'], track_total_hits: false };
+      for (const hit of (await this.#query(body, 'vectors')).hits.hits) {
+        const d = storedDoc({ ...hit, _source: { ...hit._source, meta: {} } });
+        found.set(d.id, d.vector);
+      }
+    }
+    return Promise.all(keys.map(async (k) => found.get(k) ?? (await this.get(k))?.vector ?? null));
+  }
+
+  /**
    * Whether a live document has this id (its vector is not fetched).
    * @param {string | number} id
    */
