@@ -13,6 +13,9 @@ import { openModelStore } from '../pipeline/store/index.js';
 /** @typedef {import('../pipeline/match/index.js').PrecomputeJob} PrecomputeJob */
 /** @typedef {import('../pipeline/match/index.js').MatchEntry} MatchEntry */
 
+/** Searches in flight per job: a networked store (OpenSearch) answers each after a round trip. */
+const SEARCHES_IN_FLIGHT = 4;
+
 /** Stores by model, opened once per worker process. @type {Map<string, Promise<import('../pipeline/store/index.js').StoreBackend>>} */
 const stores = new Map();
 /**
@@ -56,27 +59,42 @@ export async function processPrecompute(job, redis, onProgress, config = { store
   let written = 0;
   let missing = 0;
   for (let i = 0; i < job.ids.length; i += 100) {
+    const ids = job.ids.slice(i, i + 100);
+    // A few searches in flight: a networked store answers each after a round trip. Each page is read whole (its
+    // metadata decides which ads may follow it: pipeline/match/safety.js).
+    /** @type {(string | null)[]} */
+    const encoded = new Array(ids.length).fill(null);
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(SEARCHES_IN_FLIGHT, ids.length) }, async () => {
+      while (next < ids.length) {
+        const j = next++;
+        const id = ids[j];
+        const doc = await src.get(id);
+        if (!doc) continue;
+        const page = storedPage(doc.meta);
+        const r = await searchMatches(tgt, doc.vector, { mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}) }, job.k, rerank, settings, page);
+        const sens = job.safety ? sensitivity(doc.vector, job.safety.vectors) : null;
+        /** @type {MatchEntry} */
+        const entry = {
+          model: job.model, source: job.source, target: job.target, id, k: job.k, target_gen: gen,
+          computed_at: new Date().toISOString(), count: r.hits.length,
+          ...(r.hits.length ? { lowest_score: Math.min(...r.hits.map((h) => h.score)) } : {}),
+          ...(job.rerank ? { rerank: rerankSignature(rerank) } : {}),
+          ...(rerank.duplicateThreshold === null ? {} : { duplicates_dropped: r.dropped.length, dropped: r.dropped }),
+          ...(job.safety && sens ? { safety: { seeds: job.safety.seeds, topic: sens.topic, similarity: sens.similarity } } : {}),
+          ...(r.excluded.length ? { excluded_ads: r.excluded } : {}),
+          results: r.hits.map(resultItem),
+        };
+        encoded[j] = encodeEntry(entry);
+      }
+    }));
     const multi = redis.multi();
-    for (const id of job.ids.slice(i, i + 100)) {
-      const doc = await src.get(id);
-      if (!doc) { missing++; continue; }
-      const page = storedPage(doc.meta);
-      const r = await searchMatches(tgt, doc.vector, { mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}) }, job.k, rerank, settings, page);
-      const sens = job.safety ? sensitivity(doc.vector, job.safety.vectors) : null;
-      /** @type {MatchEntry} */
-      const entry = {
-        model: job.model, source: job.source, target: job.target, id, k: job.k, target_gen: gen,
-        computed_at: new Date().toISOString(), count: r.hits.length,
-        ...(r.hits.length ? { lowest_score: Math.min(...r.hits.map((h) => h.score)) } : {}),
-        ...(job.rerank ? { rerank: rerankSignature(rerank) } : {}),
-        ...(rerank.duplicateThreshold === null ? {} : { duplicates_dropped: r.dropped.length, dropped: r.dropped }),
-        ...(job.safety && sens ? { safety: { seeds: job.safety.seeds, topic: sens.topic, similarity: sens.similarity } } : {}),
-        ...(r.excluded.length ? { excluded_ads: r.excluded } : {}),
-        results: r.hits.map(resultItem),
-      };
-      multi.set(k.entry(job.model, job.source, job.target, id), encodeEntry(entry), 'EX', job.ttlSeconds);
+    ids.forEach((id, j) => {
+      const e = encoded[j];
+      if (e === null) { missing++; return; }
+      multi.set(k.entry(job.model, job.source, job.target, id), e, 'EX', job.ttlSeconds);
       written++;
-    }
+    });
     await multi.exec();
     onProgress?.(Math.min(job.ids.length, i + 100));
   }

@@ -251,7 +251,7 @@ export type Config = {
         /** Share of the collection's postings. */
         fraction: number;
       };
-      /** Query terms sent as rank_feature clauses (the largest by magnitude): the cluster's max_clause_count caps it. */
+      /** Query terms sent as term clauses (the largest by magnitude): the cluster's max_clause_count caps it. */
       maxQueryTerms: number;
     };
   };

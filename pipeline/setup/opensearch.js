@@ -1,9 +1,11 @@
 // Optional step: OpenSearch for the `opensearch` store backend, installed only when asked (`npm run setup --
 // --opensearch`, SCDV_SETUP_OPENSEARCH=1, or a config with store.backend "opensearch"); `npm start` and `npm test`
 // never install it. The integ-test-zip distribution is a Maven Central artifact: fetched over HTTPS (or taken from
-// a local Maven repository) and checked against its .sha1, unpacked into the cache atomically, with two modules
-// that zip lacks added: mapper-extras (rank_features) and lang-painless (the scripting language of the exact
-// re-ranking: pipeline/store/opensearch/search.js) with its dependencies. Its Java is a system package
+// a local Maven repository) and checked against its .sha1, unpacked into the cache atomically, with modules that
+// zip lacks added: mapper-extras (rank_features), lang-painless (the scripting language of the exact re-ranking
+// and of the candidates' similarity: pipeline/store/opensearch/search.js) with its dependencies, and
+// analysis-common (the `whitespace` tokenizer and `delimited_term_freq` filter of the feature field, encoding.js).
+// An install made before analysis-common was added gets it in place. Its Java is a system package
 // (openjdk-17-jre-headless, OPENSEARCH_PACKAGES in system-packages.js).
 import fs from 'node:fs';
 import https from 'node:https';
@@ -22,6 +24,7 @@ const jar = (group, artifact, version) => ({ group, artifact, version, file: `${
 export const ARTIFACTS = {
   distribution: { group: 'org/opensearch/distribution/integ-test-zip', artifact: 'opensearch', version: OPENSEARCH_VERSION, file: `opensearch-${OPENSEARCH_VERSION}.zip` },
   mapperExtras: jar('org/opensearch/plugin', 'mapper-extras-client', OPENSEARCH_VERSION),
+  analysisCommon: jar('org/opensearch/plugin', 'analysis-common', OPENSEARCH_VERSION),
   /** lang-painless and what it needs at run time (the dependencies its own distribution module ships). */
   painless: [
     jar('org/opensearch/plugin', 'lang-painless', OPENSEARCH_VERSION),
@@ -50,6 +53,16 @@ custom.foldername=
 extended.plugins=
 has.native.controller=false
 `;
+const ANALYSIS_COMMON_DESCRIPTOR = `description=Adds "built in" analyzers to OpenSearch.
+version=${OPENSEARCH_VERSION}
+name=analysis-common
+classname=org.opensearch.analysis.common.CommonAnalysisPlugin
+java.version=11
+opensearch.version=${OPENSEARCH_VERSION}
+custom.foldername=
+extended.plugins=lang-painless
+has.native.controller=false
+`;
 /** Painless compiles scripts into classes of their own loader. */
 const PAINLESS_POLICY = `grant {
   permission java.lang.RuntimePermission "createClassLoader";
@@ -57,7 +70,9 @@ const PAINLESS_POLICY = `grant {
 };
 `;
 /** The file whose presence says the install is complete (written last of the modules). */
-export const INSTALL_MARK = path.join('modules', 'lang-painless', 'plugin-descriptor.properties');
+export const INSTALL_MARK = path.join('modules', 'analysis-common', 'plugin-descriptor.properties');
+/** The mark of an install made before analysis-common was added: that module is added to it in place. */
+const PAINLESS_MARK = path.join('modules', 'lang-painless', 'plugin-descriptor.properties');
 
 /**
  * Whether this run of set-up should install OpenSearch.
@@ -161,8 +176,22 @@ export async function ensureOpenSearch(log, opts = {}) {
     log(`opensearch: ${OPENSEARCH_VERSION} is installed at ${home}`);
     return home;
   }
+  if (fs.existsSync(path.join(home, PAINLESS_MARK))) {
+    log(`opensearch: adding the analysis-common module (the feature field's analyzer, 200 KB) to ${home}`);
+    const work = path.join(home, 'modules', `.analysis-common.tmp-${process.pid}`);
+    fs.rmSync(work, { recursive: true, force: true });
+    fs.mkdirSync(work);
+    try {
+      await addAnalysisCommon(work, work, log);
+      fs.rmSync(path.join(home, 'modules', 'analysis-common'), { recursive: true, force: true });
+      fs.renameSync(work, path.join(home, 'modules', 'analysis-common'));
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+    return home;
+  }
   log(`opensearch: installing ${OPENSEARCH_VERSION} into ${home}: the integ-test-zip distribution (about 55 MB ` +
-    'unpacked), the mapper-extras module (rank_features, 85 KB) and the lang-painless module (about 2 MB) from Maven Central');
+    'unpacked), the mapper-extras module (85 KB), the lang-painless module (about 2 MB) and the analysis-common module (200 KB) from Maven Central');
   fs.mkdirSync(path.dirname(home), { recursive: true });
   const work = `${home}.tmp-${process.pid}`;
   fs.rmSync(work, { recursive: true, force: true });
@@ -183,7 +212,10 @@ export async function ensureOpenSearch(log, opts = {}) {
     fs.mkdirSync(lang, { recursive: true });
     for (const f of painless) fs.copyFileSync(f, path.join(lang, path.basename(f)));
     fs.writeFileSync(path.join(lang, 'plugin-security.policy'), PAINLESS_POLICY);
-    fs.writeFileSync(path.join(top, INSTALL_MARK), PAINLESS_DESCRIPTOR);
+    fs.writeFileSync(path.join(top, PAINLESS_MARK), PAINLESS_DESCRIPTOR);
+    const analysis = path.join(top, 'modules', 'analysis-common');
+    fs.mkdirSync(analysis, { recursive: true });
+    await addAnalysisCommon(work, analysis, log);
     fs.rmSync(home, { recursive: true, force: true });
     fs.renameSync(top, home);
   } finally {
@@ -191,4 +223,17 @@ export async function ensureOpenSearch(log, opts = {}) {
   }
   log(`opensearch: installed at ${home}; \`npm run opensearch\` starts a local node`);
   return home;
+}
+
+/**
+ * The analysis-common module into `dir`, its descriptor (the install's mark) written last.
+ * @param {string} work where the download goes
+ * @param {string} dir the module's folder
+ * @param {(msg: string) => void} log
+ */
+async function addAnalysisCommon(work, dir, log) {
+  const file = await fetchArtifact(ARTIFACTS.analysisCommon, work, log);
+  if (path.dirname(file) !== dir) fs.copyFileSync(file, path.join(dir, path.basename(file)));
+  fs.rmSync(`${path.join(dir, path.basename(file))}.sha1`, { force: true });
+  fs.writeFileSync(path.join(dir, 'plugin-descriptor.properties'), ANALYSIS_COMMON_DESCRIPTOR);
 }

@@ -1,9 +1,11 @@
-// The local OpenSearch the other tests build on: one node starts from the cached install with rank_features (the
-// mapper-extras module set-up adds), takes a signed vector split into non-negative features and finds it with the
-// agreeing-sign query (pipeline/store/README.md, OpenSearch backend); two nodes form a cluster that places replicas.
+// The local OpenSearch the other tests build on: one node starts from the cached install with the modules set-up
+// adds (analysis-common, lang-painless), takes a signed vector split into non-negative weighted terms (the store's
+// feature field, pipeline/store/opensearch/encoding.js) and finds it with the agreeing-sign query; two nodes form
+// a cluster that places replicas.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startOpenSearch } from '../lib/opensearch.js';
+import { analysisSettings, featureTerms, mappingOf } from '../../pipeline/store/opensearch/encoding.js';
 
 /**
  * @param {string} url
@@ -21,13 +23,7 @@ async function call(url, method, path, body) {
   return { status: res.status, json: await res.json() };
 }
 
-/**
- * A signed sparse vector as rank_features: p<i> for positive values, n<i> for the magnitude of negative ones.
- * @param {Record<number, number>} v
- */
-const splitSigns = (v) => Object.fromEntries(Object.entries(v).map(([i, x]) => [`${x > 0 ? 'p' : 'n'}${i}`, Math.abs(x)]));
-
-test('one node: rank_features holds a split-sign vector and the agreeing-sign query finds it', async (t) => {
+test('one node: the feature field holds a split-sign vector as weighted terms and the agreeing-sign query finds it', async (t) => {
   const os = await startOpenSearch({ nodes: 1, name: 'scdv-smoke' });
   t.after(() => os.stop());
   const [url] = os.urls;
@@ -35,29 +31,30 @@ test('one node: rank_features holds a split-sign vector and the agreeing-sign qu
   const settings = await call(url, 'GET', '/_nodes/settings?filter_path=**.max_clause_count');
   assert.match(JSON.stringify(settings.json), /"max_clause_count":"65536"/);
 
+  // The analyzer (analysis-common) and the scripted similarity (lang-painless) of the store's layout.
   const created = await call(url, 'PUT', '/smoke', {
-    settings: { number_of_shards: 1, number_of_replicas: 0 },
-    mappings: { properties: { f: { type: 'rank_features' }, vv: { type: 'object', enabled: false } } },
+    settings: { number_of_shards: 1, number_of_replicas: 0, ...analysisSettings() },
+    mappings: { properties: { f: mappingOf({}).properties.f, vv: { type: 'object', enabled: false } } },
   });
   assert.equal(created.status, 200, JSON.stringify(created.json));
-  // The engine itself refuses a negative feature: the reason vectors are split by sign.
-  const negative = await call(url, 'PUT', '/smoke/_doc/bad', { f: { x: -0.5 } });
-  assert.equal(negative.status, 400, JSON.stringify(negative.json));
 
   const a = { 3: 0.6, 7: -0.8 };
   const b = { 3: -0.6, 7: 0.8 };
+  /** @param {Record<number, number>} v */
+  const terms = (v) => featureTerms(Uint32Array.from(Object.keys(v), Number), Float32Array.from(Object.values(v)));
+  assert.match(terms(a), /^p3\|\d+ n7\|\d+$/, 'p<i> for positive values, n<i> for the magnitude of negative ones');
   for (const [id, v] of /** @type {const} */ ([['a', a], ['b', b]])) {
-    const put = await call(url, 'PUT', `/smoke/_doc/${id}?refresh=wait_for`, { f: splitSigns(v), vv: v });
+    const put = await call(url, 'PUT', `/smoke/_doc/${id}?refresh=wait_for`, { f: terms(v), vv: v });
     assert.equal(put.status, 201, JSON.stringify(put.json));
   }
   // Query = a: its positive part matches a's p3, its negative part a's n7; b agrees on neither sign.
-  const should = Object.entries(splitSigns(a)).map(([k, w]) => ({ rank_feature: { field: `f.${k}`, linear: {}, boost: w } }));
+  const should = [{ term: { f: { value: 'p3', boost: 0.6 } } }, { term: { f: { value: 'n7', boost: 0.8 } } }];
   const found = await call(url, 'POST', '/smoke/_search', { query: { bool: { should } } });
   assert.equal(found.status, 200, JSON.stringify(found.json));
   const hits = found.json.hits.hits;
   assert.deepEqual(hits.map((/** @type {any} */ h) => h._id), ['a']);
-  // Lucene keeps ~9 bits of a feature value: the engine's score is near the dot product (1.0), not exact.
-  assert.ok(Math.abs(hits[0]._score - 1) < 0.01, `score ${hits[0]._score}`);
+  // A term's weight keeps 8 significant bits, truncated: the score is just under the dot product (1.0).
+  assert.ok(hits[0]._score <= 1 && hits[0]._score > 1 - 2 ** -6, `score ${hits[0]._score}`);
   assert.deepEqual(hits[0]._source.vv, { 3: 0.6, 7: -0.8 });
 });
 

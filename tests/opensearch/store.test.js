@@ -131,18 +131,18 @@ test('fast search spends a postings budget on the query\'s rarer terms; exact mo
   }
 });
 
-test('an index of the previous layout (format 1) is refused with how to re-index it', async () => {
+test('an index of the previous layout (format 2, rank_features) is refused with how to re-index it', async () => {
   const index = `${prefix}old--c`;
   const put = await fetch(`${url}/${index}`, {
     method: 'PUT', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ mappings: { _meta: { scdv: { model: 'old', collection: 'c', width: 10, created_at: new Date().toISOString(), format: 1 } }, properties: { vi: { type: 'integer' } } } }),
+    body: JSON.stringify({ mappings: { _meta: { scdv: { model: 'old', collection: 'c', width: 10, created_at: new Date().toISOString(), format: 2 } }, properties: { f: { type: 'rank_features' }, v: { type: 'binary', doc_values: true } } } }),
   });
   assert.equal(put.status, 200);
   const s = await openModelStore('old', config);
   try {
     await assert.rejects(async () => s.collection('c'), (/** @type {any} */ err) => {
       assert.equal(err.code, 'SCDV_STORE_FORMAT_UNSUPPORTED');
-      assert.match(err.message, /layout format 1; this version reads format 2/);
+      assert.match(err.message, /layout format 2; this version reads format 3/);
       assert.match(err.message, /scdv collection delete c --model old/);
       assert.match(err.message, /scdv index/);
       return true;

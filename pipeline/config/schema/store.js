@@ -57,7 +57,7 @@ export const store = section('Where document vectors live (pipeline/store/): one
       min: posInt(20_000, 'Postings at least.'),
       fraction: { type: 'number', minimum: 0, maximum: 1, default: 0.0009, description: "Share of the collection's postings." },
     }, { why: 'BENCHMARKS.md § Vector store on OpenSearch.' }),
-    maxQueryTerms: posInt(1024, "Query terms sent as rank_feature clauses (the largest by magnitude): the cluster's max_clause_count caps it."),
+    maxQueryTerms: posInt(1024, "Query terms sent as term clauses (the largest by magnitude): the cluster's max_clause_count caps it."),
   }),
 });
 

@@ -1,18 +1,22 @@
-// How documents and collections are laid out in OpenSearch (layout format 2).
+// How documents and collections are laid out in OpenSearch (layout format 3).
 //
 // Signed sparse vectors: no OpenSearch field takes negative feature values, so each vector is indexed twice
-// over as non-negative `rank_features` (field `f`): `p<i>` = v_i where v_i > 0 and `n<i>` = -v_i where v_i < 0.
-// A query's agreeing-sign part of the dot product is then a sum of linear `rank_feature` clauses: that finds
-// candidates (search.js). The exact vector is a `binary` doc value `v` (the n int32 indices, then the n float32
-// values, little-endian): the engine's re-ranking script reads it beside the postings, and nothing of the vector
-// is kept in `_source` (which holds the id, the metadata and the filter fields). Lucene keeps about 9
-// significant bits of a feature value, which is why the re-ranking is needed.
-// Format 1 (before): the exact vector as `vi`/`vv` arrays in `_source`, re-ranked in Node; it is refused on open
+// over as non-negative term weights in the text field `f`: term `p<i>` weighs v_i where v_i > 0 and `n<i>`
+// weighs -v_i where v_i < 0. The weight travels as the term's frequency (`p12|17032`, split off by the
+// `delimited_term_freq` filter): the top 16 bits of its float32, as Lucene's own feature fields keep it, so a
+// scripted similarity turns it back into the value and a query's agreeing-sign part of the dot product is a sum
+// of boosted `term` clauses: that finds candidates (search.js). The exact vector is a `binary` doc value `v`
+// (the n int32 indices, then the n float32 values, little-endian): the engine's re-ranking script reads it beside
+// the postings, and nothing of the vector is kept in `_source` (which holds the id, the metadata and the filter
+// fields). The feature field's value is one string, not an object of ~300 keys: the engine parses field names
+// through an interning symbol table that many distinct keys overflow, which made `rank_features` (format 2)
+// cost ~1.5 ms of the engine's CPU per document against ~0.4 ms for this field.
+// Formats 1 (the vector in `_source`, re-ranked in Node) and 2 (`f` as `rank_features`) are refused on open
 // with how to re-index (store.js).
 import crypto from 'node:crypto';
 
 /** Format of the index layout below; recorded in each index's `_meta` and checked on open. */
-export const OS_FORMAT = 2;
+export const OS_FORMAT = 3;
 
 /** OpenSearch's limit on `_id`, in UTF-8 bytes (our ids may be 512 characters: up to 2,048 bytes). */
 const MAX_OS_ID_BYTES = 512;
@@ -27,26 +31,35 @@ export function osId(id) {
   return `h:${crypto.createHash('sha256').update(id).digest('hex')}`;
 }
 
-/** Smallest feature value Lucene accepts (positive normal float32); smaller magnitudes only matter to the re-ranking. */
-const MIN_FEATURE = 1.1754943508222875e-38;
+/** A float32's top 16 bits (sign, exponent, 7 mantissa bits): the weight a term carries as its frequency. */
+const FEATURE_SHIFT = 15;
+/** The smallest term frequency written: the top bits of the smallest normal float32 (2^-126), as Lucene's features. */
+const MIN_FEATURE_FREQ = 0x00800000 >>> FEATURE_SHIFT;
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
- * The `rank_features` of a vector (split by sign).
+ * The value of `f`: the split-sign terms of a vector with their weights as term frequencies (`p3|16250 n7|15872`),
+ * each weight the top 16 bits of |v| as a float32 (truncated, as Lucene's feature fields keep ~9 significant bits),
+ * at least the smallest normal float32's.
  * @param {Uint32Array} indices
  * @param {Float32Array} values
- * @returns {Record<string, number>}
  */
-export function features(indices, values) {
-  /** @type {Record<string, number>} */
-  const f = {};
+export function featureTerms(indices, values) {
+  let s = '';
   for (let j = 0; j < indices.length; j++) {
     const v = values[j];
-    // Four significant digits: the engine keeps 9 bits of it anyway, and the request is a third of the size.
-    if (v >= MIN_FEATURE) f[`p${indices[j]}`] = Math.max(MIN_FEATURE, Number(v.toPrecision(4)));
-    else if (v <= -MIN_FEATURE) f[`n${indices[j]}`] = Math.max(MIN_FEATURE, Number((-v).toPrecision(4)));
+    if (v === 0 || v !== v) continue;
+    f32[0] = v < 0 ? -v : v;
+    const q = Math.max(MIN_FEATURE_FREQ, u32[0] >>> FEATURE_SHIFT);
+    s += `${s ? ' ' : ''}${v > 0 ? 'p' : 'n'}${indices[j]}|${q}`;
   }
-  return f;
+  return s;
 }
+
+/** The similarity of `f`: a clause's boost (the query's weight) times the term's weight, decoded from its frequency. */
+export const FEATURE_SIMILARITY = `return query.boost * Float.intBitsToFloat(((int) doc.freq) << ${FEATURE_SHIFT});`;
 
 /**
  * The doc value `v` of a vector: base64 of its int32 indices then its float32 values (little-endian).
@@ -56,9 +69,14 @@ export function features(indices, values) {
 export function encodeVector(indices, values) {
   const n = indices.length;
   const buf = Buffer.allocUnsafe(8 * n);
-  for (let j = 0; j < n; j++) {
-    buf.writeUInt32LE(indices[j], 4 * j);
-    buf.writeFloatLE(values[j], 4 * (n + j));
+  if (LITTLE_ENDIAN && buf.byteOffset % 4 === 0) {
+    new Uint32Array(buf.buffer, buf.byteOffset, n).set(indices);
+    new Float32Array(buf.buffer, buf.byteOffset + 4 * n, n).set(values);
+  } else {
+    for (let j = 0; j < n; j++) {
+      buf.writeUInt32LE(indices[j], 4 * j);
+      buf.writeFloatLE(values[j], 4 * (n + j));
+    }
   }
   return buf.toString('base64');
 }
@@ -87,7 +105,7 @@ export function decodeVector(b64) {
 export function sourceOf(d) {
   return {
     id: d.id,
-    f: features(d.indices, d.values),
+    f: featureTerms(d.indices, d.values),
     v: encodeVector(d.indices, d.values),
     meta: JSON.parse(d.meta),
     ...(d.site ? { site: d.site } : {}),
@@ -109,7 +127,8 @@ export function mappingOf(meta) {
     properties: {
       // Read from `_source` only (lookups by id go through `_id`).
       id: { type: 'keyword', index: false, doc_values: false },
-      f: { type: 'rank_features' },
+      // Terms only (no positions: their frequencies are the weights), scored by the similarity above.
+      f: { type: 'text', analyzer: 'scdv_features', index_options: 'freqs', norms: false, similarity: 'scdv_features' },
       v: { type: 'binary', doc_values: true },
       meta: { type: 'object', enabled: false },
       // Filters only (no sorting or aggregation): indexed, no doc values.
@@ -117,6 +136,17 @@ export function mappingOf(meta) {
       category: { type: 'keyword', doc_values: false },
       published_at: { type: 'date', format: 'epoch_millis', doc_values: false },
     },
+  };
+}
+
+/**
+ * The index settings the mapping needs (given when the index is created): the analyzer of `f` (whitespace-split
+ * terms, each `term|frequency`) and its similarity (FEATURE_SIMILARITY, a Painless script).
+ */
+export function analysisSettings() {
+  return {
+    analysis: { analyzer: { scdv_features: { type: 'custom', tokenizer: 'whitespace', filter: ['delimited_term_freq'] } } },
+    similarity: { scdv_features: { type: 'scripted', script: { lang: 'painless', source: FEATURE_SIMILARITY } } },
   };
 }
 

@@ -1,5 +1,6 @@
 // Search on OpenSearch, in one request per round: candidates by the agreeing-sign part of the dot product
-// (linear `rank_feature` clauses, filters inside the engine), then an exact re-ranking in the engine (a Painless
+// (boosted `term` clauses on the feature field, whose similarity multiplies by the term's weight: encoding.js;
+// filters inside the engine), then an exact re-ranking in the engine (a Painless
 // `rescore` script reading each candidate's doc value `v`, encoding.js), and the exact score of each returned hit
 // (the same script as a script field, in double: a Lucene score is a float32). No vector leaves the engine.
 // 'fast' asks only for the query's terms that fit a postings budget (candidateTerms: the budget grows with the
@@ -114,7 +115,8 @@ export function postingsBudget(counts, b) {
 }
 
 /**
- * The candidate query: one linear rank_feature clause per chosen term, of its sign; the filters inside.
+ * The candidate query: one term clause per chosen term, of its sign, boosted by |weight| (the field's similarity
+ * makes a clause's score boost × the document's weight); the filters inside.
  * @param {Uint32Array} indices
  * @param {Float32Array} values
  * @param {number[]} terms positions (candidateTerms)
@@ -124,7 +126,7 @@ export function candidateQuery(indices, values, terms, o) {
   const should = [];
   for (const j of terms) {
     const v = values[j];
-    should.push({ rank_feature: { field: `f.${v > 0 ? 'p' : 'n'}${indices[j]}`, linear: {}, boost: Math.abs(v) } });
+    should.push({ term: { f: { value: `${v > 0 ? 'p' : 'n'}${indices[j]}`, boost: Math.abs(v) } } });
   }
   const { filter, mustNot } = filtersOf(o);
   return { bool: { should, minimum_should_match: 1, filter, must_not: mustNot } };
@@ -164,7 +166,7 @@ export function exactHits(hits) {
   return out.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 }
 
-/** Lucene keeps 9 significant bits of a feature value, truncated: a true agreeing part is at most this much above. */
+/** A term's weight keeps 8 significant bits of the value, truncated (encoding.js): a true agreeing part is at most this much above. */
 export const FEATURE_REL_ERROR = 2 ** -7;
 
 /**

@@ -5,7 +5,7 @@
 import { errors } from '../../errors.js';
 import { validateCollectionName } from '../names.js';
 import { createClient, request } from './connection.js';
-import { OS_FORMAT, mappingOf, namesOf } from './encoding.js';
+import { OS_FORMAT, analysisSettings, mappingOf, namesOf } from './encoding.js';
 import { OpenSearchCollection } from './collection.js';
 
 /** @typedef {import('../../config.js').Config['store']['opensearch']} OpenSearchConfig */
@@ -77,7 +77,7 @@ export class OpenSearchStore {
     const createdAt = new Date().toISOString();
     const meta = { scdv: { model: this.#model, collection: name, width, created_at: createdAt, format: OS_FORMAT } };
     const body = {
-      settings: { index: { number_of_shards: this.#cfg.shards, number_of_replicas: this.#cfg.replicas, refresh_interval: '1s' } },
+      settings: { index: { number_of_shards: this.#cfg.shards, number_of_replicas: this.#cfg.replicas, refresh_interval: '1s', ...analysisSettings() } },
       mappings: mappingOf(meta),
       aliases: { [this.#names.writeAlias(name)]: {} },
     };
