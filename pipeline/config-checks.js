@@ -1,4 +1,4 @@
-// Checks of the config sections for the store backend, reader events, experiments, re-ranking, training, the match
+// Checks of the config sections for the embed settings (pages' and ads'), the store backend, reader events, experiments, re-ranking, training, the match
 // threshold and brand safety, and the range helpers (split from config.js, which keeps the defaults and the other checks).
 import { errors } from './errors.js';
 
@@ -217,4 +217,28 @@ export function validateBrandSafety(b) {
     if (c.threshold !== undefined && !inRange(c.threshold, { min: -1, max: 1, nullable: true })) throw errors.CONFIG_INVALID(`${name}.threshold must be a number from -1 to 1 or null (off), got ${JSON.stringify(c.threshold)}`);
     if (c.seeds !== undefined) validateSeeds(c.seeds, `${name}.seeds`);
   });
+}
+
+/**
+ * The embed settings: the pages' (`embed`) and those of ad collections (`adEmbed`), which must give vectors a page's
+ * can be compared with (both hybrid or both pure SCDV: the same width).
+ * @param {Config} cfg
+ */
+export function validateEmbed(cfg) {
+  const { embed: e, adEmbed: a } = cfg;
+  if (!(e.keepFraction > 0 && e.keepFraction <= 1)) throw errors.CONFIG_INVALID(`embed.keepFraction must be in (0, 1], got ${e.keepFraction}`);
+  if (e.keepCount !== null && !inRange(e.keepCount, { min: 1, integer: true })) throw errors.CONFIG_INVALID(`embed.keepCount must be a positive integer or null, got ${e.keepCount}`);
+  if (!(e.hybrid.alpha >= 0 && e.hybrid.alpha <= 1)) throw errors.CONFIG_INVALID(`embed.hybrid.alpha must be in [0, 1], got ${e.hybrid.alpha}`);
+  if (e.hybrid.maxTerms !== null && !inRange(e.hybrid.maxTerms, { min: 1, integer: true })) {
+    throw errors.CONFIG_INVALID(`embed.hybrid.maxTerms must be a positive integer or null, got ${e.hybrid.maxTerms}`);
+  }
+  if (!(a.alpha >= 0 && a.alpha <= 1)) throw errors.CONFIG_INVALID(`adEmbed.alpha must be in [0, 1], got ${a.alpha}`);
+  if (!(a.keepFraction > 0 && a.keepFraction <= 1)) throw errors.CONFIG_INVALID(`adEmbed.keepFraction must be in (0, 1], got ${a.keepFraction}`);
+  a.collections.forEach((c, i) => {
+    if (typeof c !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(c)) throw errors.CONFIG_INVALID(`adEmbed.collections[${i}] must be a collection name, got ${JSON.stringify(c)}`);
+  });
+  if (a.collections.length && (a.alpha < 1) !== (e.hybrid.alpha < 1)) {
+    throw errors.CONFIG_INVALID(`adEmbed.alpha ${a.alpha} and embed.hybrid.alpha ${e.hybrid.alpha} must both be below 1 (hybrid) or both 1 (pure SCDV): `
+      + 'a page\'s vector and an ad\'s of other widths cannot be compared');
+  }
 }

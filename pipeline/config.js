@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import { errors } from './errors.js';
 import { validateModelName } from './paths.js';
 import {
-  inRange, validateBrandSafety, validateEvents, validateKeyFailures, validateMatchThreshold, validateRerank, validateStore, validateTrain, validateWritePace,
+  inRange, validateBrandSafety, validateEmbed, validateEvents, validateKeyFailures, validateMatchThreshold, validateRerank, validateStore, validateTrain, validateWritePace,
 } from './config-checks.js';
 
 export { describeRange, inRange } from './config-checks.js';
@@ -120,6 +120,9 @@ export const DEFAULT_CONFIG = Object.freeze({
       /** The lexical block's weight is damp(tf) · idf^idfPower (1 before 2026-11-25): 0.25 with the stop words kept, by measurement. */ idfPower: 0.25,
     },
   },
+  /** Ad collections (short copy that /v1/match ranks for a page) get this α and keepFraction (keepCount null) over `embed` when first indexed
+   * or written, then keep their recorded layout; pages keep `embed`'s. A page–ad score weighs the SCDV cosine √(α_page·α_ad): docs/matching.md. */
+  adEmbed: { collections: /** @type {string[]} */ (['ads']), alpha: 0.5, keepFraction: 1 },
   /** `scdv eval --classify`: the vectors' α, keepFraction and lexical damping for a linear classifier (docs/relevance.md), not the served embed's. */
   eval: { classify: { alpha: 0.1, keepFraction: 1, damping: /** @type {'binary'|'log'|'raw'|'saturate'} */ ('log'), stopwords: /** @type {'keep'|'drop'} */ ('drop'), idfPower: 1 } },
   index: {
@@ -497,20 +500,9 @@ function validate(cfg) {
   for (const [name, v] of [['embed.damping', cfg.embed.damping], ['embed.hybrid.damping', cfg.embed.hybrid.damping], ['eval.classify.damping', cfg.eval.classify.damping]]) {
     if (!['binary', 'log', 'raw', 'saturate'].includes(v)) throw errors.CONFIG_INVALID(`${name} must be binary, log, raw or saturate, got ${v}`);
   }
-  if (!(cfg.embed.keepFraction > 0 && cfg.embed.keepFraction <= 1)) {
-    throw errors.CONFIG_INVALID(`embed.keepFraction must be in (0, 1], got ${cfg.embed.keepFraction}`);
-  }
-  if (cfg.embed.keepCount !== null && (!Number.isInteger(cfg.embed.keepCount) || cfg.embed.keepCount < 1)) {
-    throw errors.CONFIG_INVALID(`embed.keepCount must be a positive integer or null, got ${cfg.embed.keepCount}`);
-  }
-  if (!(cfg.embed.hybrid.alpha >= 0 && cfg.embed.hybrid.alpha <= 1)) {
-    throw errors.CONFIG_INVALID(`embed.hybrid.alpha must be in [0, 1], got ${cfg.embed.hybrid.alpha}`);
-  }
+  validateEmbed(cfg);
   for (const [k, v] of /** @type {[string, {stopwords: string, idfPower: number}][]} */ ([['embed.hybrid', cfg.embed.hybrid], ['eval.classify', cfg.eval.classify]])) if (!['keep', 'drop'].includes(v.stopwords)) throw errors.CONFIG_INVALID(`${k}.stopwords must be keep or drop, got ${v.stopwords}`);
   for (const [k, v] of /** @type {[string, {idfPower: number}][]} */ ([['embed.hybrid', cfg.embed.hybrid], ['eval.classify', cfg.eval.classify]])) if (!Number.isFinite(v.idfPower)) throw errors.CONFIG_INVALID(`${k}.idfPower must be a finite number, got ${v.idfPower}`);
-  if (cfg.embed.hybrid.maxTerms !== null && (!Number.isInteger(cfg.embed.hybrid.maxTerms) || cfg.embed.hybrid.maxTerms < 1)) {
-    throw errors.CONFIG_INVALID(`embed.hybrid.maxTerms must be a positive integer or null, got ${cfg.embed.hybrid.maxTerms}`);
-  }
   const cls = cfg.eval.classify;
   if (!(cls.alpha >= 0 && cls.alpha <= 1)) throw errors.CONFIG_INVALID(`eval.classify.alpha must be in [0, 1], got ${cls.alpha}`);
   if (!(cls.keepFraction > 0 && cls.keepFraction <= 1)) throw errors.CONFIG_INVALID(`eval.classify.keepFraction must be in (0, 1], got ${cls.keepFraction}`);
