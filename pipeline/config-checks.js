@@ -220,8 +220,8 @@ export function validateBrandSafety(b) {
 }
 
 /**
- * The embed settings: the pages' (`embed`) and those of ad collections (`adEmbed`), which must give vectors a page's
- * can be compared with (both hybrid or both pure SCDV: the same width).
+ * The embed settings: the pages' (`embed`) and those of ad collections (`adEmbed`), whose vectors must be comparable
+ * with a page's (of the same width).
  * @param {Config} cfg
  */
 export function validateEmbed(cfg) {
@@ -232,13 +232,10 @@ export function validateEmbed(cfg) {
   if (e.hybrid.maxTerms !== null && !inRange(e.hybrid.maxTerms, { min: 1, integer: true })) {
     throw errors.CONFIG_INVALID(`embed.hybrid.maxTerms must be a positive integer or null, got ${e.hybrid.maxTerms}`);
   }
-  if (!(a.alpha >= 0 && a.alpha <= 1)) throw errors.CONFIG_INVALID(`adEmbed.alpha must be in [0, 1], got ${a.alpha}`);
+  // The ads' α in the hybrid layout (pure SCDV pages, embed.hybrid.alpha 1, give pure SCDV ads): 1 would give hybrid pages ads of another width.
+  if (!(a.alpha >= 0 && a.alpha < 1)) throw errors.CONFIG_INVALID(`adEmbed.alpha must be in [0, 1) (a hybrid ad; pure SCDV pages give pure SCDV ads), got ${a.alpha}`);
   if (!(a.keepFraction > 0 && a.keepFraction <= 1)) throw errors.CONFIG_INVALID(`adEmbed.keepFraction must be in (0, 1], got ${a.keepFraction}`);
   a.collections.forEach((c, i) => {
     if (typeof c !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(c)) throw errors.CONFIG_INVALID(`adEmbed.collections[${i}] must be a collection name, got ${JSON.stringify(c)}`);
   });
-  if (a.collections.length && (a.alpha < 1) !== (e.hybrid.alpha < 1)) {
-    throw errors.CONFIG_INVALID(`adEmbed.alpha ${a.alpha} and embed.hybrid.alpha ${e.hybrid.alpha} must both be below 1 (hybrid) or both 1 (pure SCDV): `
-      + 'a page\'s vector and an ad\'s of other widths cannot be compared');
-  }
 }

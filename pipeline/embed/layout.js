@@ -49,12 +49,13 @@ export function layoutDifference(a, b) {
 /**
  * The embed settings of an ad collection: `base` (the pages') with adEmbed's α and keepFraction, every entry the
  * fraction allows kept (keepCount null). Short ad copy has few words: its SCDV block carries more of the meaning.
+ * Pure SCDV pages (α 1) give pure SCDV ads: a hybrid ad would be wider than the pages it is matched with.
  * @param {import('../config.js').Config['embed']} base
  * @param {import('../config.js').Config['adEmbed']} ad
  * @returns {import('../config.js').Config['embed']}
  */
 export function adEmbedSettings(base, ad) {
-  return { ...base, keepFraction: ad.keepFraction, keepCount: null, hybrid: { ...base.hybrid, alpha: ad.alpha } };
+  return { ...base, keepFraction: ad.keepFraction, keepCount: null, hybrid: { ...base.hybrid, alpha: base.hybrid.alpha < 1 ? ad.alpha : 1 } };
 }
 
 /**

@@ -1,4 +1,4 @@
-// Ad collections have a vector layout of their own (adEmbed: α 0.5, every entry kept) while pages keep `embed`'s:
+// Ad collections have a vector layout of their own (adEmbed: α 0.5, a tenth of the SCDV entries kept) while pages keep `embed`'s:
 // a document written through the API into an ad collection is embedded with it (on the server's write threads), as
 // `scdv embed` with those settings and `scdv index` embed it; the layout is recorded; pages' texts sent to /v1/match
 // are embedded as their collection's pages; a collection whose vectors cannot be compared with the ads' is refused.
@@ -78,8 +78,8 @@ function assertSameVector(got, want, what) {
 }
 
 test('an ad written through the API gets the ads\' layout (as scdv embed with those settings, and scdv index), pages keep theirs', async () => {
-  assert.deepEqual(config.adEmbed, { collections: ['ads'], alpha: 0.5, keepFraction: 1 });
-  const adSettings = { embed: { keepCount: null, keepFraction: 1, hybrid: { alpha: 0.5 } } };
+  assert.deepEqual(config.adEmbed, { collections: ['ads'], alpha: 0.5, keepFraction: 0.1 });
+  const adSettings = { embed: { keepCount: null, keepFraction: 0.1, hybrid: { alpha: 0.5 } } };
   const [cliAd] = scdvEmbed(adSettings, [AD]);
   const [cliAsPage] = scdvEmbed({ embed: { keepCount: config.embed.keepCount } }, [AD]);
   assert.notDeepEqual(cliAd.indices, cliAsPage.indices, 'the two layouts give this ad different vectors');
@@ -94,7 +94,7 @@ test('an ad written through the API gets the ads\' layout (as scdv embed with th
   const page = await call({ method: 'PUT', url: '/v1/collections/articles/documents/page-live', headers: KEY, payload: AD });
   assert.equal(page.body.nnz, cliAsPage.indices.length, 'a page keeps the pages\' layout');
   const rec = readIndexed(h.MODEL_A);
-  assert.deepEqual([rec.ads.layout.embed.hybrid.alpha, rec.ads.layout.embed.keepFraction, rec.ads.layout.embed.keepCount], [0.5, 1, null], 'the ads\' layout is recorded');
+  assert.deepEqual([rec.ads.layout.embed.hybrid.alpha, rec.ads.layout.embed.keepFraction, rec.ads.layout.embed.keepCount], [0.5, 0.1, null], 'the ads\' layout is recorded');
   assert.equal(rec.articles.layout.embed.hybrid.alpha, config.embed.hybrid.alpha);
 
   // A page's text sent to /v1/match is embedded as the articles are: its best ad scores as the stored article does.
