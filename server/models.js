@@ -52,7 +52,8 @@ export class ServingModel {
     this.embed = embed;
     this.adEmbed = adEmbed;
     /** Embedders by settings (hashOf), the default one included: built on first use from the same model and tokenizer. */
-    this.embedders = new Map([[hashOf(embed), embedder]]);
+    this.embedKey = hashOf(embed);
+    this.embedders = new Map([[this.embedKey, embedder]]);
     /** Recorded layouts by collection, as last read with the thresholds. */
     this.layouts = /** @type {Record<string, import('../pipeline/embed/layout.js').VectorLayout>} */ ({});
     /** Settings decided for collections with no recorded layout, until the records are read again. */
@@ -207,7 +208,7 @@ export class ServingModel {
    * @param {import('../pipeline/config.js').Config['embed']} [embed] a collection's settings (collectionEmbed; default: the model's)
    */
   embedDocuments(docs, embed = this.embed) {
-    const own = hashOf(embed) === hashOf(this.embed) ? null : embed;
+    const own = embed === this.embed || hashOf(embed) === this.embedKey ? null : embed;
     return this.pool ? this.pool.embedDocuments(docs, own) : this.embedderOf(embed).embedDocuments(docs);
   }
 
@@ -219,7 +220,7 @@ export class ServingModel {
    * @param {import('../pipeline/config.js').Config['embed']} [embed] the target collection's settings (collectionEmbed)
    */
   embedWritten(docs, embed = this.embed) {
-    const own = hashOf(embed) === hashOf(this.embed) ? null : embed;
+    const own = embed === this.embed || hashOf(embed) === this.embedKey ? null : embed;
     return this.writePool ? this.writePool.embedDocuments(docs, own) : this.embedDocuments(docs, embed);
   }
 
