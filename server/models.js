@@ -16,7 +16,7 @@ import { EmbedPool } from '../pipeline/embed/pool.js';
 import { validateModelName } from '../pipeline/paths.js';
 import {
   activationRefused, activationShortfall, checkModelFiles, dropModelCollection, layoutRecords, listModels, readLayoutsOf,
-  recordCollectionLayout, resolveModelName, servedCollectionEmbed, servingEmbedConfig,
+  recordLayoutIfNone, resolveModelName, servedCollectionEmbed, servingEmbedConfig,
 } from '../pipeline/serving/index.js';
 import { hashOf } from '../pipeline/config.js';
 import { incomparableLayouts } from '../pipeline/embed/layout.js';
@@ -232,7 +232,7 @@ export class ServingModel {
    */
   async recordWrittenLayout(collection, embed) {
     const layout = this.embedderOf(embed).layout;
-    await recordCollectionLayout(this.store, collection, layout);
+    await recordLayoutIfNone(this.store, collection, layout);
     this.layouts = { ...this.layouts, [collection]: layout };
     this.unrecorded.delete(collection);
   }

@@ -255,6 +255,22 @@ export async function recordCollectionLayout(store, collection, layout, corpusSh
 }
 
 /**
+ * Records the layout documents were just written to a collection with, when none is recorded yet (a derived threshold
+ * recorded before is kept): a collection written through the API or by a bulk job keeps that layout from then on.
+ * @param {import('../store/index.js').StoreBackend} store the model's store
+ * @param {string} collection
+ * @param {VectorLayout} layout
+ * @returns {Promise<boolean>} whether it recorded
+ */
+export async function recordLayoutIfNone(store, collection, layout) {
+  const rec = layoutRecords(store);
+  const existing = (await rec.read())[collection];
+  if (existing?.layout) return false;
+  await rec.record(collection, { ...(existing ?? {}), ...indexedEntry(layout) });
+  return true;
+}
+
+/**
  * The layouts recorded for a model's collections, from where its backend keeps them.
  * @param {string} model
  * @param {{store: Config['store']}} config
