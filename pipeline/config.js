@@ -122,7 +122,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   },
   /** Ad collections (short copy that /v1/match ranks for a page) get this α and keepFraction (keepCount null) over `embed` when first indexed
    * or written, then keep their recorded layout; pages keep `embed`'s. A page–ad score weighs the SCDV cosine √(α_page·α_ad). Held out: +3.2
-   * P@10 (titles as ads), +7 (108 ads); keepFraction 0.1 scores as 1 with a tenth of the entries (docs/matching.md, "Ads' own layout"). */
+   * P@10 (titles as ads), +7 (108 ads); keepFraction 0.1 scores as 1 with half the entries (docs/matching.md, "Ads' own layout"). */
   adEmbed: { collections: /** @type {string[]} */ (['ads']), alpha: 0.5, keepFraction: 0.1 },
   /** `scdv eval --classify`: the vectors' α, keepFraction and lexical damping for a linear classifier (docs/relevance.md), not the served embed's. */
   eval: { classify: { alpha: 0.1, keepFraction: 1, damping: /** @type {'binary'|'log'|'raw'|'saturate'} */ ('log'), stopwords: /** @type {'keep'|'drop'} */ ('drop'), idfPower: 1 } },
