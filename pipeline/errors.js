@@ -127,6 +127,7 @@ export const errors = {
   CHART_INPUT_INVALID: define('SCDV_CHART_INPUT_INVALID', 400, 'chart "%s": %s'),
   // Vector layouts and `scdv eval` (pipeline/embed/layout.js, pipeline/serving/, pipeline/eval/).
   EMBED_LAYOUT_MISMATCH: define('SCDV_EMBED_LAYOUT_MISMATCH', 409, 'model %s, collection "%s" was indexed with another vector layout (%s): index into a new collection, or use the settings it was indexed with'),
+  LAYOUTS_INCOMPARABLE: define('SCDV_LAYOUTS_INCOMPARABLE', 409, 'the pages of collection "%s" (%s vectors) cannot be matched with collection "%s" (%s vectors): their layouts differ in %s; index both hybrid (alpha below 1) or both pure SCDV (adEmbed.alpha, embed.hybrid.alpha)'),
   EMBED_INPUT_INVALID: define('SCDV_EMBED_INPUT_INVALID', 400, 'scdv embed input line %s: %s'),
   EVAL_CORPUS_INVALID: define('SCDV_EVAL_CORPUS_INVALID', 400, 'eval corpus %s: %s'),
   EVAL_FAILED: define('SCDV_EVAL_FAILED', 500, 'eval step %s failed: %s'),

@@ -16,7 +16,7 @@ import { errors } from '../pipeline/errors.js';
 import { META_FIELDS } from '../pipeline/corpus/document.js';
 import { planShards } from '../pipeline/corpus/plan.js';
 import { findDuplicateIds } from '../pipeline/corpus/duplicates.js';
-import { servingEmbedConfig } from '../pipeline/serving/index.js';
+import { collectionWriteEmbed } from '../pipeline/serving/index.js';
 import { cancelRun, prepareRunDir, readShardResult, runCancelled, shardJobId } from '../pipeline/queue/shard.js';
 import { indexShardJob } from '../pipeline/queue/index-job.js';
 import { JOB_ID_RE, bulkJobsDir, cancelCollectionBulkJobs, unfinishedBulkJobs } from '../pipeline/queue/bulk-jobs.js';
@@ -187,8 +187,8 @@ export async function createBulkJob(o) {
  */
 async function queueShards(rec, outDir, hub, config, shards) {
   // Job data is visible in Redis and in Bull Board: the key digests stay out of it. Documents are embedded
-  // with the settings the model's collections were indexed with, as requests are.
-  const jobConfig = { ...config, embed: await servingEmbedConfig(rec.model, config), server: { ...config.server, apiKeyHashes: [] } };
+  // with the target collection's settings, as the API's writes are (collectionWriteEmbed).
+  const jobConfig = { ...config, embed: await collectionWriteEmbed(rec.model, rec.collection, config), server: { ...config.server, apiKeyHashes: [] } };
   // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
   const dups = await findDuplicateIds(rec.corpus, config.corpus.maxDocumentBytes);
   for (const shard of shards) {

@@ -1,7 +1,8 @@
 // Which model the server answers with, and switching it without dropping a request.
 //
-// A ServingModel bundles a model's embedder (the one text -> vector implementation) with its store
-// (storeDir()/<model>/). A request takes the current ServingModel once, at its start, and uses it to the end,
+// A ServingModel bundles a model's embedders (the one text -> vector implementation; one per vector layout its
+// collections use: the model's default, an ad collection's, built on first use and kept) with its store
+// (storeDir()/<model>/). Texts are embedded with the layout of the collection they are written to or compared with. A request takes the current ServingModel once, at its start, and uses it to the end,
 // so an activation never changes the model under a request; the replaced model stays loaded as `previous`
 // (instant rollback) and is closed only once no request holds it.
 //
@@ -14,9 +15,11 @@ import { createEmbedder } from '../pipeline/embed/index.js';
 import { EmbedPool } from '../pipeline/embed/pool.js';
 import { validateModelName } from '../pipeline/paths.js';
 import {
-  activationRefused, activationShortfall, checkModelFiles, dropModelCollection, listModels, readLayoutsOf, readMatchThresholds,
-  resolveModelName, servingEmbedConfig,
+  activationRefused, activationShortfall, checkModelFiles, dropModelCollection, layoutRecords, listModels, readLayoutsOf,
+  recordLayoutIfNone, resolveModelName, servedCollectionEmbed, servingEmbedConfig,
 } from '../pipeline/serving/index.js';
+import { hashOf } from '../pipeline/config.js';
+import { incomparableLayouts } from '../pipeline/embed/layout.js';
 import { openModelStore, searchesInFlight } from '../pipeline/store/index.js';
 import { validateCollectionName } from '../pipeline/store/names.js';
 
@@ -39,10 +42,22 @@ export class ServingModel {
    * @param {Store} store
    * @param {import('../pipeline/embed/pool.js').EmbedPool | null} [pool]
    * @param {import('../pipeline/embed/pool.js').EmbedPool | null} [writePool]
+   * @param {import('../pipeline/config.js').Config['embed']} [embed] the settings `embedder` was built with (default: its layout's)
+   * @param {import('../pipeline/config.js').Config['adEmbed']} [adEmbed] the settings a new ad collection gets
    */
-  constructor(name, embedder, store, pool = null, writePool = null) {
+  constructor(name, embedder, store, pool = null, writePool = null, embed = embedder.layout.embed, adEmbed = { collections: [], alpha: 1, keepFraction: 1 }) {
     this.name = name;
     this.embedder = embedder;
+    /** The model's default embed settings (servingEmbedConfig): a collection without a recorded layout that holds documents has them. */
+    this.embed = embed;
+    this.adEmbed = adEmbed;
+    /** Embedders by settings (hashOf), the default one included: built on first use from the same model and tokenizer. */
+    this.embedKey = hashOf(embed);
+    this.embedders = new Map([[this.embedKey, embedder]]);
+    /** Recorded layouts by collection, as last read with the thresholds. */
+    this.layouts = /** @type {Record<string, import('../pipeline/embed/layout.js').VectorLayout>} */ ({});
+    /** Settings decided for collections with no recorded layout, until the records are read again. */
+    this.unrecorded = /** @type {Map<string, import('../pipeline/config.js').Config['embed']>} */ (new Map());
     this.store = store;
     /** Threads embedding request texts with the same embedder (server.embedThreads; null: on the event loop). */
     this.pool = pool;
@@ -78,9 +93,75 @@ export class ServingModel {
 
   async readThresholds() {
     try {
-      this.thresholds = await readMatchThresholds(this.store);
+      const all = await layoutRecords(this.store).read();
+      /** @type {Record<string, import('../pipeline/match/threshold.js').MatchThreshold>} */
+      const thresholds = {};
+      /** @type {Record<string, import('../pipeline/embed/layout.js').VectorLayout>} */
+      const layouts = {};
+      for (const [c, e] of Object.entries(all)) {
+        if (e?.match_min_score) thresholds[c] = e.match_min_score;
+        if (e?.layout) layouts[c] = e.layout;
+      }
+      this.thresholds = thresholds;
+      this.layouts = layouts;
+      this.unrecorded.clear();
       this.thresholdsReadAt = Date.now();
-    } catch { /* the backend is down: the last thresholds stay until the next read */ }
+    } catch { /* the backend is down: the last records stay until the next read */ }
+  }
+
+  /**
+   * The embed settings of texts written to or compared with `collection` (servedCollectionEmbed: its recorded layout's;
+   * else the model's default when it holds documents; else a new collection's, the ads' for an ad collection). The
+   * records are re-read as for the thresholds (every `maxAgeMs`, in the background).
+   * @param {string} collection
+   * @param {number} maxAgeMs
+   * @returns {Promise<{embed: import('../pipeline/config.js').Config['embed'], recorded: boolean}>}
+   */
+  async collectionEmbed(collection, maxAgeMs) {
+    this.matchThreshold(collection, maxAgeMs);
+    const recorded = Object.hasOwn(this.layouts, collection) ? this.layouts[collection] : undefined;
+    if (recorded) return { embed: recorded.embed, recorded: true };
+    let embed = this.unrecorded.get(collection);
+    if (!embed) {
+      const info = await this.store.collectionInfo(validateCollectionName(collection));
+      embed = servedCollectionEmbed({ collection, recorded, hasDocuments: (info?.count ?? 0) > 0, modelDefault: this.embed, adEmbed: this.adEmbed }).embed;
+      this.unrecorded.set(collection, embed);
+    }
+    return { embed, recorded: false };
+  }
+
+  /**
+   * The embedder of these settings (the default one, or one built now and kept).
+   * @param {import('../pipeline/config.js').Config['embed']} embed
+   */
+  embedderOf(embed) {
+    const key = hashOf(embed);
+    let e = this.embedders.get(key);
+    if (!e) this.embedders.set(key, e = this.embedder.withSettings(embed));
+    return e;
+  }
+
+  /**
+   * The layout the texts of `collection` are embedded with (collectionEmbed).
+   * @param {string} collection
+   * @param {number} maxAgeMs
+   */
+  async layoutOf(collection, maxAgeMs) {
+    return this.embedderOf((await this.collectionEmbed(collection, maxAgeMs)).embed).layout;
+  }
+
+  /**
+   * Refuse to search `target` with vectors of `source` when their layouts cannot be compared (a pure SCDV and a
+   * hybrid collection): every score would be meaningless, or the search would fail on the width.
+   * @param {string} source
+   * @param {string} target
+   * @param {number} maxAgeMs
+   */
+  async checkComparable(source, target, maxAgeMs) {
+    if (source === target) return;
+    const [a, b] = await Promise.all([this.layoutOf(source, maxAgeMs), this.layoutOf(target, maxAgeMs)]);
+    const diff = incomparableLayouts(a, b);
+    if (diff) throw errors.LAYOUTS_INCOMPARABLE(source, a.kind, target, b.kind, diff);
   }
 
   /**
@@ -116,7 +197,7 @@ export class ServingModel {
       embedder.model.wordTopics.close();
       throw err;
     }
-    const sm = new ServingModel(name, embedder, store, pool, writePool);
+    const sm = new ServingModel(name, embedder, store, pool, writePool, embed, config.adEmbed);
     await sm.readThresholds();
     return sm;
   }
@@ -124,9 +205,11 @@ export class ServingModel {
   /**
    * Embed request texts: on the pool's threads when there is one, else here (the same embedder either way).
    * @param {{title?: string, body: string}[]} docs
+   * @param {import('../pipeline/config.js').Config['embed']} [embed] a collection's settings (collectionEmbed; default: the model's)
    */
-  embedDocuments(docs) {
-    return this.pool ? this.pool.embedDocuments(docs) : this.embedder.embedDocuments(docs);
+  embedDocuments(docs, embed = this.embed) {
+    const own = embed === this.embed || hashOf(embed) === this.embedKey ? null : embed;
+    return this.pool ? this.pool.embedDocuments(docs, own) : this.embedderOf(embed).embedDocuments(docs);
   }
 
   /**
@@ -134,9 +217,24 @@ export class ServingModel {
    * lower priority), else as request texts are. Under a read load the searches then keep the cores (BENCHMARKS.md
    * "Writes beside reads").
    * @param {{title?: string, body: string}[]} docs
+   * @param {import('../pipeline/config.js').Config['embed']} [embed] the target collection's settings (collectionEmbed)
    */
-  embedWritten(docs) {
-    return this.writePool ? this.writePool.embedDocuments(docs) : this.embedDocuments(docs);
+  embedWritten(docs, embed = this.embed) {
+    const own = embed === this.embed || hashOf(embed) === this.embedKey ? null : embed;
+    return this.writePool ? this.writePool.embedDocuments(docs, own) : this.embedDocuments(docs, embed);
+  }
+
+  /**
+   * Records the layout a collection without one was first written with (so that a later change of the config
+   * never mixes layouts in it: `scdv index` then refuses, and requests keep embedding with it).
+   * @param {string} collection
+   * @param {import('../pipeline/config.js').Config['embed']} embed
+   */
+  async recordWrittenLayout(collection, embed) {
+    const layout = this.embedderOf(embed).layout;
+    await recordLayoutIfNone(this.store, collection, layout);
+    this.layouts = { ...this.layouts, [collection]: layout };
+    this.unrecorded.delete(collection);
   }
 
   /**
@@ -154,8 +252,8 @@ export class ServingModel {
    * @param {string} name
    * @returns {Promise<Collection>}
    */
-  async writableCollection(name) {
-    return this.store.collection(validateCollectionName(name), { width: this.width });
+  async writableCollection(name, width = this.width) {
+    return this.store.collection(validateCollectionName(name), { width });
   }
 
   /**

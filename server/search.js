@@ -80,15 +80,19 @@ export function storeFilters(f, where) {
 }
 
 /**
- * Embed a request's text; 422 when no word of it is in the model.
+ * Embed a request's text in the layout of `collection` (the one it is compared with, or the pages' collection it
+ * stands for: ServingModel.collectionEmbed); 422 when no word of it is in the model.
  * @param {import('./models.js').ServingModel} sm
  * @param {{title?: string, text: string}} doc
  * @param {import('./metrics.js').Metrics} metrics
+ * @param {string} collection
+ * @param {number} maxAgeMs server.modelPollMs: how old the records read may be
  */
-export async function embedRequestText(sm, doc, metrics) {
+export async function embedRequestText(sm, doc, metrics, collection, maxAgeMs) {
+  const { embed } = await sm.collectionEmbed(collection, maxAgeMs);
   const end = metrics.embedDuration.startTimer();
   // On the model's embedding threads (server.embedThreads): a long text does not stall other requests.
-  const [v] = await sm.embedDocuments([{ title: doc.title ?? '', body: doc.text }]);
+  const [v] = await sm.embedDocuments([{ title: doc.title ?? '', body: doc.text }], embed);
   end();
   if (v.indices.length === 0) throw errors.NO_USABLE_WORDS(sm.name, v.knownWords + v.unknownWords);
   return v;

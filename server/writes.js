@@ -13,8 +13,8 @@ import { errors } from '../pipeline/errors.js';
 import { elasticsearchBulkError } from './jobs.js';
 
 /**
- * Embed documents with the serving model and upsert those that have a vector into `collection` (created with its
- * first document), then forget cached and precomputed results that may list them.
+ * Embed documents with the serving model, in `collection`'s layout, and upsert those that have a vector into it
+ * (created with its first document, which records its layout), then forget cached and precomputed results that may list them.
  * @param {import('./app.js').AppContext} ctx
  * @param {import('./models.js').ServingModel} sm
  * @param {string} collection
@@ -22,15 +22,18 @@ import { elasticsearchBulkError } from './jobs.js';
  * @returns {Promise<{vectors: import('../pipeline/embed/vectorizer.js').Embedding[], empty: Set<number>}>} empty: positions without a vector (not written)
  */
 export async function writeDocuments(ctx, sm, collection, docs) {
-  const coll = await sm.writableCollection(collection);
+  // The collection's layout (recorded; else a new collection's: the ads' for an ad collection, adEmbed).
+  const { embed, recorded } = await sm.collectionEmbed(collection, ctx.config.server.modelPollMs);
+  const coll = await sm.writableCollection(collection, sm.embedderOf(embed).width);
   const t0 = process.hrtime.bigint();
   // Off the event loop, on threads that yield to the searches (server.writeEmbedNice).
-  const vectors = await sm.embedWritten(docs.map((d) => ({ title: d.title, body: d.body })));
+  const vectors = await sm.embedWritten(docs.map((d) => ({ title: d.title, body: d.body })), embed);
   const perText = Number(process.hrtime.bigint() - t0) / 1e9 / Math.max(1, docs.length);
   for (let i = 0; i < docs.length; i++) ctx.metrics.embedDuration.observe(perText);
   const { rows, empty } = storeRows(docs, vectors);
   if (rows.length) {
     await coll.upsert(rows);
+    if (!recorded) await sm.recordWrittenLayout(collection, embed);
     ctx.relatedCache.forget(`${sm.name}\0${collection}`);
     if (ctx.hub) await invalidate(ctx.hub.redis, ctx.config.queue.prefix, sm.name, collection, rows.map((r) => r.id));
   }

@@ -146,3 +146,15 @@ test('finished jobs kept per queue: bounded by age and count, with defaults, che
     await q.close().catch(() => {});
   }
 });
+
+test('adEmbed: the ads\' α and keepFraction are checked, and an ad collection gets them over the pages\' settings (pure SCDV pages: pure SCDV ads)', async () => {
+  const { adEmbedSettings, newCollectionEmbed } = await import('../pipeline/embed/layout.js');
+  assert.throws(() => loadConfig({ overrides: { adEmbed: { alpha: 1 } } }), /adEmbed\.alpha must be a number from 0 up to, not including, 1/);
+  assert.throws(() => loadConfig({ overrides: { adEmbed: { keepFraction: 0 } } }), /adEmbed\.keepFraction must be a number above 0 and at most 1/);
+  assert.throws(() => loadConfig({ overrides: { adEmbed: { collections: ['Ads!'] } } }), /adEmbed\.collections\[0\] must be a collection name/);
+  const c = loadConfig({ overrides: { embed: { keepCount: 36 } } });
+  const ads = newCollectionEmbed(c.embed, c.adEmbed, 'ads');
+  assert.deepEqual([ads.hybrid.alpha, ads.keepFraction, ads.keepCount, ads.damping], [0.5, 0.1, null, c.embed.damping]);
+  assert.equal(newCollectionEmbed(c.embed, c.adEmbed, 'articles'), c.embed);
+  assert.equal(adEmbedSettings({ ...c.embed, hybrid: { ...c.embed.hybrid, alpha: 1 } }, c.adEmbed).hybrid.alpha, 1);
+});

@@ -13,7 +13,7 @@ import { ISSUE } from '../pipeline/line-issues.js';
 import { hashOf } from '../pipeline/config.js';
 import { storeRows } from '../pipeline/embed/meta.js';
 import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
-import { checkModelFiles } from '../pipeline/serving/index.js';
+import { checkModelFiles, recordLayoutIfNone } from '../pipeline/serving/index.js';
 
 /** @typedef {import('../pipeline/queue/index-job.js').IndexShardJob} IndexShardJob */
 /** @typedef {import('../pipeline/queue/index-job.js').IndexShardResult} IndexShardResult */
@@ -58,7 +58,8 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
   const startedAt = Date.now();
   if (job.modelFilesSha256) await checkModelFiles(job.model, { [job.collection]: { model_files_sha256: job.modelFilesSha256 } });
   const embedder = await embedderFor(job);
-  const collection = await (await storeFor(job, ownStore)).collection(job.collection, { width: embedder.width });
+  const store = await storeFor(job, ownStore);
+  const collection = await store.collection(job.collection, { width: embedder.width });
   const { shard, config } = job;
   const duplicates = new Map(job.duplicates ?? []);
   /** @type {IndexShardResult} */
@@ -79,6 +80,8 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
       refuseCancelledRun(job);
       // Batch writes skip the per-request refresh of a cluster; `scdv index` flushes once at the end of the run.
       await collection.upsert(writes, { refresh: false });
+      // A bulk job's collection keeps the layout it was written with (`scdv index` records its own entry at the end).
+      if (!result.writes) await recordLayoutIfNone(store, job.collection, embedder.layout);
       result.writes++;
       result.documents += writes.length;
     }

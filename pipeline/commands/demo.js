@@ -15,6 +15,7 @@ import { runPrecompute } from '../stages/precompute.js';
 import { storeDirFor, modelsDir } from '../paths.js';
 import { loadModel } from '../model/load.js';
 import { modelLayout } from '../embed/index.js';
+import { newCollectionEmbed } from '../embed/layout.js';
 import { activeRecords, dropModelCollection, indexedLayoutDifference, listModels } from '../serving/index.js';
 import { mayHaveModelStore, openModelStore } from '../store/index.js';
 import { keyDigest } from '../api-keys.js';
@@ -245,12 +246,14 @@ const EXAMPLES = ['sports-watch-4597641', 'it-life-hack-6292880', 'movie-enter-5
  */
 async function dropStaleDemoCollections(config, say) {
   const model = loadModel(DEMO_MODEL);
-  const layout = modelLayout(model, config.embed);
+  // Each collection's layout as `scdv index` makes it (the ads': adEmbed).
+  const layouts = new Map(['articles', 'ads'].map((c) => [c, modelLayout(model, newCollectionEmbed(config.embed, config.adEmbed, c))]));
   model.wordTopics.close();
   if (!mayHaveModelStore(DEMO_MODEL, config)) return; // nothing indexed yet (and nothing is created by looking)
   const store = await openModelStore(DEMO_MODEL, config);
   try {
-    for (const c of (await store.listCollections()).filter((x) => x.name === 'articles' || x.name === 'ads')) {
+    for (const c of (await store.listCollections()).filter((x) => layouts.has(x.name))) {
+      const layout = /** @type {import('../embed/layout.js').VectorLayout} */ (layouts.get(c.name));
       const diff = await indexedLayoutDifference(DEMO_MODEL, c.name, layout, config);
       if (c.width === layout.width && !diff) continue;
       say(`\nCollection "${c.name}" was indexed with another vector layout (${diff || `width ${c.width}, now ${layout.width}`}): re-creating it.`);

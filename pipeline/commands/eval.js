@@ -3,6 +3,7 @@ import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
 import { EVAL_DEFAULTS, runEval } from '../eval/run.js';
 import fs from 'node:fs';
+import { adEmbedSettings } from '../embed/layout.js';
 import { loadModel } from '../model/load.js';
 import { refreshReport } from '../report/index.js';
 import { engineMltLabel } from '../report/eval-table.js';
@@ -37,8 +38,8 @@ export const command = {
       'relevant when of the page\'s label; the product\'s default matching, its SCDV and lexical blocks alone, TF-IDF and ' +
       'more_like_this (into models/NAME/eval-match.json)'),
     opt('--ads <file>', 'with --match: the ads, JSON Lines with --label-field on every line (default: the titles-as-ads proxy)'),
-    opt('--ads-alpha <a>', 'with --match: embed the ads with this hybrid alpha (the pages keep --alpha)'),
-    opt('--ads-keep-fraction <f>', 'with --match: embed the ads keeping this fraction of the SCDV block (the pages keep --keep-fraction)'),
+    opt('--ads-alpha <a>', 'with --match: embed the ads with this hybrid alpha (the pages keep --alpha)', { config: 'adEmbed.alpha' }),
+    opt('--ads-keep-fraction <f>', 'with --match: embed the ads keeping this fraction of the SCDV block (the pages keep --keep-fraction)', { config: 'adEmbed.keepFraction' }),
     opt('--cluster', 'also the JMTEB clustering protocol: v-measure on test halves of the best of MiniBatchKMeans, ' +
       'Agglomerative, BisectingKMeans and Birch chosen on validation halves, for the vectors, pure SCDV, the lexical ' +
       'block and TF-IDF (eval.json "cluster")'),
@@ -162,14 +163,16 @@ async function runMatch(values, config, k, mode, out) {
 }
 
 /**
- * The ads' embed settings of --ads-alpha and --ads-keep-fraction (null: the pages').
+ * The ads' embed settings: the product's for an ad collection (adEmbed over the pages' embed; the pages' when
+ * adEmbed.collections is empty), with --ads-alpha and --ads-keep-fraction over them.
  * @param {Record<string, any>} v
  * @param {import('../config.js').Config} config
  */
 function adEmbedOf(v, config) {
-  if (v['ads-alpha'] === undefined && v['ads-keep-fraction'] === undefined) return null;
+  if (v['ads-alpha'] === undefined && v['ads-keep-fraction'] === undefined) return undefined; // runMatchEval's: the product's
+  const product = config.adEmbed.collections.length ? adEmbedSettings(config.embed, config.adEmbed) : config.embed;
   const e = embedOverrides({ alpha: v['ads-alpha'], 'keep-fraction': v['ads-keep-fraction'] });
-  const embed = { ...config.embed, ...e, hybrid: { ...config.embed.hybrid, ...(e.hybrid ?? {}) } };
+  const embed = { ...product, ...e, hybrid: { ...product.hybrid, ...(e.hybrid ?? {}) } };
   if (!(embed.hybrid.alpha >= 0 && embed.hybrid.alpha <= 1)) throw errors.USAGE(`--ads-alpha must be in [0, 1], got ${v['ads-alpha']}`);
   if (!(embed.keepFraction > 0 && embed.keepFraction <= 1)) throw errors.USAGE(`--ads-keep-fraction must be in (0, 1], got ${v['ads-keep-fraction']}`);
   return embed;
@@ -182,8 +185,9 @@ const MATCH_ROWS = ['scdv', 'scdv_block', 'lexical_block', 'tfidf', 'mlt', 'mlt_
 export function formatMatch(r) {
   const pct = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : (100 * x).toFixed(1));
   const alpha = r.settings.embed.hybrid.alpha;
+  const adsEmbed = r.settings.ads_embed;
   const label = (/** @type {string} */ name) => ({
-    scdv: r.settings.layout.kind === 'hybrid' ? `product default (hybrid α=${alpha})` : 'product default (SCDV)',
+    scdv: (r.settings.layout.kind === 'hybrid' ? `product default (hybrid α=${alpha}` : 'product default (SCDV') + (adsEmbed ? `; ads α=${adsEmbed.hybrid.alpha}, keep ${adsEmbed.keepFraction})` : ')'),
     scdv_block: 'SCDV block alone', lexical_block: 'lexical block alone', tfidf: 'TF-IDF (sublinear, same tokens)', mlt: 'more_like_this',
   })[name] ?? engineMltLabel(r[name].engine);
   const rows = [['method', 'P@1', 'P@10', 'MAP@10', 'mean ms']];

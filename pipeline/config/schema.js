@@ -11,7 +11,7 @@
 // two keys that JSON Schema cannot say goes in rules.js. Annotation keywords: schema/section.js.
 import { section } from './schema/section.js';
 import { corpus, queue, tokenizer, workerProcesses } from './schema/tokenizer.js';
-import { embed, evalSection, train } from './schema/train.js';
+import { adEmbed, embed, evalSection, train } from './schema/train.js';
 import { index, store, tokenize } from './schema/store.js';
 import { server } from './schema/server.js';
 import { events, experiments } from './schema/events.js';
@@ -24,7 +24,7 @@ export { ARM_METHODS } from './schema/events.js';
 
 /** The whole config: its top-level sections, in the order docs/configuration.md lists them. */
 export const CONFIG_SCHEMA = section(undefined, {
-  tokenizer, corpus, workerProcesses, queue, train, embed, eval: evalSection, index, store, tokenize, server, events, experiments,
+  tokenizer, corpus, workerProcesses, queue, train, embed, adEmbed, eval: evalSection, index, store, tokenize, server, events, experiments,
 });
 
 /** @param {KeySchema} s */

@@ -171,6 +171,15 @@ export type Config = {
       idfPower: number;
     };
   };
+  /** Ad collections (short copy that /v1/match ranks for a page) get this α and keepFraction (keepCount null) over `embed` when first indexed or written, then keep their recorded layout; pages keep `embed`'s. A page–ad score weighs the SCDV cosine by √(α_page·α_ad). */
+  adEmbed: {
+    /** The collections that hold ads. */
+    collections: string[];
+    /** The ads' SCDV block weight α in the hybrid layout (below 1: an ad of a hybrid page's width). */
+    alpha: number;
+    /** The ads' fraction of SCDV entries kept. */
+    keepFraction: number;
+  };
   /** `scdv eval --classify`: the vectors of the linear classifier, not the served embed's. */
   eval: {
     /** Settings of the classifier's vectors (as embed.hybrid). */

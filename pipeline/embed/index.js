@@ -29,6 +29,15 @@ export class Embedder {
     this.layout = vectorLayout(effective, model.width, lexicon ? lexicon.idf.length : model.wordTopics.nWords);
   }
 
+  /**
+   * An embedder of the same model and tokenizer under other embed settings (a collection's recorded layout, the ads'):
+   * the vectors are those createEmbedder with these settings gives.
+   * @param {import('../config.js').Config['embed']} cfg
+   */
+  withSettings(cfg) {
+    return new Embedder(this.tokenizer, this.model, cfg);
+  }
+
   /** @param {string} text */
   embedText(text) {
     return this.vectorizer.embed(this.tokenizer.tokenize(text));

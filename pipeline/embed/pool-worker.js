@@ -1,5 +1,6 @@
-// One thread of EmbedPool (pool.js): builds the model's Embedder once, then answers each {id, docs} with the
-// vectors of Embedder.embedDocumentsHere (the same as embedDocuments; their buffers moved, not copied) or with
+// One thread of EmbedPool (pool.js): builds the model's Embedder once, then answers each {id, docs, embed?} with the
+// vectors of Embedder.embedDocumentsHere (the same as embedDocuments; under `embed`, the settings of a collection's
+// layout, when given; their buffers moved, not copied) or with
 // the error it raised. With workerData.pace each embedding is a paced section (pauses never change a vector), and
 // the answer says what it paused (`paced`).
 import { parentPort, workerData } from 'node:worker_threads';
@@ -27,7 +28,19 @@ try {
   process.exit(1);
 }
 
-port.on('message', (/** @type {{id: number, docs: {title: string, body: string}[]}} */ m) => {
+/** Embedders of other embed settings (a collection's layout), built on first use from the same model and tokenizer. */
+const others = new Map();
+
+/** @param {import('../config.js').Config['embed'] | undefined} embed */
+function embedderOf(embed) {
+  if (!embed) return embedder;
+  const key = JSON.stringify(embed);
+  let e = others.get(key);
+  if (!e) others.set(key, e = embedder.withSettings(embed));
+  return e;
+}
+
+port.on('message', (/** @type {{id: number, docs: {title: string, body: string}[], embed?: import('../config.js').Config['embed']}} */ m) => {
   try {
     // Tokenised here, not on the libuv pool: this thread is off the event loop already, and the pool is busy
     // with searches under load.
@@ -37,7 +50,7 @@ port.on('message', (/** @type {{id: number, docs: {title: string, body: string}[
     /** @type {import('../threads/index.js').PacedSection | undefined} */
     let paced;
     try {
-      vectors = embedder.embedDocumentsHere(m.docs);
+      vectors = embedderOf(m.embed).embedDocumentsHere(m.docs);
     } finally {
       paced = pacer?.end();
     }

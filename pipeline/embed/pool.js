@@ -12,7 +12,7 @@ const WORKER_FILE = new URL('./pool-worker.js', import.meta.url);
 
 /** @typedef {import('./vectorizer.js').Embedding} Embedding */
 /** @typedef {{resolve: (v: Embedding[]) => void, reject: (e: Error) => void, large: boolean}} Call */
-/** @typedef {Call & {id: number, docs: {title: string, body: string}[]}} Waiting */
+/** @typedef {Call & {id: number, docs: {title: string, body: string}[], embed: import('../config.js').Config['embed'] | null}} Waiting */
 /** Small calls a thread may hold at once (the next one posted while it embeds: no idle round trip). */
 const SMALL_DEPTH = 2;
 /**
@@ -133,9 +133,10 @@ export class EmbedPool {
   /**
    * Embed documents on the least busy thread: the same vectors as Embedder.embedDocuments on this thread.
    * @param {{title?: string, body: string}[]} docs
+   * @param {import('../config.js').Config['embed'] | null} [embed] other settings than the pool's (a collection's layout)
    * @returns {Promise<Embedding[]>}
    */
-  async embedDocuments(docs) {
+  async embedDocuments(docs, embed = null) {
     if (this.closed) throw errors.EMBED_WORKER_FAILED('the embedding threads are closed');
     for (const s of this.slots) if (s.dead && !s.up) this.replace(s);
     let chars = 0;
@@ -149,7 +150,7 @@ export class EmbedPool {
     }
     const id = this.nextId++;
     const result = new Promise((/** @type {(v: Embedding[]) => void} */ resolve, reject) => {
-      (large ? this.lanes.large : this.lanes.small).push({ id, docs: docs.map((d) => ({ title: d.title ?? '', body: d.body })), resolve, reject, large });
+      (large ? this.lanes.large : this.lanes.small).push({ id, docs: docs.map((d) => ({ title: d.title ?? '', body: d.body })), embed, resolve, reject, large });
     });
     this.pump();
     return result;
@@ -179,7 +180,7 @@ export class EmbedPool {
   /** @param {Slot} slot @param {Waiting} w */
   post(slot, w) {
     slot.calls.set(w.id, { resolve: w.resolve, reject: w.reject, large: w.large });
-    slot.worker.postMessage({ id: w.id, docs: w.docs });
+    slot.worker.postMessage(w.embed ? { id: w.id, docs: w.docs, embed: w.embed } : { id: w.id, docs: w.docs });
   }
 
   /** Calls waiting for a thread, by lane (for tests). */

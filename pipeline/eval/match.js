@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createEmbedder } from '../embed/index.js';
+import { adEmbedSettings } from '../embed/layout.js';
 import { openStore } from '../store/index.js';
 import { errors } from '../errors.js';
 import { modelsDir, validateModelName } from '../paths.js';
@@ -40,7 +41,8 @@ export const TITLE_EVERY = 3;
  * @property {string} labelField
  * @property {string | null} [ads] an ad file (JSON Lines, the label in labelField); null: the titles-as-ads proxy
  * @property {import('../config.js').Config} config
- * @property {import('../config.js').Config['embed'] | null} [adEmbed] the ads' embed settings when they differ from the
+ * @property {import('../config.js').Config['embed'] | null} [adEmbed] the ads' embed settings (default: productAdEmbed; null:
+ *   the pages'), when they differ from the
  *   pages' (config.embed): a collection's layout is its own, and a dot product of two hybrid vectors of α_p and α_a
  *   weighs the SCDV cosine √(α_p·α_a) and the lexical one √((1 − α_p)(1 − α_a))
  * @property {number} [k] ads per page (10)
@@ -83,6 +85,15 @@ export function matchSets(docs, adDocs, file) {
 }
 
 /**
+ * The embed settings the product gives an ad collection (adEmbed over the pages' embed), null when it gives the
+ * pages' (adEmbed.collections empty).
+ * @param {import('../config.js').Config} config
+ */
+export function productAdEmbed(config) {
+  return config.adEmbed?.collections.length ? adEmbedSettings(config.embed, config.adEmbed) : null;
+}
+
+/**
  * The re-ranking options of /v1/match with no request option (server/search.js rerankOptions with the match
  * route's schema defaults: collapsing as server.rerank.collapseMatch, no recency, no per-site cap, no feedback).
  * @param {import('../config.js').Config['server']} server
@@ -111,7 +122,9 @@ export async function runMatchEval(opts) {
   const adLabels = ads.map((d) => d.label);
   log(`eval --match: ${pages.length} pages, ${ads.length} ${proxy ? 'titles as ads' : `ads (${opts.ads})`}; label ${opts.labelField}; model ${opts.model}`);
   const embedder = await createEmbedder(opts.model, opts.config, { inMemory: true });
-  const adEmbedder = opts.adEmbed ? await createEmbedder(opts.model, { ...opts.config, embed: opts.adEmbed }, { inMemory: true }) : embedder;
+  // The ads as the product embeds an ad collection (adEmbed), unless told otherwise.
+  const adEmbed = opts.adEmbed === undefined ? productAdEmbed(opts.config) : opts.adEmbed;
+  const adEmbedder = adEmbed ? embedder.withSettings(adEmbed) : embedder;
   if (adEmbedder.width !== embedder.width) {
     throw errors.USAGE(`the ads' embed settings give vectors ${adEmbedder.width} wide, the pages' ${embedder.width}: both must be hybrid (alpha below 1) or both pure SCDV`);
   }
@@ -158,7 +171,7 @@ export async function runMatchEval(opts) {
       pages: pages.length,
       label_field: opts.labelField,
       settings: {
-        k, search_mode: mode, embed: opts.config.embed, ...(opts.adEmbed ? { ads_embed: opts.adEmbed } : {}), match: matchListOptions(opts.config.server),
+        k, search_mode: mode, embed: opts.config.embed, ...(adEmbed ? { ads_embed: adEmbed } : {}), match: matchListOptions(opts.config.server),
         layout: { kind: embedder.layout.kind, width: embedder.layout.width, scdvWidth: embedder.layout.scdvWidth, lexicalWidth: embedder.layout.lexicalWidth },
         train: manifest.hyperparameters ?? null,
       },
@@ -171,7 +184,6 @@ export async function runMatchEval(opts) {
     return out;
   } finally {
     embedder.model.wordTopics.close();
-    if (adEmbedder !== embedder) adEmbedder.model.wordTopics.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
 }

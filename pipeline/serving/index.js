@@ -15,7 +15,7 @@ import path from 'node:path';
 import { modelsDir, validateModelName } from '../paths.js';
 import { errors } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { layoutDifference } from '../embed/layout.js';
+import { layoutDifference, newCollectionEmbed } from '../embed/layout.js';
 import { MODEL_FORMAT } from '../model/names.js';
 import { mayHaveModelStore, openModelStore, validateCollectionName } from '../store/index.js';
 import { activeRecords } from './active.js';
@@ -255,6 +255,22 @@ export async function recordCollectionLayout(store, collection, layout, corpusSh
 }
 
 /**
+ * Records the layout documents were just written to a collection with, when none is recorded yet (a derived threshold
+ * recorded before is kept): a collection written through the API or by a bulk job keeps that layout from then on.
+ * @param {import('../store/index.js').StoreBackend} store the model's store
+ * @param {string} collection
+ * @param {VectorLayout} layout
+ * @returns {Promise<boolean>} whether it recorded
+ */
+export async function recordLayoutIfNone(store, collection, layout) {
+  const rec = layoutRecords(store);
+  const existing = (await rec.read())[collection];
+  if (existing?.layout) return false;
+  await rec.record(collection, { ...(existing ?? {}), ...indexedEntry(layout) });
+  return true;
+}
+
+/**
  * The layouts recorded for a model's collections, from where its backend keeps them.
  * @param {string} model
  * @param {{store: Config['store']}} config
@@ -430,31 +446,65 @@ export async function indexedLayoutDifference(model, collection, layout, config,
 }
 
 /**
- * The embed settings to compare texts with one collection: those it was indexed with when recorded, else
- * `configured`.
+ * The embed settings to compare texts with one collection: those it was indexed with when recorded, else those a
+ * new collection of that name gets from the config (newCollectionEmbed: the ads' for an ad collection).
  * @param {string} model
  * @param {string | undefined} collection
- * @param {{embed: Config['embed'], store: Config['store']}} config its embed settings are used when none are recorded
+ * @param {{embed: Config['embed'], adEmbed: Config['adEmbed'], store: Config['store']}} config used when none are recorded
  * @returns {Promise<Config['embed']>}
  */
 export async function collectionEmbedConfig(model, collection, config) {
   const recorded = collection === undefined ? undefined : (await readLayoutsOf(model, config))[collection];
-  return recorded ? recorded.layout.embed : config.embed;
+  return recorded ? recorded.layout.embed : collection === undefined ? config.embed : newCollectionEmbed(config.embed, config.adEmbed, collection);
 }
 
 /**
- * The embedding settings requests must use for a model: those its collections were indexed with, so that a
- * query vector always has the layout of the vectors it is compared with, whatever the server's own config
- * says. Collections indexed with different settings cannot all be served by one embedder: then the config's
- * settings stay, and the others are named in a warning.
+ * The one rule for the embed settings of documents written to (and texts compared with) a collection of a served
+ * model: its recorded layout's; else, when it holds documents (written through the API by a version that recorded
+ * nothing), the model's default, which they were embedded with; else a new collection's (newCollectionEmbed over
+ * the model's default). The server's writes and its queued bulk jobs both decide here.
+ * @param {{collection: string, recorded: VectorLayout | undefined, hasDocuments: boolean, modelDefault: Config['embed'], adEmbed: Config['adEmbed']}} o
+ * @returns {{embed: Config['embed'], recorded: boolean}}
+ */
+export function servedCollectionEmbed(o) {
+  if (o.recorded) return { embed: o.recorded.embed, recorded: true };
+  return { embed: o.hasDocuments ? o.modelDefault : newCollectionEmbed(o.modelDefault, o.adEmbed, o.collection), recorded: false };
+}
+
+/**
+ * servedCollectionEmbed for a model's collection, from the records and the store as they are now (a bulk job's).
+ * @param {string} model
+ * @param {string} collection
+ * @param {Config} config
+ */
+export async function collectionWriteEmbed(model, collection, config) {
+  const recorded = (await readLayoutsOf(model, config))[collection]?.layout;
+  if (recorded) return recorded.embed;
+  const store = mayHaveModelStore(model, config) ? await openModelStore(model, config) : null;
+  let hasDocuments = false;
+  try {
+    hasDocuments = ((await store?.collectionInfo(collection))?.count ?? 0) > 0;
+  } finally {
+    await store?.close();
+  }
+  return servedCollectionEmbed({ collection, recorded, hasDocuments, modelDefault: await servingEmbedConfig(model, config), adEmbed: config.adEmbed }).embed;
+}
+
+/**
+ * A model's default embed settings: those its page collections (every one but the ad collections, adEmbed.collections,
+ * whose settings are their own) were indexed with, whatever the server's own config says, for a collection with no
+ * recorded layout and the texts compared with it. Page collections indexed with different settings have no common
+ * default: then the config's settings stay, and the others are named in a warning. A recorded collection is always
+ * written to and queried with its own layout (server/models.js: one embedder per layout).
  * @param {string} name
- * @param {{embed: Config['embed'], store: Config['store']}} config its embed settings are the configured ones
+ * @param {{embed: Config['embed'], store: Config['store'], adEmbed?: Config['adEmbed']}} config its embed settings are the configured ones
  * @param {ServingLog} [log]
  * @returns {Promise<Config['embed']>}
  */
 export async function servingEmbedConfig(name, config, log) {
   const configured = config.embed;
-  const recorded = Object.entries(await readLayoutsOf(name, config));
+  const ads = config.adEmbed?.collections ?? [];
+  const recorded = Object.entries(await readLayoutsOf(name, config)).filter(([c]) => !ads.includes(c));
   if (recorded.length === 0) return configured;
   const first = recorded[0][1].layout;
   const differing = recorded.filter(([, r]) => layoutDifference(r.layout, first) !== '');
@@ -465,6 +515,6 @@ export async function servingEmbedConfig(name, config, log) {
     return first.embed;
   }
   (log?.warn ?? log?.info)?.({ model: name, collections: recorded.map(([c]) => c) },
-    `model ${name}: its collections were indexed with different embed settings; requests use the config's, and collections of another layout will refuse queries`);
+    `model ${name}: its page collections were indexed with different embed settings; each is written to and queried with its own, and a new collection gets the config's`);
   return configured;
 }

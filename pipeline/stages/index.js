@@ -17,6 +17,7 @@ import { plural } from '../progress.js';
 import { mayHaveModelStore, openModelStore, validateCollectionName } from '../store/index.js';
 import { findDuplicateIds } from '../corpus/duplicates.js';
 import { modelLayout } from '../embed/index.js';
+import { newCollectionEmbed } from '../embed/layout.js';
 import { indexedLayoutDifference, recordCollectionLayout, rederiveThresholds } from '../serving/index.js';
 import { errors } from '../errors.js';
 
@@ -64,8 +65,11 @@ export async function runIndex(opts) {
   const collection = validateCollectionName(opts.collection);
   const { config } = opts;
   const model = loadModel(opts.model); // fails early on a missing model
-  const layout = modelLayout(model, config.embed);
+  // A collection's settings: the config's, or the ads' for an ad collection (adEmbed.collections).
+  const embed = newCollectionEmbed(config.embed, config.adEmbed, collection);
+  const layout = modelLayout(model, embed);
   model.wordTopics.close();
+  const runConfig = embed === config.embed ? config : { ...config, embed };
   const corpus = path.resolve(opts.corpus);
   const storeDir = storeDirFor(opts.model);
   // The model's store, opened once for the run when first needed (opening a native store creates its folder) and
@@ -79,7 +83,9 @@ export async function runIndex(opts) {
   try {
     // A collection holds vectors of one layout: adding documents embedded otherwise would make its scores meaningless.
     const diff = await indexedLayoutDifference(opts.model, collection, layout, config, mayHaveModelStore(opts.model, config) ? await runStore() : undefined);
-    if (diff && ((await collectionNow(await runStore(), collection))?.count ?? 0) > 0) throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, diff);
+    if (diff && ((await collectionNow(await runStore(), collection))?.count ?? 0) > 0) {
+      throw errors.EMBED_LAYOUT_MISMATCH(opts.model, collection, embed === config.embed ? diff : `${diff}; an ad collection gets adEmbed's alpha and keepFraction`);
+    }
     rejectUnreadableCorpus(corpus);
     // Recorded with the layout: a server refuses to serve the collection with other model files (checkModelFiles).
     const modelFilesSha256 = await modelFilesDigest(opts.model);
@@ -87,7 +93,7 @@ export async function runIndex(opts) {
     const plan = await planShards(corpus, config.index.shardSize);
     const runKey = hashOf({
       corpus: plan.sha256, model: opts.model, modelCreated: model.manifest.created_at, collection,
-      embed: config.embed, maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.index.shardSize,
+      embed, maxDocumentBytes: config.corpus.maxDocumentBytes, shardSize: config.index.shardSize,
     });
     const outDir = path.join(dataDir(), 'runs', 'index', `${opts.model}-${collection}-${runKey}`);
     prepareRunDir(outDir, runKey, log);
@@ -111,7 +117,7 @@ export async function runIndex(opts) {
       opts.onWorkersStarted?.(pool);
       await runShards({
         queueName: 'index', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool, travel,
-        jobData: (shard) => indexShardJob({ runKey, corpus, outDir, model: opts.model, collection, config, duplicates: dups, travel, modelFilesSha256 }, shard),
+        jobData: (shard) => indexShardJob({ runKey, corpus, outDir, model: opts.model, collection, config: runConfig, duplicates: dups, travel, modelFilesSha256 }, shard),
       });
     }
     /** @type {import('../corpus/document.js').LineIssue[]} */

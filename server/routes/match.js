@@ -35,15 +35,18 @@ const blockedFields = (blocked, min) => ({ min_score: min.value, min_score_from:
 const excludedFields = (excluded) => (excluded.length ? { excluded_ads: excluded } : {});
 
 /**
- * The sensitivity of a page's vector to its collection's seeds (null when the rule is off), with the serving
- * model's embedder (seeds embedded once per model).
+ * The sensitivity of a page's vector to its collection's seeds (null when the rule is off), the seeds embedded as
+ * the pages of `source` are (once per model and layout).
  * @param {import('../models.js').ServingModel} sm
  * @param {import('../../pipeline/match/safety.js').SafetySettings | null} st
  * @param {{indices: ArrayLike<number>, values: ArrayLike<number>}} vector
+ * @param {string} source
+ * @param {number} maxAgeMs
  */
-async function sensitivityOf(sm, st, vector) {
+async function sensitivityOf(sm, st, vector, source, maxAgeMs) {
   if (!st) return null;
-  return sensitivity(vector, await seedVectors(sm, st, (docs) => sm.embedDocuments(docs)));
+  const { embed } = await sm.collectionEmbed(source, maxAgeMs);
+  return sensitivity(vector, await seedVectors(sm.embedderOf(embed), st, (docs) => sm.embedDocuments(docs, embed)));
 }
 
 /**
@@ -184,8 +187,9 @@ export default function matchRoutes(app, ctx) {
       const target = await sm.collection(q.collection);
       const doc = await (await sm.collection(q.source)).get(q.for);
       if (!doc) throw errors.DOCUMENT_NOT_FOUND(q.for, q.source);
+      await sm.checkComparable(q.source, q.collection, s.modelPollMs);
       const page = storedPage(doc.meta);
-      const blocked = pageBlock(page, q, await sensitivityOf(sm, st, doc.vector), st);
+      const blocked = pageBlock(page, q, await sensitivityOf(sm, st, doc.vector, q.source, s.modelPollMs), st);
       if (blocked) return { request_id: arm.request_id, arm: arm.arm, ...names, served_from: 'live', ...blockedFields(blocked, minScore) };
       const end = metrics.searchDuration.startTimer({ kind: 'match' });
       const r = await searchMatches(arm.on(target), doc.vector, { mode, ...(q.source === q.collection ? { excludeIds: [q.for] } : {}) }, q.k, rr, s, page);
@@ -237,8 +241,10 @@ export default function matchRoutes(app, ctx) {
       // The request's own rules before the text is embedded (a blocked page costs no embedding), then its topic.
       const ruled = hasRules(b) ? pageBlock(page, b, null, null) : null;
       if (ruled) return { request_id: arm.request_id, arm: arm.arm, ...names, served_from: 'live', ...blockedFields(ruled, min) };
-      const v = await embedRequestText(sm, b, metrics);
-      const blocked = pageBlock(page, {}, await sensitivityOf(sm, st, v), st);
+      // The page is embedded as the pages of its collection are (`source`'s layout), then scored against the ads' vectors.
+      await sm.checkComparable(b.source, b.collection, s.modelPollMs);
+      const v = await embedRequestText(sm, b, metrics, b.source, s.modelPollMs);
+      const blocked = pageBlock(page, {}, await sensitivityOf(sm, st, v, b.source, s.modelPollMs), st);
       if (blocked) return { request_id: arm.request_id, arm: arm.arm, ...names, served_from: 'live', ...blockedFields(blocked, min) };
       const end = metrics.searchDuration.startTimer({ kind: 'match-text' });
       const r = await searchMatches(arm.on(target), { indices: v.indices, values: v.values }, { mode }, b.k, rr, s, page);

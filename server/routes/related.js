@@ -109,7 +109,7 @@ export default function relatedRoutes(app, ctx) {
     const sm = models.acquire();
     try {
       const coll = await sm.collection(collection);
-      const v = await embedRequestText(sm, b, metrics);
+      const v = await embedRequestText(sm, b, metrics, collection, s.modelPollMs);
       const arm = serveArm(ctx, sm, b.user ?? b.page_id);
       const end = metrics.searchDuration.startTimer({ kind: 'related-text' });
       const r = await searchCollection(arm.on(coll), { indices: v.indices, values: v.values }, { mode, ...filters }, want, rr, s);
@@ -163,7 +163,7 @@ export default function relatedRoutes(app, ctx) {
           if (!doc) throw errors.DOCUMENT_NOT_FOUND(r.id, c);
           return doc.vector;
         }
-        return embedRequestText(sm, { title: r.title, text: /** @type {string} */ (r.text) }, metrics);
+        return embedRequestText(sm, { title: r.title, text: /** @type {string} */ (r.text) }, metrics, b.collection, s.modelPollMs);
       };
       const [va, vb] = await Promise.all([vectorOf(b.a), vectorOf(b.b)]);
       return { model: sm.name, similarity: sparseDot(va, vb) };

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../pipeline/config.js';
 import { createEmbedder } from '../../pipeline/embed/index.js';
+import { newCollectionEmbed } from '../../pipeline/embed/layout.js';
 import { parseDocument } from '../../pipeline/corpus/document.js';
 import { REPO_ROOT, SAMPLE_CORPUS } from '../../pipeline/paths.js';
 import { seededRandom } from '../../pipeline/random.js';
@@ -58,7 +59,9 @@ const embedder = await createEmbedder(o.model, config, { inMemory: true });
 const articles = sample(readDocs(o.corpus), Number(o.articles));
 const ads = readDocs(o.ads);
 const av = await embedder.embedDocuments(articles);
-const dv = await embedder.embedDocuments(ads);
+// The ads as the product embeds an ad collection (adEmbed over the pages' settings).
+const adEmbed = newCollectionEmbed(config.embed, config.adEmbed, 'ads');
+const dv = await embedder.withSettings(adEmbed).embedDocuments(ads);
 
 /** @type {number[]} */ const adUnrelated = [];
 /** @type {number[]} */ const adRelated = [];
@@ -93,6 +96,7 @@ const dist = (/** @type {number[]} */ xs) => {
 const result = {
   model: o.model, corpus: o.corpus, ads: o.ads, articles: articles.length, ad_count: ads.length,
   embed: { alpha: config.embed.hybrid.alpha, keepFraction: config.embed.keepFraction, damping: config.embed.damping },
+  ads_embed: { alpha: adEmbed.hybrid.alpha, keepFraction: adEmbed.keepFraction },
   ad_unrelated: dist(adUnrelated), ad_related: dist(adRelated), article_unrelated: dist(artUnrelated), article_related: dist(artRelated),
   /** For thresholds: share of unrelated article-ad pairs kept, of related ones kept, of articles whose best same-category ad is kept. */
   thresholds: [0.02, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2].map((t) => ({
@@ -109,7 +113,7 @@ const result = {
 if (o.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
-  process.stdout.write(`model ${o.model}: ${articles.length} articles of ${o.corpus}, ${ads.length} ads (embed alpha ${result.embed.alpha})\n`);
+  process.stdout.write(`model ${o.model}: ${articles.length} articles of ${o.corpus}, ${ads.length} ads (embed alpha ${result.embed.alpha}; ads alpha ${result.ads_embed.alpha}, keepFraction ${result.ads_embed.keepFraction})\n`);
   for (const k of /** @type {const} */ (['ad_unrelated', 'ad_related', 'article_unrelated', 'article_related'])) {
     const d = result[k];
     process.stdout.write(`  ${k.padEnd(18)} n=${String(d.n).padStart(6)}  ${PCTS.map((p) => `p${p} ${/** @type {any} */ (d)[`p${p}`].toFixed(3)}`).join('  ')}\n`);

@@ -61,7 +61,8 @@ test('scdv eval --match on the titles-as-ads proxy: every third title an ad, the
   // 9 categories, about a ninth of the ads each: matching on the meaning of titles is far better than chance
   assert.ok(j.scdv.p_at_10 > 0.3 && j.tfidf.p_at_10 > 0.2, JSON.stringify(j));
   assert.match(r.stderr, new RegExp(`^match: model tiny, ${N - ads} pages, ${ads} titles as ads`, 'm'));
-  assert.match(r.stderr, /^product default \(hybrid α=0\.05\) +\d+\.\d +\d+\.\d/m);
+  // the ads as the product embeds an ad collection (adEmbed), the pages as articles
+  assert.match(r.stderr, /^product default \(hybrid α=0\.05; ads α=0\.5, keep 0\.1\) +\d+\.\d +\d+\.\d/m);
   assert.match(r.stderr, /^SCDV block alone +\d+\.\d/m);
   assert.match(r.stderr, /^lexical block alone +\d+\.\d/m);
   assert.match(r.stderr, /^verdict: (Yes|No|Not clearly): .* on P@10/m);
@@ -70,6 +71,7 @@ test('scdv eval --match on the titles-as-ads proxy: every third title an ad, the
   assert.deepEqual(file.scdv, j.scdv);
   assert.deepEqual(file.ads, { proxy: 'titles', every: 3, count: ads });
   assert.equal(file.settings.layout.kind, 'hybrid');
+  assert.deepEqual([file.settings.ads_embed.hybrid.alpha, file.settings.ads_embed.keepFraction, file.settings.ads_embed.keepCount], [0.5, 0.1, null]);
   assert.equal(file.per_query.hits_at_10.scdv.length, j.scdv.queries);
   assert.ok(!fs.existsSync(path.join(tmp, 'models', 'tiny', 'eval.json')), 'the related lists\' eval.json is not written');
   // pure SCDV (alpha 1): the product row is the SCDV vectors, no block rows; it ranks as the SCDV block of the hybrid

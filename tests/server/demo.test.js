@@ -10,6 +10,7 @@ const h = await import('./helpers.js');
 const { REPO_ROOT } = await import('../../pipeline/paths.js');
 const { DEMO_MODEL, DEMO_API_KEY } = await import('../../pipeline/commands/demo.js');
 const { loadConfig } = await import('../../pipeline/config.js');
+const { adEmbedSettings } = await import('../../pipeline/embed/layout.js');
 const { createEmbedder } = await import('../../pipeline/embed/index.js');
 const { readIndexed, recordIndexed } = await import('../../pipeline/serving/index.js');
 
@@ -32,8 +33,10 @@ test('npm start: trains nothing when the model exists, indexes, serves, answers,
   const demoEmbed = loadConfig({ overrides: { embed: { keepCount: 36 } } });
   const pureScdv = loadConfig({ overrides: { embed: { keepCount: 36, hybrid: { alpha: 1 } } } }); // 144 wide, no lexical block
   await h.indexDocs(DEMO_MODEL, 'articles', h.sampleDocs().slice(0, 3), pureScdv);
-  await h.indexDocs(DEMO_MODEL, 'ads', h.sampleDocs().slice(0, 3), demoEmbed);
-  const e = await createEmbedder(DEMO_MODEL, demoEmbed);
+  // The ads in the ads' layout (adEmbed), recorded with another keepCount.
+  const adConfig = { ...demoEmbed, embed: adEmbedSettings(demoEmbed.embed, demoEmbed.adEmbed) };
+  await h.indexDocs(DEMO_MODEL, 'ads', h.sampleDocs().slice(0, 3), adConfig);
+  const e = await createEmbedder(DEMO_MODEL, adConfig);
   e.model.wordTopics.close();
   recordIndexed(DEMO_MODEL, 'ads', { ...e.layout, embed: { ...e.layout.embed, keepCount: 20 } });
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), 'demo', '--config', config], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -53,8 +56,10 @@ test('npm start: trains nothing when the model exists, indexes, serves, answers,
     const all = out + err; // summaries go to stderr, answers to stdout
     assert.match(all, /exists \(delete it to train again\)/);
     assert.match(all, /Collection "articles" was indexed with another vector layout \(width 144, now \d+\): re-creating it/);
-    assert.match(all, /Collection "ads" was indexed with another vector layout \(embed\.keepCount 20 vs 36\): re-creating it/);
-    assert.equal(readIndexed(DEMO_MODEL).ads.layout.embed.keepCount, 36);
+    assert.match(all, /Collection "ads" was indexed with another vector layout \(embed\.keepCount 20 vs null\): re-creating it/);
+    const ads = readIndexed(DEMO_MODEL).ads.layout.embed;
+    assert.deepEqual([ads.keepCount, ads.keepFraction, ads.hybrid.alpha], [null, 0.1, 0.5], 'the ads are re-indexed in the ads\' layout');
+    assert.equal(readIndexed(DEMO_MODEL).articles.layout.embed.keepCount, 36);
     assert.match(all, /indexed 306 documents into livedoor-sample\/articles/);
     assert.match(all, /indexed 108 documents into livedoor-sample\/ads/);
     assert.match(out, /served from precomputed/);

@@ -26,8 +26,12 @@ test('the server embeds with the recorded layout when every collection agrees, e
   assert.deepEqual(await servingEmbedConfig('layout-m', { embed: configured, store: DEFAULT_CONFIG.store }, log), indexedWith);
   assert.match(logs.pop() ?? '', /^info .*indexed with/);
 
-  // Two collections of different layouts: one embedder cannot serve both; the config stays and a warning says so.
-  recordIndexed('layout-m', 'ads', vectorLayout({ ...indexedWith, keepCount: 20 }, 144, 1000));
-  assert.equal(await servingEmbedConfig('layout-m', { embed: configured, store: DEFAULT_CONFIG.store }, log), configured);
+  // An ad collection's layout is its own (adEmbed): it does not count against the pages' default.
+  const adLayout = vectorLayout({ ...indexedWith, keepCount: 20 }, 144, 1000);
+  recordIndexed('layout-m', 'ads', adLayout);
+  assert.deepEqual(await servingEmbedConfig('layout-m', { embed: configured, store: DEFAULT_CONFIG.store, adEmbed: DEFAULT_CONFIG.adEmbed }, log), indexedWith);
+  // Two page collections of different layouts have no common default: the config's stays and a warning says so.
+  recordIndexed('layout-m', 'news', adLayout);
+  assert.equal(await servingEmbedConfig('layout-m', { embed: configured, store: DEFAULT_CONFIG.store, adEmbed: DEFAULT_CONFIG.adEmbed }, log), configured);
   assert.match(logs.pop() ?? '', /^warn .*different embed settings/);
 });

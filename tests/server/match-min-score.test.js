@@ -19,6 +19,7 @@ const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
 const { localPrecompute } = await import('../../workers/precompute.js');
 const { readIndexed } = await import('../../pipeline/serving/index.js');
 const { quantileOf } = await import('../../pipeline/match/threshold.js');
+const { adEmbedSettings } = await import('../../pipeline/embed/layout.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
@@ -38,8 +39,8 @@ const SOCCER = 'サッカー日本代表はワールドカップ予選で勝利�
 before(async () => {
   redis = await startPrivateRedis();
   await ensureModels({ corpus: SAMPLE_CORPUS, models: [{ name: DEMO_MODEL, overrides: {} }], redisUrl: redis.url });
-  // Written straight to the store (as the API writes them): no threshold is derived yet.
-  await h.indexDocs(DEMO_MODEL, 'ads', ADS, config);
+  // Written straight to the store (as the API writes them, in the ads' layout: adEmbed): no threshold is derived yet.
+  await h.indexDocs(DEMO_MODEL, 'ads', ADS, { ...config, embed: adEmbedSettings(config.embed, config.adEmbed) });
   await h.indexDocs(DEMO_MODEL, 'articles', h.sampleDocs(), config);
   srv = await startServer({ config, model: DEMO_MODEL, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
 });

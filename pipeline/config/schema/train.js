@@ -81,6 +81,22 @@ export const embed = section('Document vectors (pipeline/embed/): the same setti
   }),
 });
 
+export const adEmbed = section("Ad collections (short copy that /v1/match ranks for a page) get this α and keepFraction (keepCount null) over `embed` when first indexed or written, then keep their recorded layout; pages keep `embed`'s. A page–ad score weighs the SCDV cosine by √(α_page·α_ad).", {
+  collections: {
+    type: 'array', default: ['ads'], description: 'The collections that hold ads.',
+    items: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$', ruleText: 'a collection name (1-64 of a-z, 0-9, "_", "-")' },
+  },
+  alpha: {
+    type: 'number', minimum: 0, exclusiveMaximum: 1, ruleText: 'a number from 0 up to, not including, 1', default: 0.5, note: 'pure SCDV pages (embed.hybrid.alpha 1) give pure SCDV ads',
+    description: "The ads' SCDV block weight α in the hybrid layout (below 1: an ad of a hybrid page's width).",
+    why: 'P@10 +3.2 on titles as ads, +7 on the 108 sample ads, held out (docs/matching.md § Ads\' own layout).',
+  },
+  keepFraction: {
+    type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.1, description: "The ads' fraction of SCDV entries kept.",
+    why: 'ranks as 1 does with half the entries (docs/matching.md § Ads\' own layout).',
+  },
+});
+
 export const evalSection = section('`scdv eval --classify`: the vectors of the linear classifier, not the served embed\'s.', {
   classify: section('Settings of the classifier\'s vectors (as embed.hybrid).', {
     alpha: { type: 'number', minimum: 0, maximum: 1, default: 0.1, description: "The SCDV block's weight α.", why: 'docs/relevance.md § Classifier goal.' },
