@@ -20,7 +20,7 @@ export const engine = section('Options of the native store engine (openStore(dir
   budget: {
     type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.45,
     description: "Default 'fast' search budget: share of the query's contribution mass read (its lists by impact).",
-    why: 'recall@10 1.000 on the hybrid layout at 100k and 1M documents for ~0.75x the CPU of 0.5 (BENCHMARKS.md § Fewer postings per query).',
+    why: 'recall@10 1.000 on the hybrid layout at 100k and 1M documents for ~0.75x the CPU of 0.5 (BENCHMARKS.md § Search: budget, candidates, rescoring).',
   },
   candidates: { type: 'integer', minimum: 1, default: 1000, description: "Default 'fast' candidates rescored exactly per segment (at least 3k are)." },
   minPostings: { type: 'integer', minimum: 0, default: 100000, description: "Default 'fast' floor: postings read per segment whatever the budget." },

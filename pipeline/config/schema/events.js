@@ -18,7 +18,7 @@ export const events = section('Reader events (POST /v1/events, pipeline/events/)
   maxItems: posInt(100, 'Results per impression (the list a widget showed).'),
   maxPendingBytes: posInt(64 << 20, 'Bytes waiting to be written before new batches are refused with 503 (memory stays bounded).'),
   inFlightBytes: posInt(8 << 20, 'Bytes of event batches read, parsed and stored at once per process (declared Content-Length, else bodyLimit; one batch always runs): more batches wait with their bodies unread, so that large ones neither stall other requests nor fill memory.', {
-    why: '40 concurrent 4 MiB batches keep /healthz answering and the event loop under 1 s (RELIABILITY.md, "many large event batches at once").',
+    why: '40 concurrent 4 MiB batches keep /healthz answering and the event loop under 1 s (RELIABILITY.md § Load).',
   }),
   waitingBatches: posInt(32, 'Batches waiting for inFlightBytes; one more is answered 503 SCDV_SERVER_BUSY with Retry-After.'),
   bandWidth: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.1, description: '`scdv report clicks`: width of a similarity band (scores 0.30-0.40 with 0.1).' },

@@ -43,7 +43,7 @@ export const store = section('Where document vectors live (pipeline/store/): one
     maxRetries: count0(3, 'Retries of a failed request on other nodes.'),
     compression: {
       type: 'boolean', default: false, description: 'gzip request bodies.',
-      why: 'worth it only over a slow link: it costs this process ~0.5 ms of CPU per indexed document (BENCHMARKS.md § Vector store on OpenSearch).',
+      why: 'worth it only over a slow link: it costs this process ~0.5 ms of CPU per indexed document (BENCHMARKS.md § Search on OpenSearch).',
     },
     bulkDocs: posInt(500, 'Documents per bulk request of `scdv index` (larger requests amortise the round trip).'),
     versionPollMs: count0(250, "How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms."),
@@ -52,11 +52,11 @@ export const store = section('Where document vectors live (pipeline/store/): one
       perK: { type: 'number', minimum: 1, default: 3, description: 'Candidates per result asked for.' },
       perShard: count0(10, 'Candidates added per shard beyond the first.'),
       max: posInt(10_000, 'Candidates at most (at least candidates.min).', { maximum: 10_000, note: "OpenSearch's max_result_window" }),
-    }, { why: 'BENCHMARKS.md § Vector store on OpenSearch.' }),
+    }, { why: 'BENCHMARKS.md § Search on OpenSearch.' }),
     postingsBudget: section("Postings a fast search's candidate terms may reach: max(min, fraction of the collection's postings) (store/opensearch/search.js).", {
       min: posInt(20_000, 'Postings at least.'),
       fraction: { type: 'number', minimum: 0, maximum: 1, default: 0.0009, description: "Share of the collection's postings." },
-    }, { why: 'BENCHMARKS.md § Vector store on OpenSearch.' }),
+    }, { why: 'BENCHMARKS.md § Search on OpenSearch.' }),
     maxQueryTerms: posInt(1024, "Query terms sent as term clauses (the largest by magnitude): the cluster's max_clause_count caps it."),
   }),
 });

@@ -7,12 +7,12 @@ const seed = { type: 'integer', minimum: 0, maximum: 2 ** 32 - 1, default: 1 };
 
 export const train = section("The Python training stages' parameters (workers/scdv/config.py checks them again).", {
   word2vec: section('Word vectors (gensim Word2Vec parameters of the same names).', {
-    vector_size: { type: 'integer', minimum: 1, maximum: 1000, default: 200, description: 'Dimensions of a word vector (--dims).', why: 'docs/relevance.md § word2vec dims.' },
-    window: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Context window, words each side.', why: 'docs/relevance.md § word2vec window.' },
+    vector_size: { type: 'integer', minimum: 1, maximum: 1000, default: 200, description: 'Dimensions of a word vector (--dims).', why: 'docs/relevance.md § Training-side defaults.' },
+    window: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Context window, words each side.', why: 'docs/relevance.md § Training-side defaults.' },
     negative: { type: 'integer', minimum: 0, maximum: 100, default: 10, description: 'Negative samples per positive one (0: none).' },
     sample: { type: 'number', minimum: 0, maximum: 1, default: 1e-3, description: 'Down-sampling threshold of frequent words.' },
     min_count: { type: 'integer', minimum: 1, default: 5, description: 'Words seen fewer times are left out of the vocabulary.' },
-    epochs: { type: 'integer', minimum: 1, maximum: 1000, default: 10, description: 'Passes over the corpus.', why: 'docs/relevance.md § word2vec epochs.' },
+    epochs: { type: 'integer', minimum: 1, maximum: 1000, default: 10, description: 'Passes over the corpus.', why: 'docs/relevance.md § Training-side defaults.' },
     workers: { type: 'integer', minimum: 1, maximum: 256, default: 2, description: 'Training threads.' },
     seed: { ...seed, description: 'Random seed (a fixed seed and one worker train the same vectors).' },
     sg: { type: 'integer', minimum: 0, maximum: 1, default: 1, description: '1: skip-gram, 0: CBOW.' },
@@ -20,8 +20,8 @@ export const train = section("The Python training stages' parameters (workers/sc
     compute_loss: { type: 'boolean', default: true, description: 'Record the training loss (shown in the training log).' },
   }),
   gmm: section('The Gaussian mixture that clusters the word vectors.', {
-    n_components: { type: 'integer', minimum: 1, maximum: 1000, default: 60, description: 'Clusters K (--clusters).', why: 'docs/relevance.md § Clusters, idf_power −2.' },
-    covariance_type: { type: 'string', enum: ['tied', 'diag', 'full'], default: 'tied', description: 'Covariance of the components.', why: 'docs/relevance.md § GMM covariance.' },
+    n_components: { type: 'integer', minimum: 1, maximum: 1000, default: 60, description: 'Clusters K (--clusters).', why: 'docs/relevance.md § Training-side defaults.' },
+    covariance_type: { type: 'string', enum: ['tied', 'diag', 'full'], default: 'tied', description: 'Covariance of the components.', why: 'docs/relevance.md § Training-side defaults.' },
     max_iter: { type: 'integer', minimum: 1, default: 100, description: 'EM iterations at most.' },
     tol: { type: 'number', exclusiveMinimum: 0, default: 1e-3, description: 'EM stops when the lower bound gains less than this.' },
     reg_covar: { type: 'number', minimum: 0, default: 1e-6, description: 'Added to the covariance diagonal.' },
@@ -35,15 +35,15 @@ export const train = section("The Python training stages' parameters (workers/sc
     prob_threshold: { type: 'number', minimum: 0, maximum: 1, default: 0.0, description: 'P(k|w) below this counts as 0.' },
     keep_fraction: {
       type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, default: 0.03,
-      description: "Entries kept per word-topic vector, as a fraction of its width (keep_count wins when set).", why: 'docs/relevance.md § Word-topic keep fraction.',
+      description: "Entries kept per word-topic vector, as a fraction of its width (keep_count wins when set).", why: 'docs/relevance.md § Training-side defaults.',
     },
     keep_count: { type: ['integer', 'null'], minimum: 1, default: null, description: 'Entries kept per word-topic vector (null: keep_fraction).' },
     chunk_words: { type: 'integer', minimum: 1, default: 2000, description: 'Words computed per chunk (bounds memory).' },
-    vector_norm: { type: 'string', enum: ['l2', 'raw'], default: 'l2', description: 'Word vectors normalised to unit length first, or raw.', why: 'docs/relevance.md § Word-vector normalisation.' },
+    vector_norm: { type: 'string', enum: ['l2', 'raw'], default: 'l2', description: 'Word vectors normalised to unit length first, or raw.', why: 'docs/relevance.md § Training-side defaults.' },
     idf_power: {
       type: 'number', minimum: -10, maximum: 10, default: -2,
       description: 'wtv(w) = idf(w)^idf_power · P(k|w)·v_w (1 in the SCDV paper).',
-      why: 'rare names outweighed topical words at 1 (docs/relevance.md § idf_power).',
+      why: 'rare names outweighed topical words at 1 (docs/relevance.md § Training-side defaults).',
     },
   }),
 });
@@ -58,18 +58,18 @@ const stopwords = {
 };
 
 export const embed = section('Document vectors (pipeline/embed/): the same settings serve batch indexing and requests.', {
-  damping: { ...damping, default: 'binary', why: 'beat raw counts by 3.5 points of P@10 held out: a brand repeated ten times must not become the whole vector (docs/relevance.md § Damping).' },
+  damping: { ...damping, default: 'binary', why: 'beat log by 1.4 points of P@10 and saturate by 0.8: a brand repeated ten times must not become the whole vector (docs/relevance.md § The lexical block\'s weighting).' },
   saturationK: { type: 'number', exclusiveMinimum: 0, default: 1.2, description: "k of the 'saturate' damping." },
   keepFraction: {
     type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.02,
     description: 'Entries kept per document vector, by magnitude: keepCount when set, else this fraction of the width.',
-    why: 'docs/relevance.md § The sparsity cost, BENCHMARKS.md § Sparsity.',
+    why: 'docs/relevance.md § Sparsity, BENCHMARKS.md § Sparsity.',
   },
   keepCount: { type: ['integer', 'null'], minimum: 1, default: null, description: 'Entries kept per document vector (null: keepFraction).' },
   hybrid: section('Hybrid layout: the SCDV block weighted α and a lexical TF-IDF block (damped tf, the model\'s IDF) weighted 1 − α in one sparse vector, so one dot product is α·cos(SCDV) + (1 − α)·cos(TF-IDF). alpha 1: pure SCDV (width K·d); below 1 the width grows by the vocabulary size.', {
     alpha: {
       type: 'number', minimum: 0, maximum: 1, default: 0.05, description: "The SCDV block's weight α.",
-      why: 'SCDV cosines are compressed, so a small α already balances the blocks (docs/relevance.md § Hybrid α).',
+      why: 'SCDV cosines are compressed, so a small α already balances the blocks (docs/relevance.md § The lexical block\'s tokens and idf power).',
     },
     maxTerms: { type: ['integer', 'null'], minimum: 1, default: null, description: "Only the heaviest words of the lexical block are kept (null: all the document's known words)." },
     damping: { ...damping, description: "The lexical block's tf damping (as embed.damping).", default: 'binary', why: '+1.3 P@10 held out over log (docs/relevance.md § The lexical block\'s weighting).' },
