@@ -33,36 +33,23 @@ export const ARTIFACTS = {
     ...['asm', 'asm-commons', 'asm-tree', 'asm-analysis', 'asm-util'].map((a) => jar('org/ow2/asm', a, '9.7')),
   ],
 };
-const MAPPER_EXTRAS_DESCRIPTOR = `description=Adds advanced field mappers
+/**
+ * A module's plugin-descriptor.properties, as OpenSearch's own distribution writes it.
+ * @param {string} description @param {string} name @param {string} classname @param {string} [extended] plugins it extends
+ */
+const pluginDescriptor = (description, name, classname, extended = '') => `description=${description}
 version=${OPENSEARCH_VERSION}
-name=mapper-extras
-classname=org.opensearch.index.mapper.MapperExtrasPlugin
+name=${name}
+classname=${classname}
 java.version=11
 opensearch.version=${OPENSEARCH_VERSION}
 custom.foldername=
-extended.plugins=
+extended.plugins=${extended}
 has.native.controller=false
 `;
-const PAINLESS_DESCRIPTOR = `description=An easy, safe and fast scripting language for OpenSearch
-version=${OPENSEARCH_VERSION}
-name=lang-painless
-classname=org.opensearch.painless.PainlessPlugin
-java.version=11
-opensearch.version=${OPENSEARCH_VERSION}
-custom.foldername=
-extended.plugins=
-has.native.controller=false
-`;
-const ANALYSIS_COMMON_DESCRIPTOR = `description=Adds "built in" analyzers to OpenSearch.
-version=${OPENSEARCH_VERSION}
-name=analysis-common
-classname=org.opensearch.analysis.common.CommonAnalysisPlugin
-java.version=11
-opensearch.version=${OPENSEARCH_VERSION}
-custom.foldername=
-extended.plugins=lang-painless
-has.native.controller=false
-`;
+const MAPPER_EXTRAS_DESCRIPTOR = pluginDescriptor('Adds advanced field mappers', 'mapper-extras', 'org.opensearch.index.mapper.MapperExtrasPlugin');
+const PAINLESS_DESCRIPTOR = pluginDescriptor('An easy, safe and fast scripting language for OpenSearch', 'lang-painless', 'org.opensearch.painless.PainlessPlugin');
+const ANALYSIS_COMMON_DESCRIPTOR = pluginDescriptor('Adds "built in" analyzers to OpenSearch.', 'analysis-common', 'org.opensearch.analysis.common.CommonAnalysisPlugin', 'lang-painless');
 /** Painless compiles scripts into classes of their own loader. */
 const PAINLESS_POLICY = `grant {
   permission java.lang.RuntimePermission "createClassLoader";
