@@ -54,6 +54,8 @@ export class ServingModel {
     /** Embedders by settings (hashOf), the default one included: built on first use from the same model and tokenizer. */
     this.embedKey = hashOf(embed);
     this.embedders = new Map([[this.embedKey, embedder]]);
+    /** The same, by settings object: a request's layouts are the same few objects, so most lookups hash nothing. */
+    this.embedderBySettings = /** @type {WeakMap<object, import('../pipeline/embed/index.js').Embedder>} */ (new WeakMap([[embed, embedder]]));
     /** Recorded layouts by collection, as last read with the thresholds. */
     this.layouts = /** @type {Record<string, import('../pipeline/embed/layout.js').VectorLayout>} */ ({});
     /** Settings decided for collections with no recorded layout, until the records are read again. */
@@ -135,9 +137,12 @@ export class ServingModel {
    * @param {import('../pipeline/config.js').Config['embed']} embed
    */
   embedderOf(embed) {
+    let e = this.embedderBySettings.get(embed);
+    if (e) return e;
     const key = hashOf(embed);
-    let e = this.embedders.get(key);
+    e = this.embedders.get(key);
     if (!e) this.embedders.set(key, e = this.embedder.withSettings(embed));
+    this.embedderBySettings.set(embed, e);
     return e;
   }
 
