@@ -204,9 +204,9 @@ export function kthLargest(a, k) {
 }
 
 /**
- * Dot product of two sparse vectors with increasing indices.
- * @param {SparseVector} a
- * @param {SparseVector} b
+ * Dot product of two sparse vectors with increasing indices (typed arrays or plain arrays alike).
+ * @param {{indices: ArrayLike<number>, values: ArrayLike<number>}} a
+ * @param {{indices: ArrayLike<number>, values: ArrayLike<number>}} b
  */
 export function sparseDot(a, b) {
   let i = 0;

@@ -201,7 +201,7 @@ export function sensitivity(vector, seeds) {
   /** @type {Sensitivity | null} */
   let best = null;
   for (const s of seeds) {
-    const similarity = sparseDot(/** @type {import('../embed/vectorizer.js').SparseVector} */ (vector), /** @type {any} */ (s));
+    const similarity = sparseDot(vector, s);
     if (!best || similarity > best.similarity) best = { topic: s.topic, similarity };
   }
   return best;

@@ -10,6 +10,7 @@
 // unrelated ads shown is lower. Without labels on either side (fewer than MIN_UNRELATED such pairs), the pairs are
 // random ones: they include the related pairs too, so the threshold is higher (fewer ads, never more unrelated).
 import { seededRandom } from '../random.js';
+import { sparseDot } from '../embed/vectorizer.js';
 
 /** The metadata field whose values tell related pairs from unrelated ones (the field results carry as `category`). */
 export const LABEL_FIELD = 'category';
@@ -58,17 +59,6 @@ const labelOf = (meta) => {
   return typeof v === 'string' && v !== '' ? v : null;
 };
 
-/** @param {{indices: ArrayLike<number>, values: ArrayLike<number>}} a @param {{indices: ArrayLike<number>, values: ArrayLike<number>}} b */
-function dot(a, b) {
-  let i = 0; let j = 0; let s = 0;
-  while (i < a.indices.length && j < b.indices.length) {
-    if (a.indices[i] === b.indices[j]) s += a.values[i++] * b.values[j++];
-    else if (a.indices[i] < b.indices[j]) i++;
-    else j++;
-  }
-  return s;
-}
-
 /**
  * The q-quantile of sorted scores (the smallest score with at least a share q at or below it).
  * @param {Float64Array} sorted ascending
@@ -108,7 +98,7 @@ export async function deriveMatchThreshold(pages, ads, o) {
     pagesSeen++;
     const label = labelOf(page.meta);
     const scores = ads.capabilities.scores
-      ? await /** @type {NonNullable<typeof ads.scores>} */ (ads.scores)(ids, page.vector) : adDocs.map((a) => dot(page.vector, a.vector));
+      ? await /** @type {NonNullable<typeof ads.scores>} */ (ads.scores)(ids, page.vector) : adDocs.map((a) => sparseDot(page.vector, a.vector));
     for (let j = 0; j < adDocs.length; j++) {
       const s = scores[j];
       if (adDocs[j].id === id || Number.isNaN(s)) continue; // the page itself (source = target), or an ad deleted meanwhile
