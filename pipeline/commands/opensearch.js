@@ -57,7 +57,7 @@ async function run(values, positionals) {
   const [action, ...extra] = positionals;
   if (!['start', 'stop', 'status'].includes(action)) throw errors.USAGE(`${USAGE}; got "${action ?? ''}"`);
   if (extra.length) throw errors.USAGE(`unexpected argument "${extra[0]}" (${USAGE})`);
-  const node = await import('../opensearch-node.js');
+  const node = await import('../store/opensearch/node.js');
   if (action === 'status') {
     const rec = node.readLocalNode();
     /** @type {{status?: string, error?: string} | null} */

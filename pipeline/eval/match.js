@@ -156,7 +156,7 @@ export async function runMatchEval(opts) {
       result.tfidf = { ...scored('tfidf', b.tfidf.neighbours, b.tfidf.latency_ms), features: b.tfidf.features };
       result.mlt = { ...scored('mlt', b.mlt.neighbours, b.mlt.latency_ms), queries_without_terms: b.mlt.queries_without_terms };
       if (wantsOpenSearchMlt({ ...opts, collection: null })) {
-        const { mltOpenSearch } = await import('./mlt-opensearch.js'); // the client only when asked for
+        const { mltOpenSearch } = await import('../store/opensearch/mlt.js'); // the client only when asked for
         const real = await mltOpenSearch(adTokens, { k, opensearch: opts.config.store.opensearch, log, queries: pageTokens });
         result.mlt_opensearch = { ...scored('mlt_opensearch', real.neighbours, real.latency_ms), queries_without_hits: real.queries_without_hits, engine: real.engine, params: real.params };
       }

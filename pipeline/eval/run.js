@@ -129,7 +129,7 @@ export async function runEval(opts) {
       result.tfidf = methodResult(labels, b.tfidf.neighbours, b.tfidf.latency_ms, keep('tfidf'));
       result.mlt = { ...methodResult(labels, b.mlt.neighbours, b.mlt.latency_ms, keep('mlt')), queries_without_terms: b.mlt.queries_without_terms };
       if (wantsOpenSearchMlt(opts)) {
-        const { mltOpenSearch } = await import('./mlt-opensearch.js'); // the client only when asked for
+        const { mltOpenSearch } = await import('../store/opensearch/mlt.js'); // the client only when asked for
         const real = await mltOpenSearch(tokens, { k, opensearch: opts.config.store.opensearch, log });
         result.mlt_opensearch = { ...methodResult(labels, real.neighbours, real.latency_ms, keep('mlt_opensearch')),
           queries_without_hits: real.queries_without_hits, engine: real.engine, params: real.params };

@@ -6,7 +6,7 @@ import { ensureSystemPackages, OPENSEARCH_PACKAGES, SetupError } from './system-
 import { ensureNeologd } from './neologd.js';
 import { ensurePythonVenv } from './python-venv.js';
 import { ensureNodeDependencies } from './node-deps.js';
-import { ensureOpenSearch, openSearchWanted } from './opensearch.js';
+import { ensureOpenSearch, openSearchWanted } from '../store/opensearch/install.js';
 
 /** @param {string} msg */
 const log = (msg) => process.stderr.write(`[setup] ${msg}\n`);

@@ -1,10 +1,10 @@
-// OpenSearch's own more_like_this for `scdv eval` (pipeline/eval/mlt-opensearch.js) without a cluster: when to
+// OpenSearch's own more_like_this for `scdv eval` (pipeline/store/opensearch/mlt.js) without a cluster: when to
 // run it, and a cluster that cannot be reached is a clear error naming the nodes (the row itself is tested
 // against a real node in tests/opensearch/mlt-eval.test.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../pipeline/config.js';
-import { mltOpenSearch } from '../../pipeline/eval/mlt-opensearch.js';
+import { mltOpenSearch } from '../../pipeline/store/opensearch/mlt.js';
 import { wantsOpenSearchMlt } from '../../pipeline/eval/run.js';
 
 test('the OpenSearch row: --mlt opensearch always, --mlt python never, by default when store.backend is opensearch', () => {

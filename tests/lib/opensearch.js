@@ -1,16 +1,16 @@
 // Real OpenSearch for tests, as tests/reliability start a private Redis: one or two local nodes from the cached
 // install (`npm run setup -- --opensearch`), on free ports, with private temporary data folders removed on stop().
-// The start code is the library's (pipeline/opensearch-node.js), the same that `scdv opensearch start` uses.
+// The start code is the library's (pipeline/store/opensearch/node.js), the same that `scdv opensearch start` uses.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startCluster } from '../../pipeline/opensearch-node.js';
+import { startCluster } from '../../pipeline/store/opensearch/node.js';
 
 /**
  * @typedef {object} TestOpenSearch
  * @property {string[]} urls one per node, e.g. http://127.0.0.1:41234
  * @property {string[]} dataDirs each node's path.data
- * @property {import('../../pipeline/opensearch-node.js').LocalNode[]} nodes
+ * @property {import('../../pipeline/store/opensearch/node.js').LocalNode[]} nodes
  * @property {() => Promise<void>} stop every node, then the temporary folders
  * @property {(i: number) => Promise<void>} kill SIGKILL node i (resolves once it is gone)
  * @property {(i: number) => Promise<void>} restart start node i again (same ports and data) and wait until every

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { REPO_ROOT } from '../../pipeline/paths.js';
-import { freePort } from '../../pipeline/opensearch-node.js';
+import { freePort } from '../../pipeline/store/opensearch/node.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-os-cli-'));
 fs.chmodSync(dataDir, 0o755); // the node runs as nobody when the tests run as root

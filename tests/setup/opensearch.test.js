@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { openSearchWanted } from '../../pipeline/setup/opensearch.js';
+import { openSearchWanted } from '../../pipeline/store/opensearch/install.js';
 import { OPENSEARCH_PACKAGES, REQUIRED_PACKAGES } from '../../pipeline/setup/system-packages.js';
 import { REPO_ROOT } from '../../pipeline/paths.js';
 

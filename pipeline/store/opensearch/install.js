@@ -12,9 +12,9 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { OPENSEARCH_VERSION, opensearchHome } from '../paths.js';
-import { run } from './run.js';
-import { SetupError } from './system-packages.js';
+import { OPENSEARCH_VERSION, opensearchHome } from '../../paths.js';
+import { run } from '../../setup/run.js';
+import { SetupError } from '../../setup/system-packages.js';
 
 const MAVEN_CENTRAL = 'https://repo1.maven.org/maven2';
 /** @typedef {{group: string, artifact: string, version: string, file: string}} Artifact Maven coordinates (group path) and file name */

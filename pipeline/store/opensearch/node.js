@@ -7,8 +7,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { errors } from './errors.js';
-import { OPENSEARCH_VERSION, dataDir, opensearchHome } from './paths.js';
+import { errors } from '../../errors.js';
+import { OPENSEARCH_VERSION, dataDir, opensearchHome } from '../../paths.js';
 
 /** The unprivileged user a root caller runs the nodes as. */
 const NOBODY = 65534;

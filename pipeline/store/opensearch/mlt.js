@@ -11,8 +11,8 @@
 // One primary shard, no replica: document frequencies (idf, min_doc_freq) are then those of the whole corpus, as
 // in the re-implementation; with several shards each shard would count its own.
 import crypto from 'node:crypto';
-import { errors } from '../errors.js';
-import { createClient, request } from '../store/opensearch/connection.js';
+import { errors } from '../../errors.js';
+import { createClient, request } from './connection.js';
 
 /** Documents per bulk request while filling the temporary index. */
 const BULK_DOCS = 500;
@@ -31,7 +31,7 @@ const FIELD = 't';
 /**
  * Top-k more_like_this neighbours of every document, computed by OpenSearch on a temporary index.
  * @param {string[][]} tokens per document, the kept tokens
- * @param {{k: number, opensearch: import('../config.js').Config['store']['opensearch'], log?: (m: string) => void, queries?: string[][]}} o
+ * @param {{k: number, opensearch: import('../../config.js').Config['store']['opensearch'], log?: (m: string) => void, queries?: string[][]}} o
  *   queries: texts (their kept tokens) that ask for documents of `tokens` instead of each document itself; the
  *   neighbours are then per query
  * @returns {Promise<MltOpenSearchResult>}
