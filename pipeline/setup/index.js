@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // `npm run setup` (and the prestart/pretest hooks): make this machine ready, idempotently.
 // Uses Node built-ins only, because it runs before node_modules exists.
-// OpenSearch (Java and the engine) only when asked: `npm run setup -- --opensearch` (see ./opensearch.js).
+// OpenSearch (Java and the engine) only when asked: `npm run setup -- --opensearch` (see pipeline/store/opensearch/install.js).
 import { ensureSystemPackages, OPENSEARCH_PACKAGES, SetupError } from './system-packages.js';
 import { ensureNeologd } from './neologd.js';
 import { ensurePythonVenv } from './python-venv.js';
 import { ensureNodeDependencies } from './node-deps.js';
-import { ensureOpenSearch, openSearchWanted } from '../store/opensearch/install.js';
+import { ensureOpenSearch, InstallError, openSearchWanted } from '../store/opensearch/install.js';
 
 /** @param {string} msg */
 const log = (msg) => process.stderr.write(`[setup] ${msg}\n`);
@@ -36,7 +36,7 @@ if (process.env.SCDV_SKIP_SETUP === '1') {
       const hint = skipped.length
         ? `\n\nSCDV_SYSTEM_SETUP=0 left these system packages uninstalled, which this step may need: ${skipped.join(' ')}`
         : '';
-      process.stderr.write(`\n[setup] ${name} failed:\n${e instanceof SetupError ? e.message : e.stack}${hint}\n`);
+      process.stderr.write(`\n[setup] ${name} failed:\n${e instanceof SetupError || e instanceof InstallError ? e.message : e.stack}${hint}\n`);
       process.exit(1);
     }
   }

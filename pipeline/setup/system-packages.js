@@ -24,7 +24,7 @@ export const PACKAGE_PURPOSES = {
   unzip: 'unzip, to unpack the OpenSearch distribution',
 };
 
-/** Wanted only when set-up installs OpenSearch (pipeline/setup/opensearch.js). */
+/** Wanted only when set-up installs OpenSearch (pipeline/store/opensearch/install.js). */
 export const OPENSEARCH_PACKAGES = ['openjdk-17-jre-headless', 'unzip'];
 
 export const REQUIRED_PACKAGES = Object.keys(PACKAGE_PURPOSES).filter((p) => p !== 'python3-venv' && !OPENSEARCH_PACKAGES.includes(p));

@@ -2,19 +2,30 @@
 // --opensearch`, SCDV_SETUP_OPENSEARCH=1, or a config with store.backend "opensearch"); `npm start` and `npm test`
 // never install it. The integ-test-zip distribution is a Maven Central artifact: fetched over HTTPS (or taken from
 // a local Maven repository) and checked against its .sha1, unpacked into the cache atomically, with modules that
-// zip lacks added: mapper-extras (rank_features), lang-painless (the scripting language of the exact re-ranking
-// and of the candidates' similarity: pipeline/store/opensearch/search.js) with its dependencies, and
-// analysis-common (the `whitespace` tokenizer and `delimited_term_freq` filter of the feature field, encoding.js).
-// An install made before analysis-common was added gets it in place. Its Java is a system package
-// (openjdk-17-jre-headless, OPENSEARCH_PACKAGES in system-packages.js).
+// zip lacks and the store needs added: lang-painless (the scripting language of the exact re-ranking and of the
+// candidates' similarity: search.js) with its dependencies, and analysis-common (the `whitespace` tokenizer and
+// `delimited_term_freq` filter of the feature field, encoding.js). An install made before analysis-common was
+// added gets it in place. Its Java is a system package (openjdk-17-jre-headless, OPENSEARCH_PACKAGES in
+// pipeline/setup/system-packages.js).
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { OPENSEARCH_VERSION, opensearchHome } from '../../paths.js';
-import { run } from '../../setup/run.js';
-import { SetupError } from '../../setup/system-packages.js';
+
+/**
+ * A failed install, its message meant for the user (set-up prints it without a stack trace, as its own SetupError).
+ * Its own class, not set-up's: set-up imports this file, so this file imports nothing of set-up's.
+ */
+export class InstallError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'InstallError';
+  }
+}
 
 const MAVEN_CENTRAL = 'https://repo1.maven.org/maven2';
 /** @typedef {{group: string, artifact: string, version: string, file: string}} Artifact Maven coordinates (group path) and file name */
@@ -23,7 +34,6 @@ const jar = (group, artifact, version) => ({ group, artifact, version, file: `${
 /** The artifacts, as Maven coordinates. */
 export const ARTIFACTS = {
   distribution: { group: 'org/opensearch/distribution/integ-test-zip', artifact: 'opensearch', version: OPENSEARCH_VERSION, file: `opensearch-${OPENSEARCH_VERSION}.zip` },
-  mapperExtras: jar('org/opensearch/plugin', 'mapper-extras-client', OPENSEARCH_VERSION),
   analysisCommon: jar('org/opensearch/plugin', 'analysis-common', OPENSEARCH_VERSION),
   /** lang-painless and what it needs at run time (the dependencies its own distribution module ships). */
   painless: [
@@ -47,7 +57,6 @@ custom.foldername=
 extended.plugins=${extended}
 has.native.controller=false
 `;
-const MAPPER_EXTRAS_DESCRIPTOR = pluginDescriptor('Adds advanced field mappers', 'mapper-extras', 'org.opensearch.index.mapper.MapperExtrasPlugin');
 const PAINLESS_DESCRIPTOR = pluginDescriptor('An easy, safe and fast scripting language for OpenSearch', 'lang-painless', 'org.opensearch.painless.PainlessPlugin');
 const ANALYSIS_COMMON_DESCRIPTOR = pluginDescriptor('Adds "built in" analyzers to OpenSearch.', 'analysis-common', 'org.opensearch.analysis.common.CommonAnalysisPlugin', 'lang-painless');
 /** Painless compiles scripts into classes of their own loader. */
@@ -100,7 +109,7 @@ function download(url, dest) {
       }
       if (res.statusCode !== 200) {
         res.resume();
-        reject(new SetupError(`GET ${url} answered ${res.statusCode}`));
+        reject(new InstallError(`GET ${url} answered ${res.statusCode}`));
         return;
       }
       const out = fs.createWriteStream(dest);
@@ -109,9 +118,20 @@ function download(url, dest) {
       out.on('error', reject);
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new SetupError(`GET ${url}: no data for 60 s`)));
-    req.on('error', (err) => reject(err instanceof SetupError ? err : new SetupError(`GET ${url}: ${err.message}`)));
+    req.on('timeout', () => req.destroy(new InstallError(`GET ${url}: no data for 60 s`)));
+    req.on('error', (err) => reject(err instanceof InstallError ? err : new InstallError(`GET ${url}: ${err.message}`)));
   });
+}
+
+/**
+ * Unpack a zip (the system's unzip: an OpenSearch package, OPENSEARCH_PACKAGES in pipeline/setup/system-packages.js).
+ * @param {string} zip
+ * @param {string} dir
+ */
+function unzip(zip, dir) {
+  const res = spawnSync('unzip', ['-q', zip, '-d', dir], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (res.error) throw new InstallError(`unzip -q ${zip} -d ${dir}: ${res.error.message}`);
+  if (res.status !== 0) throw new InstallError(`\`unzip -q ${zip} -d ${dir}\` exited with ${res.status ?? res.signal}\n${`${res.stderr}\n${res.stdout}`.trim()}`);
 }
 
 /** @param {string} file */
@@ -141,7 +161,7 @@ async function fetchArtifact(a, dir, log) {
   const t0 = Date.now();
   await download(`${MAVEN_CENTRAL}/${rel}`, dest);
   const got = sha1(dest);
-  if (got !== expected) throw new SetupError(`${MAVEN_CENTRAL}/${rel}: sha1 ${got}, Maven Central says ${expected}; try again`);
+  if (got !== expected) throw new InstallError(`${MAVEN_CENTRAL}/${rel}: sha1 ${got}, Maven Central says ${expected}; try again`);
   log(`opensearch: downloaded ${a.file} (${formatBytes(fs.statSync(dest).size)} in ${((Date.now() - t0) / 1000).toFixed(1)} s, sha1 checked)`);
   return dest;
 }
@@ -178,23 +198,18 @@ export async function ensureOpenSearch(log, opts = {}) {
     return home;
   }
   log(`opensearch: installing ${OPENSEARCH_VERSION} into ${home}: the integ-test-zip distribution (about 55 MB ` +
-    'unpacked), the mapper-extras module (85 KB), the lang-painless module (about 2 MB) and the analysis-common module (200 KB) from Maven Central');
+    'unpacked), the lang-painless module (about 2 MB) and the analysis-common module (200 KB) from Maven Central');
   fs.mkdirSync(path.dirname(home), { recursive: true });
   const work = `${home}.tmp-${process.pid}`;
   fs.rmSync(work, { recursive: true, force: true });
   fs.mkdirSync(work);
   try {
     const zip = await fetchArtifact(ARTIFACTS.distribution, work, log);
-    const extras = await fetchArtifact(ARTIFACTS.mapperExtras, work, log);
     const painless = [];
     for (const a of ARTIFACTS.painless) painless.push(await fetchArtifact(a, work, log));
-    run('unzip', ['-q', zip, '-d', path.join(work, 'unpacked')], { quiet: true });
+    unzip(zip, path.join(work, 'unpacked'));
     const top = path.join(work, 'unpacked', `opensearch-${OPENSEARCH_VERSION}`);
-    if (!fs.existsSync(path.join(top, 'bin', 'opensearch'))) throw new SetupError(`${zip} does not hold opensearch-${OPENSEARCH_VERSION}/bin/opensearch`);
-    const module = path.join(top, 'modules', 'mapper-extras');
-    fs.mkdirSync(module, { recursive: true });
-    fs.copyFileSync(extras, path.join(module, path.basename(extras)));
-    fs.writeFileSync(path.join(module, 'plugin-descriptor.properties'), MAPPER_EXTRAS_DESCRIPTOR);
+    if (!fs.existsSync(path.join(top, 'bin', 'opensearch'))) throw new InstallError(`${zip} does not hold opensearch-${OPENSEARCH_VERSION}/bin/opensearch`);
     const lang = path.join(top, 'modules', 'lang-painless');
     fs.mkdirSync(lang, { recursive: true });
     for (const f of painless) fs.copyFileSync(f, path.join(lang, path.basename(f)));

@@ -59,13 +59,13 @@ export function javaHome() {
 }
 
 /**
- * The install, checked: its start script and the modules set-up adds (mapper-extras; lang-painless: the re-ranking
- * script; analysis-common: the feature field's analyzer) are there. An older install is told to run set-up again.
+ * The install, checked: its start script and the modules set-up adds (lang-painless: the re-ranking script;
+ * analysis-common: the feature field's analyzer) are there. An older install is told to run set-up again.
  * @param {string} [home]
  * @returns {string}
  */
 export function checkInstall(home = opensearchHome()) {
-  for (const part of ['bin/opensearch', 'lib', 'modules/mapper-extras/plugin-descriptor.properties', 'modules/lang-painless/plugin-descriptor.properties', 'modules/analysis-common/plugin-descriptor.properties']) {
+  for (const part of ['bin/opensearch', 'lib', 'modules/lang-painless/plugin-descriptor.properties', 'modules/analysis-common/plugin-descriptor.properties']) {
     if (!fs.existsSync(path.join(home, part))) throw errors.OPENSEARCH_NOT_INSTALLED(home, `${part} is missing`);
   }
   return home;
