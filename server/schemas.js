@@ -1,7 +1,7 @@
 // Schema fragments shared by the routes. Names follow the store's and the model loader's rules, checked at
 // the edge so that a name never reaches a path unchecked ("../x" is a 400 here, before any file is touched).
 import { COLLECTION_NAME_RE } from '../pipeline/store/names.js';
-import { AD_LIMITS, LANDING_URL_PATTERN, MAX_ID_LENGTH } from '../pipeline/corpus/document.js';
+import { AD_LIMITS, LANDING_URL_PATTERN, MAX_ID_LENGTH, RESULT_FIELDS } from '../pipeline/corpus/document.js';
 
 export const collectionName = {
   type: 'string', pattern: COLLECTION_NAME_RE.source, description: 'collection: 1-64 of a-z, 0-9, "_", "-"',
@@ -66,19 +66,24 @@ export const adFieldsSchema = {
   },
 };
 
-/** One search result; the document itself is never among them. */
+/** Each metadata field of a result, as answered. @type {Record<typeof RESULT_FIELDS[number], object>} */
+const resultFieldSchemas = {
+  title: { type: 'string' },
+  url: { type: 'string' },
+  published_at: { type: 'string' },
+  category: { type: 'string', description: 'the stored category, when the document has one' },
+  site: { type: 'string', description: 'the stored site, when the document has one' },
+  ad: { $ref: 'AdFields#' },
+};
+
+/** One search result; the document itself is never among them. Its fields in RESULT_FIELDS' order (the answers' order). */
 export const resultItemSchema = {
   $id: 'ResultItem',
   type: 'object',
   properties: {
     id: { type: 'string' },
     score: { type: 'number', description: 'dot product of the two L2-normalised SCDV vectors' },
-    title: { type: 'string' },
-    url: { type: 'string' },
-    published_at: { type: 'string' },
-    category: { type: 'string', description: 'the stored category, when the document has one' },
-    site: { type: 'string', description: 'the stored site, when the document has one' },
-    ad: { $ref: 'AdFields#' },
+    ...Object.fromEntries(RESULT_FIELDS.map((f) => [f, resultFieldSchemas[f]])),
     ranking_score: { type: 'number', description: 'score blended with the document\'s age, the order of the list (with recency_half_life)' },
   },
   required: ['id', 'score'],

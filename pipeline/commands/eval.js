@@ -77,7 +77,7 @@ async function run(values) {
   if (values.classify) {
     if (!values.model || !values.train || !values.test) throw errors.USAGE('scdv eval --classify needs --model NAME --train FILE --test FILE [--label-field F]');
     const { runClassify } = await import('../eval/classify.js');
-    const r = await runClassify({ model: values.model, train: values.train, test: values.test, labelField: values['label-field'] ?? 'category', config });
+    const r = await runClassify({ model: values.model, train: values.train, test: values.test, labelField: values['label-field'] ?? CLI_DEFAULTS.labelField, config });
     out.write(formatClassify(r));
     if (values.json) process.stdout.write(`${JSON.stringify({ scdv: r.scdv, tfidf: r.tfidf, scdv_vs_tfidf: r.scdv_vs_tfidf })}\n`);
     return;
@@ -95,7 +95,7 @@ async function run(values) {
     }
     const baseOverrides = values.config ? JSON.parse(fs.readFileSync(values.config, 'utf8')) : {};
     const r = await withRedis((redisUrl) => runSweep({
-      corpus: /** @type {string} */ (values.corpus), labelField: values['label-field'] ?? 'category', grid, redisUrl, baseOverrides,
+      corpus: /** @type {string} */ (values.corpus), labelField: values['label-field'] ?? CLI_DEFAULTS.labelField, grid, redisUrl, baseOverrides,
       out: values.out, searchMode: /** @type {'fast'|'exact'|undefined} */ (mode),
     }));
     out.write(sweepTable(r));
@@ -103,7 +103,7 @@ async function run(values) {
     if (values.json) process.stdout.write(`${JSON.stringify({ best: r.best, file: r.file })}\n`);
     return;
   }
-  if (!values.model || !values.corpus) throw errors.USAGE('scdv eval needs --model NAME and --corpus FILE (and --label-field F, default category)');
+  if (!values.model || !values.corpus) throw errors.USAGE(`scdv eval needs --model NAME and --corpus FILE (and --label-field F, default ${CLI_DEFAULTS.labelField})`);
   const k = intFlag(values.k, '--k');
   if (k !== undefined && (k < 1 || k > 1000)) throw errors.USAGE('--k must be 1-1000');
   for (const flag of ['ads', 'ads-alpha', 'ads-keep-fraction']) if (values[flag] !== undefined && !values.match) throw errors.USAGE(`--${flag} goes with --match`);
@@ -111,7 +111,7 @@ async function run(values) {
   const clusterSeeds = intFlag(values['cluster-seeds'], '--cluster-seeds');
   if (clusterSeeds !== undefined && (clusterSeeds < 1 || clusterSeeds > 100)) throw errors.USAGE('--cluster-seeds must be 1-100');
   const evalOpts = {
-    model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', config,
+    model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? CLI_DEFAULTS.labelField, config,
     collection: values.collection ?? null, k, folds: intFlag(values.folds, '--folds'), cluster: Boolean(values.cluster), clusterSeeds,
     searchMode: /** @type {'fast'|'exact'|undefined} */ (mode), baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),
   };
@@ -144,7 +144,7 @@ async function runMatch(values, config, k, mode, out) {
   for (const flag of ['collection', 'cluster', 'folds', 'cluster-seeds', 'classify']) if (values[flag] !== undefined && values[flag] !== false) throw errors.USAGE(`--${flag} does not go with --match`);
   const { runMatchEval } = await import('../eval/match.js');
   const opts = {
-    model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', ads: values.ads ?? null, config, k, adEmbed: adEmbedOf(values, config),
+    model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? CLI_DEFAULTS.labelField, ads: values.ads ?? null, config, k, adEmbed: adEmbedOf(values, config),
     searchMode: mode, baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),
   };
   let r;

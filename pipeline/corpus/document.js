@@ -68,6 +68,16 @@ export const OPTIONAL_TEXT_FIELDS = Object.freeze(/** @type {const} */ (['url', 
  * The one list of them for code that enumerates them.
  */
 export const META_FIELDS = Object.freeze(/** @type {const} */ (['title', ...OPTIONAL_TEXT_FIELDS, 'published_at', 'ad']));
+/**
+ * The same fields in the order a search result carries them after `id` and `score` (the API's answers and precomputed
+ * entries: resultItem in pipeline/match/, the response schema in server/schemas.js; the native store's fused answers
+ * write this order too, `kFields` in pipeline/store/native/src/result_fields.cc).
+ */
+export const RESULT_FIELDS = Object.freeze(/** @type {const} */ (['title', 'url', 'published_at', 'category', 'site', 'ad']));
+/** An ad's single-text fields; with `keywords` and AD_EXCLUSIONS, AD_FIELDS: the line's fields that make `ad`. */
+const AD_TEXT_FIELDS = /** @type {const} */ (['advertiser', 'landing_url', 'deal_id']);
+/** Every field of a corpus line that goes into a document's `ad` (AdFields), in the order it is stored. */
+export const AD_FIELDS = Object.freeze(/** @type {const} */ ([...AD_TEXT_FIELDS, 'keywords', ...AD_EXCLUSIONS]));
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 /**
@@ -160,7 +170,7 @@ export function documentText(doc) {
 function adFields(raw) {
   /** @type {AdFields} */
   const ad = {};
-  for (const f of /** @type {const} */ (['advertiser', 'landing_url', 'deal_id'])) {
+  for (const f of AD_TEXT_FIELDS) {
     const v = raw[f];
     if (v === undefined || v === null) continue;
     if (typeof v !== 'string' || v === '' || codePoints(v) > AD_LIMITS[f]) return `field "${f}" must be a string of 1 to ${AD_LIMITS[f]} characters`;

@@ -18,6 +18,7 @@
 // through the API deletes its entries; writing a target document bumps the generation, which makes every
 // entry for that target stale at once (they are recomputed by the next precompute run).
 
+import { RESULT_FIELDS } from '../corpus/document.js';
 import { rerankSignature } from './rerank.js';
 
 /**
@@ -39,12 +40,7 @@ export function resultItem(hit) {
   const meta = typeof hit.meta === 'string' ? JSON.parse(hit.meta) : (hit.meta ?? {});
   /** @type {ResultItem} */
   const item = { id: hit.id, score: hit.score };
-  if (meta.title !== undefined) item.title = meta.title;
-  if (meta.url !== undefined) item.url = meta.url;
-  if (meta.published_at !== undefined) item.published_at = meta.published_at;
-  if (meta.category !== undefined) item.category = meta.category;
-  if (meta.site !== undefined) item.site = meta.site;
-  if (meta.ad !== undefined) item.ad = meta.ad;
+  for (const f of RESULT_FIELDS) if (meta[f] !== undefined) item[f] = meta[f];
   if (hit.ranking_score !== undefined) item.ranking_score = hit.ranking_score;
   return item;
 }

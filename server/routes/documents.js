@@ -1,5 +1,5 @@
 // Collections and documents: list, read, write one (embedded now, searchable at once), delete, bulk (queued).
-import { META_FIELDS, parseDocument } from '../../pipeline/corpus/document.js';
+import { AD_FIELDS, META_FIELDS, parseDocument } from '../../pipeline/corpus/document.js';
 import { invalidate, invalidateCollection } from '../../pipeline/match/index.js';
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../errors.js';
@@ -49,6 +49,8 @@ export default function documentRoutes(app, ctx) {
   // The stored text fields (an ad's are in adFieldsSchema), in the order the store keeps them.
   const metaProps = Object.fromEntries(META_FIELDS.filter((f) => f !== 'ad')
     .map((f) => [f, f === 'published_at' ? { type: 'string', description: 'ISO 8601' } : { type: 'string' }]));
+  /** The optional metadata fields of a corpus line, for the bulk route's description. */
+  const lineMetaFields = META_FIELDS.filter((f) => f !== 'ad').map((f) => `${f}?`).join(', ');
   // Written documents: their date must be one that exists (stored as given by the corpus reader's rules).
   const metaInput = {
     ...metaProps, published_at: dateSchema('when it was published'),
@@ -220,7 +222,7 @@ export default function documentRoutes(app, ctx) {
       schema: {
         tags: ['write'],
         summary: 'Index many documents: queued jobs for a JSON Lines body or {"path"} of a file the server can read; with ?sync=true, a small body written now with one result per line',
-        description: 'Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?; for ads advertiser?, landing_url?, keywords?, deal_id?). Without sync: returns at once (202); '
+        description: `Lines are corpus lines (id, body, ${lineMetaFields}; for ads ${AD_FIELDS.map((f) => `${f}?`).join(', ')}). Without sync: returns at once (202); `
           + 'follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch\'s _bulk): at most server.syncBulkMaxDocuments '
           + `(${config.server.syncBulkMaxDocuments}) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written `
           + 'before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. '

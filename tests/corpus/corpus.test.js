@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { readLines } from '../../pipeline/corpus/lines.js';
 import { planShards } from '../../pipeline/corpus/plan.js';
-import { parseDocument } from '../../pipeline/corpus/document.js';
+import { META_FIELDS, RESULT_FIELDS, parseDocument } from '../../pipeline/corpus/document.js';
+import { REPO_ROOT } from '../../pipeline/paths.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-corpus-'));
 
@@ -118,4 +119,14 @@ test('parseDocument warns about control characters, keeps numeric ids, skips bla
   assert.equal(r.doc.id, '12');
   assert.equal(r.warnings[0].code, 'CONTROL_CHARACTERS');
   assert.deepEqual(parse('   '), { blank: true });
+});
+
+test("a result's fields are the stored metadata fields, in the answers' order, and the native store writes that order", () => {
+  assert.deepEqual([...RESULT_FIELDS].sort(), [...META_FIELDS].sort());
+  assert.notDeepEqual([...RESULT_FIELDS], [...META_FIELDS], 'two orders: stored (META_FIELDS), answered (RESULT_FIELDS)');
+  // The fused re-ranking copies the text fields' bytes in its own list (kFields): RESULT_FIELDS without `ad`.
+  const cc = fs.readFileSync(path.join(REPO_ROOT, 'pipeline/store/native/src/result_fields.cc'), 'utf8');
+  const m = /kFields = \{([^}]*)\}/.exec(cc);
+  assert.ok(m, 'kFields not found in result_fields.cc');
+  assert.deepEqual(m[1].split(',').map((f) => f.trim().replace(/"/g, '')), RESULT_FIELDS.filter((f) => f !== 'ad'));
 });
