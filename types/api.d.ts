@@ -458,7 +458,7 @@ export interface paths {
         put?: never;
         /**
          * Index many documents: queued jobs for a JSON Lines body or {"path"} of a file the server can read; with ?sync=true, a small body written now with one result per line
-         * @description Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?; for ads advertiser?, landing_url?, keywords?, deal_id?). Without sync: returns at once (202); follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch's _bulk): at most server.syncBulkMaxDocuments (100) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. A JSON Lines body of two documents: {"id":"ad-1","title":"サッカー観戦","body":"サッカー日本代表の試合を観戦。"}⏎{"id":"ad-2","body":"映画の試写会に招待。"}
+         * @description Lines are corpus lines (id, body, title?, url?, site?, category?, published_at?; for ads advertiser?, landing_url?, deal_id?, keywords?, exclude_sites?, exclude_categories?). Without sync: returns at once (202); follow GET /v1/jobs/{id}. With sync=true (like Elasticsearch's _bulk): at most server.syncBulkMaxDocuments (100) documents and server.bodyLimit bytes (else 413 SCDV_BULK_SYNC_TOO_LARGE), embedded and written before the answer (200): one item per non-blank line in input order, a bad line failing alone, `errors` true when any item failed. A JSON Lines body of two documents: {"id":"ad-1","title":"サッカー観戦","body":"サッカー日本代表の試合を観戦。"}⏎{"id":"ad-2","body":"映画の試写会に招待。"}
          */
         post: {
             parameters: {
