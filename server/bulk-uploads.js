@@ -22,7 +22,7 @@ import { indexShardJob } from '../pipeline/queue/index-job.js';
 import { JOB_ID_RE, bulkJobsDir, cancelCollectionBulkJobs, unfinishedBulkJobs } from '../pipeline/queue/bulk-jobs.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { invalidate } from '../pipeline/match/index.js';
-import { invalid } from './errors.js';
+import { invalid } from './error-replies.js';
 
 export { JOB_ID_RE };
 const jobsDir = bulkJobsDir;
@@ -145,7 +145,7 @@ export function elasticsearchBulkError(head) {
  * @param {string} o.model
  * @param {string} o.collection
  * @param {import('../pipeline/config.js').Config} o.config
- * @param {import('./queues.js').QueueHub} o.hub
+ * @param {import('./redis-queues.js').QueueHub} o.hub
  * @returns {Promise<BulkRecord>}
  */
 export async function createBulkJob(o) {
@@ -181,7 +181,7 @@ export async function createBulkJob(o) {
  * as it is, so queuing again is harmless.
  * @param {BulkRecord} rec
  * @param {string} outDir
- * @param {import('./queues.js').QueueHub} hub
+ * @param {import('./redis-queues.js').QueueHub} hub
  * @param {import('../pipeline/config.js').Config} config
  * @param {import('../pipeline/corpus/plan.js').Shard[]} shards
  */
@@ -200,7 +200,7 @@ async function queueShards(rec, outDir, hub, config, shards) {
 /**
  * Queue again the shards of unfinished bulk jobs that Redis lost (neither a marker nor a Bull job), from the kept
  * corpus; finish jobs that are over. A job whose corpus is gone or changed fails with that reason.
- * @param {import('./queues.js').QueueHub} hub
+ * @param {import('./redis-queues.js').QueueHub} hub
  * @param {import('../pipeline/config.js').Config} config
  * @returns {Promise<{jobs: number, shards: number}>} jobs and shards queued again
  */
@@ -238,7 +238,7 @@ export async function resumeBulkJobs(hub, config) {
  * Cancel the unfinished bulk jobs that write to a collection about to be deleted: they end failed with `reason`,
  * their waiting shards are removed from the queue and running ones stop before their next write (a write after
  * the delete would create the collection again, without the documents written before).
- * @param {import('./queues.js').QueueHub | null} hub null without Redis (waiting shards then fail when they start)
+ * @param {import('./redis-queues.js').QueueHub | null} hub null without Redis (waiting shards then fail when they start)
  * @param {import('../pipeline/config.js').Config} config
  * @param {string} model
  * @param {string} collection
@@ -291,7 +291,7 @@ export function sweepUploads(graceMs) {
  * Keep bulk jobs going for the life of a server: resume them now and after every Redis reconnect (a Redis that
  * came back empty lost their queued shards), finish a job (its upload removed) as soon as its last shard ends,
  * and sweep orphan uploads.
- * @param {import('./queues.js').QueueHub} hub
+ * @param {import('./redis-queues.js').QueueHub} hub
  * @param {import('../pipeline/config.js').Config} config
  * @param {{warn: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} log
  * @returns {() => void} stop
@@ -371,7 +371,7 @@ export function keepBulkJobs(hub, config, log) {
 
 /**
  * @param {string} id
- * @param {import('./queues.js').QueueHub | null} hub
+ * @param {import('./redis-queues.js').QueueHub | null} hub
  * @param {import('../pipeline/config.js').Config} config
  * @returns {Promise<JobStatus>}
  */
@@ -447,7 +447,7 @@ export async function bulkStatus(id, hub, config) {
  * Once a job is over: drop the uploaded body and make precomputed matches of the collection stale (once).
  * @param {BulkRecord} rec
  * @param {string} outDir
- * @param {import('./queues.js').QueueHub | null} hub
+ * @param {import('./redis-queues.js').QueueHub | null} hub
  * @param {import('../pipeline/config.js').Config} config
  */
 async function finish(rec, outDir, hub, config) {

@@ -34,7 +34,7 @@ export const kSchema = (s) => ({ type: 'integer', minimum: 1, maximum: s.maxK, d
 
 /**
  * `from`, Elasticsearch's paging offset: results from + 1 … from + k of the ranked list (from + k at most maxK,
- * checked by searchWindow in server/search.js, since a schema cannot compare two fields).
+ * checked by searchWindow in server/search-request.js, since a schema cannot compare two fields).
  * @param {{maxK: number}} s
  */
 export const fromSchema = (s) => ({

@@ -3,7 +3,7 @@
 import { parseDate } from '../pipeline/dates.js';
 import { errors } from '../pipeline/errors.js';
 import { defaultFeedback, feedbackSettings, HALF_LIFE_PATTERN, parseHalfLife } from '../pipeline/match/rerank.js';
-import { invalid } from './errors.js';
+import { invalid } from './error-replies.js';
 import { dateSchema } from './schemas.js';
 
 /**
@@ -82,9 +82,9 @@ export function storeFilters(f, where) {
 /**
  * Embed a request's text in the layout of `collection` (the one it is compared with, or the pages' collection it
  * stands for: ServingModel.collectionEmbed); 422 when no word of it is in the model.
- * @param {import('./models.js').ServingModel} sm
+ * @param {import('./model-state.js').ServingModel} sm
  * @param {{title?: string, text: string}} doc
- * @param {import('./metrics.js').Metrics} metrics
+ * @param {import('./prometheus.js').Metrics} metrics
  * @param {string} collection
  * @param {number} maxAgeMs server.modelPollMs: how old the records read may be
  */

@@ -9,7 +9,7 @@
 //   server.socketStallMs, or that has more than server.maxPipelined requests waiting, is closed.
 import { STATUS_CODES } from 'node:http';
 import { errors } from '../pipeline/errors.js';
-import { errorBody } from './errors.js';
+import { errorBody } from './error-replies.js';
 
 /**
  * @typedef {object} SocketState
@@ -70,7 +70,7 @@ function refuse(socket, e) {
  * Install the bounds on an app's server (before it listens).
  * @param {import('fastify').FastifyInstance} app
  * @param {import('../pipeline/config.js').Config['server']} s
- * @param {import('./metrics.js').Metrics} metrics
+ * @param {import('./prometheus.js').Metrics} metrics
  */
 export function installSocketBounds(app, s, metrics) {
   const server = app.server;

@@ -10,13 +10,13 @@ import { storeRows } from '../pipeline/embed/meta.js';
 import { invalidate } from '../pipeline/match/index.js';
 import { ISSUE, LINE_ISSUES } from '../pipeline/line-issues.js';
 import { errors } from '../pipeline/errors.js';
-import { elasticsearchBulkError } from './jobs.js';
+import { elasticsearchBulkError } from './bulk-uploads.js';
 
 /**
  * Embed documents with the serving model, in `collection`'s layout, and upsert those that have a vector into it
  * (created with its first document, which records its layout), then forget cached and precomputed results that may list them.
  * @param {import('./app.js').AppContext} ctx
- * @param {import('./models.js').ServingModel} sm
+ * @param {import('./model-state.js').ServingModel} sm
  * @param {string} collection
  * @param {import('../pipeline/corpus/document.js').Document[]} docs
  * @returns {Promise<{vectors: import('../pipeline/embed/vectorizer.js').Embedding[], empty: Set<number>}>} empty: positions without a vector (not written)
@@ -98,7 +98,7 @@ function itemError(issue) {
  * fails alone. A store failure fails the request (nothing is reported written; native: nothing was, OpenSearch:
  * some may have been, and a retry rewrites them: every write is an upsert).
  * @param {import('./app.js').AppContext} ctx
- * @param {import('./models.js').ServingModel} sm
+ * @param {import('./model-state.js').ServingModel} sm
  * @param {string} collection
  * @param {Buffer} body
  * @returns {Promise<{errors: boolean, items: BulkItem[]}>}

@@ -1,7 +1,7 @@
 // scdv eval: relevance of a model's document vectors against TF-IDF and more_like_this (pipeline/eval/).
 import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
-import { EVAL_DEFAULTS, runEval } from '../eval/run.js';
+import { EVAL_DEFAULTS, runEval } from '../eval/evaluate.js';
 import fs from 'node:fs';
 import { adEmbedSettings } from '../embed/layout.js';
 import { loadModel } from '../model/load.js';
@@ -142,7 +142,7 @@ async function run(values) {
  */
 async function runMatch(values, config, k, mode, out) {
   for (const flag of ['collection', 'cluster', 'folds', 'cluster-seeds', 'classify']) if (values[flag] !== undefined && values[flag] !== false) throw errors.USAGE(`--${flag} does not go with --match`);
-  const { runMatchEval } = await import('../eval/match.js');
+  const { runMatchEval } = await import('../eval/match-eval.js');
   const opts = {
     model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? 'category', ads: values.ads ?? null, config, k, adEmbed: adEmbedOf(values, config),
     searchMode: mode, baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),

@@ -1,7 +1,7 @@
 // scdv index: embed a corpus with a model into a store collection.
 import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
-import { runIndex } from '../stages/index.js';
+import { runIndex } from '../stages/indexing.js';
 import { plural } from '../progress.js';
 import { describeThreshold } from '../match/threshold.js';
 import { configFromFlags, intFlag, withRedis, existingFileFlag } from './common.js';
@@ -43,7 +43,7 @@ async function run(values) {
   });
 }
 
-/** @param {import('../stages/index.js').IndexSummary} s */
+/** @param {import('../stages/indexing.js').IndexSummary} s */
 export function printIndexSummary(s) {
   const codes = Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
   process.stderr.write([

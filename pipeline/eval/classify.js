@@ -3,7 +3,7 @@
 // The vectors are the product's (same embedder) with the classifier's own α, keepFraction and lexical damping (`eval.classify`).
 // Vectors come from pipeline/embed/ (the product's code); the classifiers run in Python (scikit-learn).
 // Test accuracy comes with a 95 % bootstrap interval over the test documents, and SCDV − TF-IDF with a paired one
-// (the same bootstrap and verdict words as the report's P@10 verdict, pipeline/eval/metrics.js).
+// (the same bootstrap and verdict words as the report's P@10 verdict, pipeline/eval/relevance-metrics.js).
 // Writes models/<name>/eval-classify.json (format scdv-eval-classify/1: date, files, settings, scdv, tfidf,
 // scdv_vs_tfidf, per_document: each method's 1/0 per test document).
 import fs from 'node:fs';
@@ -15,8 +15,8 @@ import { writeFileAtomic } from '../fsutil.js';
 import { readLabelledCorpus } from './corpus.js';
 import { writeExchange } from './exchange.js';
 import { runPythonModule } from '../python.js';
-import { BOOTSTRAP, intervalWord, pairedBootstrap } from './metrics.js';
-import { tokenizeAll } from './run.js';
+import { BOOTSTRAP, intervalWord, pairedBootstrap } from './relevance-metrics.js';
+import { tokenizeAll } from './evaluate.js';
 
 /**
  * @param {{model: string, train: string, test: string, labelField: string, config: import('../config.js').Config,

@@ -7,7 +7,7 @@
 // and pseudo-relevance feedback; its own id excluded), so the latency is the store's and the re-ranking's. The baselines (TF-IDF cosine, Elasticsearch-style
 // more_like_this) and the linear classifiers run in Python (workers/scdv/eval_baselines.py, scikit-learn): its
 // TfidfVectorizer and LinearSVC are the reference definitions of those methods, and the classifier needs it
-// anyway. Python returns neighbour lists only; every metric is computed here (pipeline/eval/metrics.js).
+// anyway. Python returns neighbour lists only; every metric is computed here (pipeline/eval/relevance-metrics.js).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +18,7 @@ import { errors } from '../errors.js';
 import { DEFAULT_CONFIG } from '../config.js';
 import { modelsDir, validateModelName } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { latencySummary, rankingMetrics } from './metrics.js';
+import { latencySummary, rankingMetrics } from './relevance-metrics.js';
 import { readLabelledCorpus } from './corpus.js';
 import { writeExchange } from './exchange.js';
 import { runPythonModule } from '../python.js';
@@ -296,7 +296,7 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
 }
 
 /**
- * The re-ranking options of a related list with no request option (the related routes' defaults, server/search.js).
+ * The re-ranking options of a related list with no request option (the related routes' defaults, server/search-request.js).
  * @param {import('../config.js').Config['server']} server
  * @returns {import('../match/rerank.js').RerankOptions}
  */

@@ -18,7 +18,7 @@ function docLine(d) {
 }
 
 /**
- * @param {ReturnType<typeof import('./document.js').inspectDocument>} r
+ * @param {ReturnType<typeof import('./explain.js').inspectDocument>} r
  */
 export function formatInspectDocument(r) {
   const out = [`model ${r.model}${r.collection ? `, collection ${r.collection}` : ''}`, docLine(r.document)];
@@ -37,7 +37,7 @@ export function formatInspectDocument(r) {
 }
 
 /**
- * @param {ReturnType<typeof import('./document.js').explainPair>} r
+ * @param {ReturnType<typeof import('./explain.js').explainPair>} r
  */
 export function formatExplain(r) {
   const out = [`model ${r.model}`, `A ${docLine(r.a)}`, `B ${docLine(r.b)}`];

@@ -500,7 +500,7 @@ function fusedCall(coll, storeOptions, want, options, server, byId = false) {
  * searchCollection with the stored vector of the document `id` as the query; null when the collection has no such
  * document. The native store looks the vector up itself, in the snapshot it searches (searchRerankedByIdAsync: no
  * vector crosses into JavaScript) when the fused call applies; else the vector is fetched first. Its hits may carry
- * `fields` in place of `meta` (RerankSpec.fields): serialise them with answerBytes (pipeline/match/index.js).
+ * `fields` in place of `meta` (RerankSpec.fields): serialise them with answerBytes (pipeline/match/precomputed.js).
  * @param {SearchTarget} coll
  * @param {string} id
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)

@@ -5,7 +5,7 @@ import { loadAnalysis } from '../inspect/analysis.js';
 import { loadModel } from '../model/load.js';
 import { readEval } from './eval-table.js';
 import { renderReport } from './render.js';
-import { renderClicks } from './clicks.js';
+import { renderClicks } from './clicks-page.js';
 import { clickReport } from '../events/clicks.js';
 import { eventsDir } from '../events/log.js';
 import { DEFAULT_CONFIG } from '../config.js';

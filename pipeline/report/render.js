@@ -35,7 +35,7 @@ th{background:#f0f2f5}td.num{text-align:right}.facts td:first-child{color:#555}
  * @param {Record<string, any>} input.manifest
  * @param {Record<string, any>} input.analysis see workers/scdv/analysis.py
  * @param {{result: Record<string, any> | null, error: string | null}} input.evaluation
- * @param {string} [input.clicks] the reader-clicks sections (pipeline/report/clicks.js), when the event log has impressions of the model
+ * @param {string} [input.clicks] the reader-clicks sections (pipeline/report/clicks-page.js), when the event log has impressions of the model
  * @param {string} [input.generatedAt]
  */
 export function renderReport({ name, manifest: m, analysis: a, evaluation, clicks, generatedAt }) {

@@ -15,7 +15,7 @@ import { Embedder, embedTokenizerConfig } from '../embed/index.js';
 import { runTrain } from './train.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { readLabelledCorpus } from '../eval/corpus.js';
-import { baselines, methodResult, scdvNeighbours } from '../eval/run.js';
+import { baselines, methodResult, scdvNeighbours } from '../eval/evaluate.js';
 
 /** Train axes -> config paths. */
 const TRAIN_AXES = /** @type {const} */ ({
