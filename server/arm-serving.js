@@ -29,13 +29,13 @@ export const armFields = {
 
 /**
  * @param {import('./app.js').AppContext} ctx
- * @param {import('./model-state.js').ServingModel} sm
+ * @param {import('./model-state.js').ServingModel} servingModel
  * @param {string | undefined} unit the hashed user id, else the page id; undefined: a random split per request
  * @returns {ServedArm}
  */
-export function serveArm(ctx, sm, unit) {
+export function serveArm(ctx, servingModel, unit) {
   const requestId = newRequestId();
-  const layout = sm.embedder.layout;
+  const layout = servingModel.embedder.layout;
   const arm = chooseArm(ctx.config.experiments, unit ?? requestId, layout);
   ctx.metrics.armAnswers.inc({ arm: arm.name });
   const head = `"request_id":${JSON.stringify(requestId)},"arm":${JSON.stringify(arm.name)}`;

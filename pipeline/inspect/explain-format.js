@@ -18,49 +18,49 @@ function docLine(d) {
 }
 
 /**
- * @param {ReturnType<typeof import('./explain.js').inspectDocument>} r
+ * @param {ReturnType<typeof import('./explain.js').inspectDocument>} result
  */
-export function formatInspectDocument(r) {
-  const out = [`model ${r.model}${r.collection ? `, collection ${r.collection}` : ''}`, docLine(r.document)];
-  for (const w of r.warnings) out.push(`warning: ${w}`);
-  out.push('', `topics (share of the vector's squared norm; ${r.topics.length} of ${r.topicsTotal} clusters shown, sum over all ${r.check.topicShareSum.toFixed(4)}):`);
-  for (const t of r.topics) {
+export function formatInspectDocument(result) {
+  const out = [`model ${result.model}${result.collection ? `, collection ${result.collection}` : ''}`, docLine(result.document)];
+  for (const w of result.warnings) out.push(`warning: ${w}`);
+  out.push('', `topics (share of the vector's squared norm; ${result.topics.length} of ${result.topicsTotal} clusters shown, sum over all ${result.check.topicShareSum.toFixed(4)}):`);
+  for (const t of result.topics) {
     out.push(`  k=${String(t.cluster).padEnd(4)} ${pct(t.share).padStart(7)}  [${t.clusterWords.join(' ')}]`);
     if (t.words?.length) out.push(`  ${' '.repeat(14)} carried by: ${wordList(t.words)}`);
   }
-  if (r.words) {
-    out.push('', `words (share of the vector; ${r.words.length} of ${r.wordsTotal} known words shown, sum over all ${r.check.wordShareSum?.toFixed(4)}):`);
-    for (const w of r.words) out.push(`  ${pct(w.share).padStart(7)}  ${w.word}${w.tf > 1 ? ` (x${w.tf})` : ''}  topics ${w.clusters.join(', ')}`);
-    if (r.unknownWords?.length) out.push(`  not in the model: ${r.unknownWords.join(' ')}`);
+  if (result.words) {
+    out.push('', `words (share of the vector; ${result.words.length} of ${result.wordsTotal} known words shown, sum over all ${result.check.wordShareSum?.toFixed(4)}):`);
+    for (const w of result.words) out.push(`  ${pct(w.share).padStart(7)}  ${w.word}${w.tf > 1 ? ` (x${w.tf})` : ''}  topics ${w.clusters.join(', ')}`);
+    if (result.unknownWords?.length) out.push(`  not in the model: ${result.unknownWords.join(' ')}`);
   }
   return out.join('\n') + '\n';
 }
 
 /**
- * @param {ReturnType<typeof import('./explain.js').explainPair>} r
+ * @param {ReturnType<typeof import('./explain.js').explainPair>} result
  */
-export function formatExplain(r) {
-  const out = [`model ${r.model}`, `A ${docLine(r.a)}`, `B ${docLine(r.b)}`];
-  for (const w of r.warnings) out.push(`warning: ${w}`);
-  out.push('', `score (cosine) ${r.score.toFixed(4)}, split over ${r.topicsTotal} shared topics (${r.topics.length} shown; sum ${r.check.topicSum.toFixed(4)}):`);
-  for (const t of r.topics) {
+export function formatExplain(result) {
+  const out = [`model ${result.model}`, `A ${docLine(result.a)}`, `B ${docLine(result.b)}`];
+  for (const w of result.warnings) out.push(`warning: ${w}`);
+  out.push('', `score (cosine) ${result.score.toFixed(4)}, split over ${result.topicsTotal} shared topics (${result.topics.length} shown; sum ${result.check.topicSum.toFixed(4)}):`);
+  for (const t of result.topics) {
     out.push(`  k=${String(t.cluster).padEnd(4)} ${signed(t.contribution)} (${pct(t.share).padStart(7)})  [${t.clusterWords.join(' ')}]`);
     if (t.wordsA?.length) out.push(`  ${' '.repeat(8)} A: ${wordList(t.wordsA)}`);
     if (t.wordsB?.length) out.push(`  ${' '.repeat(8)} B: ${wordList(t.wordsB)}`);
     if (t.lexicalWords?.length) out.push(`  ${' '.repeat(8)} words: ${wordList(t.lexicalWords)}`);
   }
-  if (r.lexicalWords) {
-    out.push('', `the lexical block word by word (a word's TF-IDF weight in A × in B; sum over all ${r.check.lexicalWordSum?.toFixed(4)}):`);
-    out.push(r.lexicalWords.length ? `  ${wordList(r.lexicalWords)}` : '  none: the two texts share no word of the lexicon');
+  if (result.lexicalWords) {
+    out.push('', `the lexical block word by word (a word's TF-IDF weight in A × in B; sum over all ${result.check.lexicalWordSum?.toFixed(4)}):`);
+    out.push(result.lexicalWords.length ? `  ${wordList(result.lexicalWords)}` : '  none: the two texts share no word of the lexicon');
   }
-  if (r.sharedWords) {
+  if (result.sharedWords) {
     out.push('', 'shared words (contribution to the score through A\'s side, B\'s side):');
-    if (!r.sharedWords.length) out.push('  none: the match comes from different words of the same topics');
-    const carrying = r.sharedWords.filter((w) => Math.abs(w.a) + Math.abs(w.b) >= 5e-5);
+    if (!result.sharedWords.length) out.push('  none: the match comes from different words of the same topics');
+    const carrying = result.sharedWords.filter((w) => Math.abs(w.a) + Math.abs(w.b) >= 5e-5);
     for (const w of carrying) out.push(`  ${w.word}  A ${signed(w.a)}  B ${signed(w.b)}`);
-    if (carrying.length < r.sharedWords.length) out.push(`  (${r.sharedWords.length - carrying.length} more shared words carry nothing: their dimensions were not kept in the vectors)`);
+    if (carrying.length < result.sharedWords.length) out.push(`  (${result.sharedWords.length - carrying.length} more shared words carry nothing: their dimensions were not kept in the vectors)`);
   }
-  for (const [side, list, sum] of /** @type {const} */ ([['A', r.wordsA, r.check.wordSumA], ['B', r.wordsB, r.check.wordSumB]])) {
+  for (const [side, list, sum] of /** @type {const} */ ([['A', result.wordsA, result.check.wordSumA], ['B', result.wordsB, result.check.wordSumB]])) {
     if (!list) continue;
     out.push('', `words of ${side} carrying the score (sum over all ${sum?.toFixed(4)}; * = also in the other document):`);
     out.push(`  ${list.map((w) => `${w.word}${w.shared ? '*' : ''} ${signed(w.contribution)}`).join(', ')}`);

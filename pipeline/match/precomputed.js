@@ -168,16 +168,16 @@ export const keys = (prefix) => ({
  * The precomputed entry when present and fresh, else null (also when Redis is down or slow).
  * @param {import('ioredis').Redis} redis
  * @param {string} prefix
- * @param {{model: string, source: string, target: string, id: string, k: number, rerank?: ReturnType<typeof rerankSignature>}} q
+ * @param {{model: string, source: string, target: string, id: string, k: number, rerank?: ReturnType<typeof rerankSignature>}} request
  *   rerank: the request's re-ranking options (absent: none); an entry computed with others is not served
  * @returns {Promise<{entry: RawEntry | null, reason: 'fresh' | 'missing' | 'stale' | 'other-options' | 'redis-down'}>}
  */
-export async function lookupMatch(redis, prefix, q) {
+export async function lookupMatch(redis, prefix, request) {
   if (redis.status !== 'ready') return { entry: null, reason: 'redis-down' };
   const k = keys(prefix);
   let raw;
   try {
-    raw = await redis.mget(k.entry(q.model, q.source, q.target, q.id), k.gen(q.model, q.target));
+    raw = await redis.mget(k.entry(request.model, request.source, request.target, request.id), k.gen(request.model, request.target));
   } catch {
     return { entry: null, reason: 'redis-down' };
   }
@@ -186,8 +186,8 @@ export async function lookupMatch(redis, prefix, q) {
   const { head } = entry;
   const gen = Number(raw[1] ?? 0);
   // Fresh: computed against the target as it is now, and holding the k asked for (or the whole target).
-  if (head.target_gen !== gen || (head.k < q.k && head.count >= head.k)) return { entry: null, reason: 'stale' };
-  if (JSON.stringify(head.rerank ?? NO_RERANK) !== JSON.stringify(q.rerank ?? NO_RERANK)) return { entry: null, reason: 'other-options' };
+  if (head.target_gen !== gen || (head.k < request.k && head.count >= head.k)) return { entry: null, reason: 'stale' };
+  if (JSON.stringify(head.rerank ?? NO_RERANK) !== JSON.stringify(request.rerank ?? NO_RERANK)) return { entry: null, reason: 'other-options' };
   return { entry, reason: 'fresh' };
 }
 

@@ -26,12 +26,12 @@ export async function collectionEmbedConfig(model, collection, config) {
  * model: its recorded layout's; else, when it holds documents (written through the API by a version that recorded
  * nothing), the model's default, which they were embedded with; else a new collection's (newCollectionEmbed over
  * the model's default). The server's writes and its queued bulk jobs both decide here.
- * @param {{collection: string, recorded: VectorLayout | undefined, hasDocuments: boolean, modelDefault: Config['embed'], adEmbed: Config['adEmbed']}} o
+ * @param {{collection: string, recorded: VectorLayout | undefined, hasDocuments: boolean, modelDefault: Config['embed'], adEmbed: Config['adEmbed']}} options
  * @returns {{embed: Config['embed'], recorded: boolean}}
  */
-export function servedCollectionEmbed(o) {
-  if (o.recorded) return { embed: o.recorded.embed, recorded: true };
-  return { embed: o.hasDocuments ? o.modelDefault : newCollectionEmbed(o.modelDefault, o.adEmbed, o.collection), recorded: false };
+export function servedCollectionEmbed(options) {
+  if (options.recorded) return { embed: options.recorded.embed, recorded: true };
+  return { embed: options.hasDocuments ? options.modelDefault : newCollectionEmbed(options.modelDefault, options.adEmbed, options.collection), recorded: false };
 }
 
 /**
