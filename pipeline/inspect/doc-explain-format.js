@@ -18,7 +18,7 @@ function docLine(d) {
 }
 
 /**
- * @param {ReturnType<typeof import('./explain.js').inspectDocument>} result
+ * @param {ReturnType<typeof import('./doc-explain.js').inspectDocument>} result
  */
 export function formatInspectDocument(result) {
   const out = [`model ${result.model}${result.collection ? `, collection ${result.collection}` : ''}`, docLine(result.document)];
@@ -37,7 +37,7 @@ export function formatInspectDocument(result) {
 }
 
 /**
- * @param {ReturnType<typeof import('./explain.js').explainPair>} result
+ * @param {ReturnType<typeof import('./doc-explain.js').explainPair>} result
  */
 export function formatExplain(result) {
   const out = [`model ${result.model}`, `A ${docLine(result.a)}`, `B ${docLine(result.b)}`];
