@@ -69,16 +69,16 @@ export function validateModelName(name) {
  * A path, links resolved, when it lies inside one of `roots` (folders, or files allowed by themselves); else the
  * error `refuse(reason)` makes. Relative paths and `..` segments are refused before anything is resolved; a path
  * that does not exist yet is resolved through its deepest existing folder (a link there cannot lead out).
- * @param {unknown} p
+ * @param {unknown} file
  * @param {string[]} roots
  * @param {(reason: string) => Error} refuse
  * @returns {string}
  */
-export function confinedPath(p, roots, refuse) {
-  if (typeof p !== 'string' || p === '' || p.includes('\0')) throw refuse('is not a path');
-  if (!path.isAbsolute(p)) throw refuse('is not an absolute path');
-  if (p.split(/[\\/]/).includes('..')) throw refuse('has a ".." segment');
-  const real = realpathSoFar(p);
+export function confinedPath(file, roots, refuse) {
+  if (typeof file !== 'string' || file === '' || file.includes('\0')) throw refuse('is not a path');
+  if (!path.isAbsolute(file)) throw refuse('is not an absolute path');
+  if (file.split(/[\\/]/).includes('..')) throw refuse('has a ".." segment');
+  const real = realpathSoFar(file);
   const inside = roots.map(realpathSoFar).some((r) => real === r || real.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
   if (!inside) throw refuse('is outside the folders this process may use');
   return real;

@@ -15,11 +15,11 @@ const STEPWISE_MAX = 50;
 
 /**
  * "1 shard", "2 shards", "0 shards".
- * @param {number} n
+ * @param {number} count
  * @param {string} noun singular; the plural adds "s"
  */
-export function plural(n, noun) {
-  return `${n} ${n === 1 ? noun : `${noun}s`}`;
+export function plural(count, noun) {
+  return `${count} ${count === 1 ? noun : `${noun}s`}`;
 }
 
 export class ProgressBar {
@@ -102,10 +102,10 @@ export class ProgressBar {
   }
 }
 
-/** @param {number} s */
-export function formatSeconds(s) {
-  if (!Number.isFinite(s)) return '?';
-  if (s < 60) return `${s.toFixed(0)}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.round((s % 3600) / 60)).padStart(2, '0')}m`;
+/** @param {number} seconds */
+export function formatSeconds(seconds) {
+  if (!Number.isFinite(seconds)) return '?';
+  if (seconds < 60) return `${seconds.toFixed(0)}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.round((seconds % 3600) / 60)).padStart(2, '0')}m`;
 }

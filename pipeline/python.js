@@ -23,30 +23,30 @@ const STDERR_TAIL_LINES = 20;
 
 /**
  * How the process ended, for a failure without an error line: "killed by SIGKILL: <last stderr lines>".
- * @param {PythonFailure} f
+ * @param {PythonFailure} failure
  */
-export function describeExit(f) {
-  return `${f.signal ? `killed by ${f.signal}` : `exited with ${f.code}`}${f.stderrTail.length ? `: ${f.stderrTail.slice(-5).join(' | ')}` : ''}`;
+export function describeExit(failure) {
+  return `${failure.signal ? `killed by ${failure.signal}` : `exited with ${failure.code}`}${failure.stderrTail.length ? `: ${failure.stderrTail.slice(-5).join(' | ')}` : ''}`;
 }
 
 /**
  * Run `python -m <module> <args>` in the project's .venv and wait for its result line.
  * @param {string} module e.g. scdv.train
  * @param {string[]} args
- * @param {object} o
- * @param {(p: Record<string, any>) => void} [o.onProgress] each progress line
- * @param {AbortSignal} [o.signal] aborting kills the process (the promise rejects with the AbortError)
- * @param {(f: PythonFailure) => Error} o.fail the error of a run that ended without a result line
- * @param {(err: Error) => Error} o.spawnFailed the error of a process that could not be started (or was aborted)
+ * @param {object} options
+ * @param {(p: Record<string, any>) => void} [options.onProgress] each progress line
+ * @param {AbortSignal} [options.signal] aborting kills the process (the promise rejects with the AbortError)
+ * @param {(f: PythonFailure) => Error} options.fail the error of a run that ended without a result line
+ * @param {(err: Error) => Error} options.spawnFailed the error of a process that could not be started (or was aborted)
  * @returns {Promise<Record<string, any>>} the result line
  */
-export function runPython(module, args, o) {
+export function runPython(module, args, options) {
   if (!fs.existsSync(VENV_PYTHON)) return Promise.reject(errors.PYTHON_MISSING(VENV_PYTHON));
   return new Promise((resolve, reject) => {
     const child = spawn(VENV_PYTHON, ['-m', module, ...args], {
       env: { ...process.env, PYTHONPATH: path.join(REPO_ROOT, 'workers'), PYTHONUNBUFFERED: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
-      signal: o.signal,
+      signal: options.signal,
     });
     /** @type {Record<string, any> | null} */
     let result = null;
@@ -61,7 +61,7 @@ export function runPython(module, args, o) {
       } catch {
         return; // not a protocol line (a library printing to stdout): ignored
       }
-      if (msg.type === 'progress') o.onProgress?.(msg);
+      if (msg.type === 'progress') options.onProgress?.(msg);
       else if (msg.type === 'result') result = msg;
       else if (msg.type === 'error') errorLine = msg;
     });
@@ -69,10 +69,10 @@ export function runPython(module, args, o) {
       stderrTail.push(line);
       if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
     });
-    child.on('error', (err) => reject(o.spawnFailed(err)));
+    child.on('error', (err) => reject(options.spawnFailed(err)));
     child.on('close', (code, signal) => {
       if (code === 0 && result) return resolve(result);
-      reject(o.fail({ errorLine, code, signal, stderrTail }));
+      reject(options.fail({ errorLine, code, signal, stderrTail }));
     });
   });
 }

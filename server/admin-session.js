@@ -24,13 +24,13 @@ export function readCookie(header, name) {
 
 export class AdminSessions {
   /**
-   * @param {{redis: import('ioredis').Redis, prefix: string, apiKeyHashes: string[], maxAgeS: number}} o
+   * @param {{redis: import('ioredis').Redis, prefix: string, apiKeyHashes: string[], maxAgeS: number}} options
    */
-  constructor(o) {
-    this.redis = o.redis;
-    this.prefix = o.prefix;
-    this.digests = new Set(o.apiKeyHashes.map((h) => h.toLowerCase()));
-    this.maxAgeS = o.maxAgeS;
+  constructor(options) {
+    this.redis = options.redis;
+    this.prefix = options.prefix;
+    this.digests = new Set(options.apiKeyHashes.map((h) => h.toLowerCase()));
+    this.maxAgeS = options.maxAgeS;
   }
 
   /** @param {string} id */

@@ -7,7 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { KeyFailures, accessHook } from './auth.js';
 import { STATUS_CODES } from 'node:http';
 import { errors } from '../pipeline/errors.js';
-import { errorBody, installErrorHandlers } from './errors.js';
+import { errorBody, installErrorHandlers } from './error-replies.js';
 import { utf8JsonParser } from './bodies.js';
 import { OPTIONAL_BODY, adFieldsSchema, resultItemSchema } from './schemas.js';
 import { withExamples } from './openapi-examples.js';
@@ -27,9 +27,9 @@ import { installSocketBounds } from './sockets.js';
  * What routes need, built once per process by start.js (or by a test).
  * @typedef {object} AppContext
  * @property {import('../pipeline/config.js').Config} config
- * @property {import('./models.js').ModelState} models
- * @property {import('./queues.js').QueueHub | null} hub null: no Redis at all (queue routes answer 503)
- * @property {import('./metrics.js').Metrics} metrics
+ * @property {import('./model-state.js').ModelState} models
+ * @property {import('./redis-queues.js').QueueHub | null} hub null: no Redis at all (queue routes answer 503)
+ * @property {import('./prometheus.js').Metrics} metrics
  * @property {{shuttingDown: boolean}} status
  * @property {import('fastify').FastifyBaseLogger} [log] the app's logger, once built
  * @property {import('./cache.js').ResultCache} relatedCache related-by-id replies, per collection version

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import { keyDigest } from '../pipeline/api-keys.js';
 import { errors } from '../pipeline/errors.js';
-import { errorBody } from './errors.js';
+import { errorBody } from './error-replies.js';
 
 /** @typedef {'open'|'read'|'write'} Access  open: health checks; read: open unless server.openReads is false; write: a key */
 

@@ -92,12 +92,12 @@ export function discardBody(payload, limit, then) {
  */
 export class ByteGate {
   /**
-   * @param {{limit: number, queue: number, limitName: string, queueName: string, what: string, label: string}} o
+   * @param {{limit: number, queue: number, limitName: string, queueName: string, what: string, label: string}} options
    *   what: the kind of request, for the 503's message ("event batches"); label: the queue's name in
    *   scdv_busy_refused_total
    */
-  constructor(o) {
-    this.o = o;
+  constructor(options) {
+    this.o = options;
     /** Bytes of the requests let in and not answered yet. */
     this.bytes = 0;
     this.running = 0;

@@ -2,7 +2,7 @@
 // are registered, never called), for the generated TypeScript types (scripts/api-types.js) and other tools.
 import { DEFAULT_CONFIG } from '../pipeline/config.js';
 import { buildApp } from './app.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from './prometheus.js';
 import { ResultCache } from './cache.js';
 
 /**

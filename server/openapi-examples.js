@@ -4,7 +4,7 @@
 // operation has none or when one does not validate against its schema.
 import { errors } from '../pipeline/errors.js';
 import { ISSUE } from '../pipeline/line-issues.js';
-import { errorBody, invalid } from './errors.js';
+import { errorBody, invalid } from './error-replies.js';
 
 /**
  * @typedef {object} OperationExamples

@@ -2,7 +2,7 @@
 // - a method the path does not have answers 405 with an Allow header (not 404: the resource exists);
 // - numbers in the query string are decimal: ajv's coercion would read k=0x10 as 16, k=1e1 as 10.
 import { errors } from '../pipeline/errors.js';
-import { errorBody, invalid } from './errors.js';
+import { errorBody, invalid } from './error-replies.js';
 
 /** Methods a 405 can be given for: the standard ones and QUERY (Fastify routes them; WebDAV's are left to the 404). */
 const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'QUERY', 'TRACE'];

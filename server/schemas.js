@@ -29,17 +29,17 @@ export const dateSchema = (description) => ({
   ],
 });
 
-/** @param {{maxK: number, defaultK: number}} s */
-export const kSchema = (s) => ({ type: 'integer', minimum: 1, maximum: s.maxK, default: s.defaultK, description: `results wanted (1-${s.maxK})` });
+/** @param {{maxK: number, defaultK: number}} settings */
+export const kSchema = (settings) => ({ type: 'integer', minimum: 1, maximum: settings.maxK, default: settings.defaultK, description: `results wanted (1-${settings.maxK})` });
 
 /**
  * `from`, Elasticsearch's paging offset: results from + 1 … from + k of the ranked list (from + k at most maxK,
- * checked by searchWindow in server/search.js, since a schema cannot compare two fields).
- * @param {{maxK: number}} s
+ * checked by searchWindow in server/search-request.js, since a schema cannot compare two fields).
+ * @param {{maxK: number}} settings
  */
-export const fromSchema = (s) => ({
-  type: 'integer', minimum: 0, maximum: s.maxK - 1, default: 0,
-  description: `offset into the ranked results, for paging: results from+1 … from+k (from + k beyond ${s.maxK} is a 422 SCDV_PAGE_OUT_OF_RANGE)`,
+export const fromSchema = (settings) => ({
+  type: 'integer', minimum: 0, maximum: settings.maxK - 1, default: 0,
+  description: `offset into the ranked results, for paging: results from+1 … from+k (from + k beyond ${settings.maxK} is a 422 SCDV_PAGE_OUT_OF_RANGE)`,
 });
 
 /** An ad's fields (a document's advertiser, landing_url, keywords, deal_id), stored and returned as they were written. */

@@ -9,7 +9,7 @@
 //   server.socketStallMs, or that has more than server.maxPipelined requests waiting, is closed.
 import { STATUS_CODES } from 'node:http';
 import { errors } from '../pipeline/errors.js';
-import { errorBody } from './errors.js';
+import { errorBody } from './error-replies.js';
 
 /**
  * @typedef {object} SocketState
@@ -69,10 +69,10 @@ function refuse(socket, e) {
 /**
  * Install the bounds on an app's server (before it listens).
  * @param {import('fastify').FastifyInstance} app
- * @param {import('../pipeline/config.js').Config['server']} s
- * @param {import('./metrics.js').Metrics} metrics
+ * @param {import('../pipeline/config.js').Config['server']} settings
+ * @param {import('./prometheus.js').Metrics} metrics
  */
-export function installSocketBounds(app, s, metrics) {
+export function installSocketBounds(app, settings, metrics) {
   const server = app.server;
   /** @type {Map<string, Set<import('node:net').Socket>>} open connections by client */
   const byClient = new Map();
@@ -96,18 +96,18 @@ export function installSocketBounds(app, s, metrics) {
   /** May this new connection stay? Closes an idle one to make room when that is the rule's answer. */
   const admit = (/** @type {string} */ client) => {
     const mine = byClient.get(client);
-    if (s.maxConnectionsPerClient > 0 && (mine?.size ?? 0) >= s.maxConnectionsPerClient) {
+    if (settings.maxConnectionsPerClient > 0 && (mine?.size ?? 0) >= settings.maxConnectionsPerClient) {
       const idle = mine && idlest(mine);
-      if (!idle) return busy(mine?.size ?? 0, 'server.maxConnectionsPerClient', s.maxConnectionsPerClient);
+      if (!idle) return busy(mine?.size ?? 0, 'server.maxConnectionsPerClient', settings.maxConnectionsPerClient);
       idle.destroy();
       metrics.connectionsClosed.inc({ reason: 'client_share' });
       return null;
     }
-    if (s.maxConnections > 0 && open >= s.maxConnections) {
+    if (settings.maxConnections > 0 && open >= settings.maxConnections) {
       let heaviest = null;
       for (const set of byClient.values()) if (!heaviest || set.size > heaviest.size) heaviest = set;
       const idle = heaviest && idlest(heaviest);
-      if (!idle) return busy(open, 'server.maxConnections', s.maxConnections);
+      if (!idle) return busy(open, 'server.maxConnections', settings.maxConnections);
       idle.destroy();
       metrics.connectionsClosed.inc({ reason: 'server_full' });
     }
@@ -178,11 +178,11 @@ export function installSocketBounds(app, s, metrics) {
     let last = socket.writableLength;
     st.stall = setInterval(() => {
       const pending = socket.writableLength;
-      if (socket.destroyed || (st.waiting.length === 0 && pending <= s.socketBufferBytes)) {
+      if (socket.destroyed || (st.waiting.length === 0 && pending <= settings.socketBufferBytes)) {
         clearInterval(/** @type {NodeJS.Timeout} */ (st.stall));
         st.stall = null;
         st.overBound = false;
-      } else if (pending > s.socketBufferBytes) {
+      } else if (pending > settings.socketBufferBytes) {
         overBound(st);
         if (pending >= last) {
           metrics.socketBackpressure.inc({ action: 'closed' });
@@ -190,7 +190,7 @@ export function installSocketBounds(app, s, metrics) {
         }
       }
       last = pending;
-    }, s.socketStallMs);
+    }, settings.socketStallMs);
     st.stall.unref();
   };
 
@@ -199,7 +199,7 @@ export function installSocketBounds(app, s, metrics) {
     const st = stateOf(socket);
     if (st.current || socket.destroyed) return;
     if (st.waiting.length === 0) { resumeReading(socket); return; }
-    if (socket.writableLength <= s.socketBufferBytes) {
+    if (socket.writableLength <= settings.socketBufferBytes) {
       st.overBound = false;
       const go = /** @type {() => void} */ (st.waiting.shift());
       // Nothing waits behind it any more: read on (its own body, if any, may still be arriving).
@@ -234,8 +234,8 @@ export function installSocketBounds(app, s, metrics) {
       next(socket);
     });
     const start = () => { st.current = res; run(); };
-    if (!st.current && st.waiting.length === 0 && socket.writableLength <= s.socketBufferBytes) { start(); return; }
-    if (st.waiting.length >= s.maxPipelined) {
+    if (!st.current && st.waiting.length === 0 && socket.writableLength <= settings.socketBufferBytes) { start(); return; }
+    if (st.waiting.length >= settings.maxPipelined) {
       metrics.socketBackpressure.inc({ action: 'closed' });
       socket.destroy();
       return;

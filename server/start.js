@@ -9,12 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { connectOrStartRedis } from '../pipeline/queue/redis.js';
 import { WorkerPool } from '../pipeline/queue/worker-pool.js';
 import { buildApp } from './app.js';
-import { Metrics, serveClusterMetrics } from './metrics.js';
-import { ModelState } from './models.js';
+import { Metrics, serveClusterMetrics } from './prometheus.js';
+import { ModelState } from './model-state.js';
 import { activeRecords, resolveModelName } from '../pipeline/serving/index.js';
-import { QueueHub } from './queues.js';
+import { QueueHub } from './redis-queues.js';
 import { ResultCache } from './cache.js';
-import { keepBulkJobs } from './jobs.js';
+import { keepBulkJobs } from './bulk-uploads.js';
 
 /**
  * @typedef {object} StartOptions

@@ -10,32 +10,32 @@ import { storeRows } from '../pipeline/embed/meta.js';
 import { invalidate } from '../pipeline/match/index.js';
 import { ISSUE, LINE_ISSUES } from '../pipeline/line-issues.js';
 import { errors } from '../pipeline/errors.js';
-import { elasticsearchBulkError } from './jobs.js';
+import { elasticsearchBulkError } from './bulk-uploads.js';
 
 /**
  * Embed documents with the serving model, in `collection`'s layout, and upsert those that have a vector into it
  * (created with its first document, which records its layout), then forget cached and precomputed results that may list them.
  * @param {import('./app.js').AppContext} ctx
- * @param {import('./models.js').ServingModel} sm
+ * @param {import('./model-state.js').ServingModel} servingModel
  * @param {string} collection
  * @param {import('../pipeline/corpus/document.js').Document[]} docs
  * @returns {Promise<{vectors: import('../pipeline/embed/vectorizer.js').Embedding[], empty: Set<number>}>} empty: positions without a vector (not written)
  */
-export async function writeDocuments(ctx, sm, collection, docs) {
+export async function writeDocuments(ctx, servingModel, collection, docs) {
   // The collection's layout (recorded; else a new collection's: the ads' for an ad collection, adEmbed).
-  const { embed, recorded } = await sm.collectionEmbed(collection, ctx.config.server.modelPollMs);
-  const coll = await sm.writableCollection(collection, sm.embedderOf(embed).width);
+  const { embed, recorded } = await servingModel.collectionEmbed(collection, ctx.config.server.modelPollMs);
+  const coll = await servingModel.writableCollection(collection, servingModel.embedderOf(embed).width);
   const t0 = process.hrtime.bigint();
   // Off the event loop, on threads that yield to the searches (server.writeEmbedNice).
-  const vectors = await sm.embedWritten(docs.map((d) => ({ title: d.title, body: d.body })), embed);
+  const vectors = await servingModel.embedWritten(docs.map((d) => ({ title: d.title, body: d.body })), embed);
   const perText = Number(process.hrtime.bigint() - t0) / 1e9 / Math.max(1, docs.length);
   for (let i = 0; i < docs.length; i++) ctx.metrics.embedDuration.observe(perText);
   const { rows, empty } = storeRows(docs, vectors);
   if (rows.length) {
     await coll.upsert(rows);
-    if (!recorded) await sm.recordWrittenLayout(collection, embed);
-    ctx.relatedCache.forget(`${sm.name}\0${collection}`);
-    if (ctx.hub) await invalidate(ctx.hub.redis, ctx.config.queue.prefix, sm.name, collection, rows.map((r) => r.id));
+    if (!recorded) await servingModel.recordWrittenLayout(collection, embed);
+    ctx.relatedCache.forget(`${servingModel.name}\0${collection}`);
+    if (ctx.hub) await invalidate(ctx.hub.redis, ctx.config.queue.prefix, servingModel.name, collection, rows.map((r) => r.id));
   }
   return { vectors, empty: new Set(empty) };
 }
@@ -98,12 +98,12 @@ function itemError(issue) {
  * fails alone. A store failure fails the request (nothing is reported written; native: nothing was, OpenSearch:
  * some may have been, and a retry rewrites them: every write is an upsert).
  * @param {import('./app.js').AppContext} ctx
- * @param {import('./models.js').ServingModel} sm
+ * @param {import('./model-state.js').ServingModel} servingModel
  * @param {string} collection
  * @param {Buffer} body
  * @returns {Promise<{errors: boolean, items: BulkItem[]}>}
  */
-export async function syncBulk(ctx, sm, collection, body) {
+export async function syncBulk(ctx, servingModel, collection, body) {
   const { config } = ctx;
   const es = elasticsearchBulkError(body.subarray(0, 64 * 1024));
   if (es) throw es;
@@ -145,12 +145,12 @@ export async function syncBulk(ctx, sm, collection, body) {
     accepted.push({ item, doc: parsed.doc });
   }
   if (accepted.length) {
-    const { vectors, empty } = await writeDocuments(ctx, sm, collection, accepted.map((a) => a.doc));
+    const { vectors, empty } = await writeDocuments(ctx, servingModel, collection, accepted.map((a) => a.doc));
     accepted.forEach(({ item }, i) => {
       const v = vectors[i];
       if (empty.has(i)) {
         item.status = 422;
-        item.error = { code: ISSUE.NO_KNOWN_WORDS, message: `none of its ${v.unknownWords} distinct words is in model ${sm.name} (${LINE_ISSUES.NO_KNOWN_WORDS.meaning})`, line: item.line };
+        item.error = { code: ISSUE.NO_KNOWN_WORDS, message: `none of its ${v.unknownWords} distinct words is in model ${servingModel.name} (${LINE_ISSUES.NO_KNOWN_WORDS.meaning})`, line: item.line };
       } else {
         Object.assign(item, { status: 200, result: 'written', known_words: v.knownWords, unknown_words: v.unknownWords, nnz: v.indices.length });
       }

@@ -47,7 +47,7 @@ test('the Python scanner sees runs of a module (literal or not) and the package\
   assert.deepEqual(pythonImports(py), ['model_io', 'errors', 'gmm', 'topics', 'idf']);
   // The edges of the tree as it is: the library's runs (scdv eval, the analysis, the lexicon) and the training worker's.
   const runs = edges.filter((e) => e.via === 'python' && !e.from.endsWith('.py')).map((e) => `${e.from} -> ${e.to}`);
-  for (const e of ['pipeline/model/lexicon.js -> workers/scdv/lexicon.py', 'pipeline/inspect/python.js -> workers/scdv/analysis.py', 'workers/train.js -> workers/scdv/train.py']) {
+  for (const e of ['pipeline/model/lexicon.js -> workers/scdv/lexicon.py', 'pipeline/inspect/run-analysis.js -> workers/scdv/analysis.py', 'workers/train.js -> workers/scdv/train.py']) {
     assert.ok(runs.includes(e), `${e} not seen among ${runs.join(', ')}`);
   }
 });

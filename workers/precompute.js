@@ -6,7 +6,7 @@
 import { encodeEntry, keys, resultItem } from '../pipeline/match/index.js';
 import { rerankSignature } from '../pipeline/match/rerank.js';
 import { searchMatches, sensitivity, storedPage } from '../pipeline/match/safety.js';
-import { runQueueWorker } from '../pipeline/queue/worker.js';
+import { runQueueWorker } from '../pipeline/queue/queue-worker.js';
 import { DEFAULT_CONFIG } from '../pipeline/config.js';
 import { openModelStore } from '../pipeline/store/index.js';
 

@@ -9,7 +9,7 @@ import { documentText } from '../pipeline/corpus/document.js';
 import { japaneseShare } from '../pipeline/tokenizer/normalize.js';
 import { createTokenizer } from '../pipeline/tokenizer/index.js';
 import { hashOf } from '../pipeline/config.js';
-import { runQueueWorker } from '../pipeline/queue/worker.js';
+import { runQueueWorker } from '../pipeline/queue/queue-worker.js';
 import { shardTsv } from '../pipeline/queue/tokenize-output.js';
 import { processShardLines, shardsDir } from '../pipeline/queue/shard.js';
 import { ISSUE } from '../pipeline/line-issues.js';

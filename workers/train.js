@@ -2,7 +2,7 @@
 // The Python worker writes one JSON object per stdout line ({type: progress|result|error, ...});
 // progress goes to job.progress, an error line becomes the job's failure message.
 import { describeExit, runPython } from '../pipeline/python.js';
-import { runQueueWorker } from '../pipeline/queue/worker.js';
+import { runQueueWorker } from '../pipeline/queue/queue-worker.js';
 
 /**
  * @typedef {object} TrainStageJob

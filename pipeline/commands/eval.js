@@ -1,7 +1,7 @@
 // scdv eval: relevance of a model's document vectors against TF-IDF and more_like_this (pipeline/eval/).
 import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
-import { EVAL_DEFAULTS, runEval } from '../eval/run.js';
+import { EVAL_DEFAULTS, runEval } from '../eval/evaluate.js';
 import fs from 'node:fs';
 import { adEmbedSettings } from '../embed/layout.js';
 import { loadModel } from '../model/load.js';
@@ -142,7 +142,7 @@ async function run(values) {
  */
 async function runMatch(values, config, k, mode, out) {
   for (const flag of ['collection', 'cluster', 'folds', 'cluster-seeds', 'classify']) if (values[flag] !== undefined && values[flag] !== false) throw errors.USAGE(`--${flag} does not go with --match`);
-  const { runMatchEval } = await import('../eval/match.js');
+  const { runMatchEval } = await import('../eval/match-eval.js');
   const opts = {
     model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? CLI_DEFAULTS.labelField, ads: values.ads ?? null, config, k, adEmbed: adEmbedOf(values, config),
     searchMode: mode, baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),
@@ -181,27 +181,27 @@ function adEmbedOf(v, config) {
 /** The rows of `scdv eval --match`, in the table's order. */
 const MATCH_ROWS = ['scdv', 'scdv_block', 'lexical_block', 'tfidf', 'mlt', 'mlt_opensearch'];
 
-/** @param {Record<string, any>} r eval-match.json */
-export function formatMatch(r) {
+/** @param {Record<string, any>} result eval-match.json */
+export function formatMatch(result) {
   const pct = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : (100 * x).toFixed(1));
-  const alpha = r.settings.embed.hybrid.alpha;
-  const adsEmbed = r.settings.ads_embed;
+  const alpha = result.settings.embed.hybrid.alpha;
+  const adsEmbed = result.settings.ads_embed;
   const label = (/** @type {string} */ name) => ({
-    scdv: (r.settings.layout.kind === 'hybrid' ? `product default (hybrid α=${alpha}` : 'product default (SCDV') + (adsEmbed ? `; ads α=${adsEmbed.hybrid.alpha}, keep ${adsEmbed.keepFraction})` : ')'),
+    scdv: (result.settings.layout.kind === 'hybrid' ? `product default (hybrid α=${alpha}` : 'product default (SCDV') + (adsEmbed ? `; ads α=${adsEmbed.hybrid.alpha}, keep ${adsEmbed.keepFraction})` : ')'),
     scdv_block: 'SCDV block alone', lexical_block: 'lexical block alone', tfidf: 'TF-IDF (sublinear, same tokens)', mlt: 'more_like_this',
-  })[name] ?? engineMltLabel(r[name].engine);
+  })[name] ?? engineMltLabel(result[name].engine);
   const rows = [['method', 'P@1', 'P@10', 'MAP@10', 'mean ms']];
   for (const name of MATCH_ROWS) {
-    const m = r[name];
+    const m = result[name];
     if (m) rows.push([label(name), pct(m.p_at_1), pct(m.p_at_10), pct(m.map_at_10), m.mean_latency_ms.toFixed(3)]);
   }
   const w = rows[0].map((_, j) => Math.max(...rows.map((row) => row[j].length)));
-  const ads = r.ads.proxy ? `${r.ads.count} titles as ads (every ${r.ads.every}rd document's)` : `${r.ads.count} ads from ${r.ads.path}`;
+  const ads = result.ads.proxy ? `${result.ads.count} titles as ads (every ${result.ads.every}rd document's)` : `${result.ads.count} ads from ${result.ads.path}`;
   return [
-    `match: model ${r.model}, ${r.pages} pages, ${ads}; relevant: an ad with the page's ${r.label_field}; top ${r.settings.k}, search ${r.settings.search_mode}`,
+    `match: model ${result.model}, ${result.pages} pages, ${ads}; relevant: an ad with the page's ${result.label_field}; top ${result.settings.k}, search ${result.settings.search_mode}`,
     ...rows.map((row) => row.map((c, j) => (j ? c.padStart(w[j]) : c.padEnd(w[j]))).join('  ')),
-    `(product rows: the store's search as /v1/match does it, min_score aside; baselines: brute force in scipy. load average ${r.load_average.join(' ')}; ${r.seconds.toFixed(1)} s)`,
-    ...verdictLines(r),
+    `(product rows: the store's search as /v1/match does it, min_score aside; baselines: brute force in scipy. load average ${result.load_average.join(' ')}; ${result.seconds.toFixed(1)} s)`,
+    ...verdictLines(result),
   ].join('\n') + '\n';
 }
 
@@ -228,23 +228,23 @@ function mltFlag(v) {
 
 /**
  * --damping, --keep-fraction, --keep-count, --alpha, --max-terms -> config.embed overrides.
- * @param {Record<string, any>} v
+ * @param {Record<string, any>} values
  */
-export function embedOverrides(v) {
+export function embedOverrides(values) {
   /** @type {Record<string, any>} */
   const e = {};
   const num = (/** @type {string} */ flag) => {
-    const n = Number(v[flag]);
-    if (v[flag] === '' || !Number.isFinite(n)) throw errors.USAGE(`--${flag} must be a number, got "${v[flag]}"`);
+    const n = Number(values[flag]);
+    if (values[flag] === '' || !Number.isFinite(n)) throw errors.USAGE(`--${flag} must be a number, got "${values[flag]}"`);
     return n;
   };
-  if (v.damping !== undefined) e.damping = v.damping;
-  if (v['keep-fraction'] !== undefined) e.keepFraction = num('keep-fraction');
-  if (v['keep-count'] !== undefined) e.keepCount = intFlag(v['keep-count'], '--keep-count');
-  if (v.alpha !== undefined || v['max-terms'] !== undefined) {
+  if (values.damping !== undefined) e.damping = values.damping;
+  if (values['keep-fraction'] !== undefined) e.keepFraction = num('keep-fraction');
+  if (values['keep-count'] !== undefined) e.keepCount = intFlag(values['keep-count'], '--keep-count');
+  if (values.alpha !== undefined || values['max-terms'] !== undefined) {
     e.hybrid = {};
-    if (v.alpha !== undefined) e.hybrid.alpha = num('alpha');
-    if (v['max-terms'] !== undefined) e.hybrid.maxTerms = intFlag(v['max-terms'], '--max-terms');
+    if (values.alpha !== undefined) e.hybrid.alpha = num('alpha');
+    if (values['max-terms'] !== undefined) e.hybrid.maxTerms = intFlag(values['max-terms'], '--max-terms');
   }
   return e;
 }
@@ -263,36 +263,36 @@ function classifyOverrides(v) {
   return { embed, ...(Object.keys(classify).length ? { eval: { classify } } : {}) };
 }
 
-/** @param {Record<string, any>} r */
-export function formatEval(r) {
+/** @param {Record<string, any>} result */
+export function formatEval(result) {
   const pct = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : (100 * x).toFixed(1));
   const ms = (/** @type {number|undefined} */ x) => (x === undefined ? '-' : x.toFixed(3));
   const rows = [['method', 'P@1', 'P@10', 'MAP@10', 'acc(5-fold)', 'mean ms', 'median ms']];
   for (const name of ['scdv', 'tfidf', 'mlt', 'mlt_opensearch']) {
-    const m = r[name];
+    const m = result[name];
     if (!m) continue;
-    rows.push([name === 'scdv' && r.settings.layout.kind === 'hybrid' ? `scdv (hybrid α=${r.settings.embed.hybrid.alpha})`
+    rows.push([name === 'scdv' && result.settings.layout.kind === 'hybrid' ? `scdv (hybrid α=${result.settings.embed.hybrid.alpha})`
       : name === 'mlt_opensearch' ? engineMltLabel(m.engine) : name,
       pct(m.p_at_1), pct(m.p_at_10), pct(m.map_at_10), pct(m.accuracy), ms(m.mean_latency_ms), ms(m.median_latency_ms)]);
   }
   const w = rows[0].map((_, j) => Math.max(...rows.map((row) => row[j].length)));
   const lines = rows.map((row) => row.map((c, j) => (j ? c.padStart(w[j]) : c.padEnd(w[j]))).join('  '));
   return [
-    `model ${r.model}, ${r.corpus.documents} documents, label ${r.label_field}, search ${r.settings.search_mode}, ` +
-      `vectors ${r.settings.layout.kind} width ${r.scdv.width}, ${r.scdv.mean_nnz.toFixed(0)} non-zeros each` +
-      (r.scdv.no_vector ? `, ${r.scdv.no_vector} without a vector` : ''),
+    `model ${result.model}, ${result.corpus.documents} documents, label ${result.label_field}, search ${result.settings.search_mode}, ` +
+      `vectors ${result.settings.layout.kind} width ${result.scdv.width}, ${result.scdv.mean_nnz.toFixed(0)} non-zeros each` +
+      (result.scdv.no_vector ? `, ${result.scdv.no_vector} without a vector` : ''),
     ...lines,
-    `(SCDV latency: the store's search; baselines: brute force in scipy${r.mlt_opensearch ? ', more_like_this (OpenSearch): a search request to the cluster' : ''}. load average ${r.load_average.join(' ')}; ${r.seconds.toFixed(1)} s)`,
-    ...verdictLines(r),
-  ].join('\n') + '\n' + (r.cluster ? formatCluster(r.cluster) : '');
+    `(SCDV latency: the store's search; baselines: brute force in scipy${result.mlt_opensearch ? ', more_like_this (OpenSearch): a search request to the cluster' : ''}. load average ${result.load_average.join(' ')}; ${result.seconds.toFixed(1)} s)`,
+    ...verdictLines(result),
+  ].join('\n') + '\n' + (result.cluster ? formatCluster(result.cluster) : '');
 }
 
 /**
  * eval.json's `cluster` without the per-seed details: {method: {v_measure, v_measure_std, min, max, chosen}}.
- * @param {Record<string, any>} c
+ * @param {Record<string, any>} result
  */
-export function clusterSummary(c) {
-  return Object.fromEntries(Object.entries(c.methods).map(([name, m]) => {
+export function clusterSummary(result) {
+  return Object.fromEntries(Object.entries(result.methods).map(([name, m]) => {
     const { seeds: _seeds, ...summary } = /** @type {Record<string, any>} */ (m);
     return [name, summary];
   }));
@@ -300,36 +300,36 @@ export function clusterSummary(c) {
 
 /**
  * The clustering table of `scdv eval --cluster`.
- * @param {Record<string, any>} c eval.json's `cluster`
+ * @param {Record<string, any>} result eval.json's `cluster`
  */
-export function formatCluster(c) {
-  const label = (/** @type {string} */ name) => (name === 'tfidf' ? 'tfidf' : `${name} (α=${c.alpha[name]})`);
+export function formatCluster(result) {
+  const label = (/** @type {string} */ name) => (name === 'tfidf' ? 'tfidf' : `${name} (α=${result.alpha[name]})`);
   const rows = [['method', 'v-measure', '± std', 'min', 'max', 'chosen on validation']];
-  for (const [name, m] of Object.entries(/** @type {Record<string, any>} */ (c.methods))) {
+  for (const [name, m] of Object.entries(/** @type {Record<string, any>} */ (result.methods))) {
     rows.push([label(name), m.v_measure.toFixed(4), m.v_measure_std.toFixed(4), m.v_measure_min.toFixed(4), m.v_measure_max.toFixed(4),
       Object.entries(m.chosen).map(([k, n]) => `${k} ×${n}`).join(', ')]);
   }
   const w = rows[0].map((_, j) => Math.max(...rows.map((row) => row[j].length)));
   return [
-    `clustering (JMTEB protocol): ${c.documents} documents, k = ${c.labels}; seeds ${c.seeds.join(' ')}, each a stratified ` +
-      'validation/test split; the best of ' + c.clusterers.join(' / ') + ' by validation v-measure, its test v-measure',
+    `clustering (JMTEB protocol): ${result.documents} documents, k = ${result.labels}; seeds ${result.seeds.join(' ')}, each a stratified ` +
+      'validation/test split; the best of ' + result.clusterers.join(' / ') + ' by validation v-measure, its test v-measure',
     ...rows.map((row) => row.map((x, j) => (j === 0 || j === 5 ? x.padEnd(w[j]) : x.padStart(w[j]))).join('  ').trimEnd()),
   ].join('\n') + '\n';
 }
 
-/** @param {Record<string, any>} r */
-export function formatClassify(r) {
+/** @param {Record<string, any>} result */
+export function formatClassify(result) {
   const pct = (/** @type {number} */ x) => (100 * x).toFixed(2);
   const signed = (/** @type {number} */ x) => `${x < 0 ? '−' : ''}${pct(Math.abs(x))}`;
   const ci = (/** @type {{low: number, high: number}} */ i) => `[${signed(i.low)}, ${signed(i.high)}]`;
-  const d = r.scdv_vs_tfidf;
+  const d = result.scdv_vs_tfidf;
   const level = `${Math.round(100 * d.confidence)} %`;
   return [
-    `classify: train ${r.train_documents}, test ${r.test_documents} documents; LinearSVC, C by ${r.scdv.cv_folds}-fold CV on train; ` +
+    `classify: train ${result.train_documents}, test ${result.test_documents} documents; LinearSVC, C by ${result.scdv.cv_folds}-fold CV on train; ` +
       `${level} bootstrap intervals over the test documents`,
-    `  scdv   accuracy ${pct(r.scdv.accuracy)} % ${ci(r.scdv.interval)}  (C ${r.scdv.C}; alpha ${r.settings.embed.hybrid.alpha}, ` +
-      `keepFraction ${r.settings.embed.keepFraction})`,
-    `  tfidf  accuracy ${pct(r.tfidf.accuracy)} % ${ci(r.tfidf.interval)}  (C ${r.tfidf.C})`,
+    `  scdv   accuracy ${pct(result.scdv.accuracy)} % ${ci(result.scdv.interval)}  (C ${result.scdv.C}; alpha ${result.settings.embed.hybrid.alpha}, ` +
+      `keepFraction ${result.settings.embed.keepFraction})`,
+    `  tfidf  accuracy ${pct(result.tfidf.accuracy)} % ${ci(result.tfidf.interval)}  (C ${result.tfidf.C})`,
     `  scdv − tfidf ${d.diff >= 0 ? '+' : '−'}${pct(Math.abs(d.diff))} points ${ci(d)} (paired): ${d.word}`,
   ].join('\n') + '\n';
 }

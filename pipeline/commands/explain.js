@@ -2,8 +2,8 @@
 import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
 import { openInspectContext } from '../inspect/context.js';
-import { resolveDocuments, explainPair } from '../inspect/document.js';
-import { formatExplain } from '../inspect/format.js';
+import { resolveDocuments, explainPair } from '../inspect/doc-explain.js';
+import { formatExplain } from '../inspect/doc-explain-format.js';
 import { configFromFlags, intFlag } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 

@@ -5,8 +5,8 @@ import { loadModel } from '../model/load.js';
 import { loadAnalysis } from '../inspect/analysis.js';
 import { judgeClusters, sortClusters, formatClusters, FLAG_THRESHOLDS } from '../inspect/clusters.js';
 import { openInspectContext } from '../inspect/context.js';
-import { resolveDocuments, inspectDocument } from '../inspect/document.js';
-import { formatInspectDocument } from '../inspect/format.js';
+import { resolveDocuments, inspectDocument } from '../inspect/doc-explain.js';
+import { formatInspectDocument } from '../inspect/doc-explain-format.js';
 import { configFromFlags, intFlag } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 

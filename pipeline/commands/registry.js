@@ -8,7 +8,7 @@
 export const COMMANDS = {
   tokenize: { summary: 'tokenise a corpus through the queue, or one text for a quick look', load: () => import('./tokenize.js') },
   train: { summary: 'train a model on a corpus: word2vec, IDF, GMM, word-topic vectors (models/NAME/)', load: () => import('./train.js') },
-  index: { summary: "embed a corpus with a model into a collection of the model's store", load: () => import('./index.js') },
+  index: { summary: "embed a corpus with a model into a collection of the model's store", load: () => import('./indexing.js') },
   worker: { summary: 'run queue workers alone (more machines on the same Redis)', load: () => import('./worker.js') },
   dict: { summary: 'compile a user dictionary for the tokenizer', load: () => import('./dict.js') },
   serve: { summary: 'the REST API (docs at /docs once running)', load: () => import('./serve.js') },

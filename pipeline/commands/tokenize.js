@@ -49,15 +49,15 @@ async function run(values) {
   });
 }
 
-/** @param {import('../stages/tokenize.js').TokenizeSummary} s */
-export function printSummary(s) {
-  const byCode = Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
+/** @param {import('../stages/tokenize.js').TokenizeSummary} summary */
+export function printSummary(summary) {
+  const byCode = Object.entries(summary.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
   process.stderr.write([
-    `tokenized ${plural(s.documents, 'document')} (${plural(s.tokens, 'token')}) in ${s.seconds.toFixed(1)} s` +
-      (s.reusedShards ? `, ${s.reusedShards} of ${plural(s.shards, 'shard')} reused` : ''),
-    `  rejected lines: ${s.rejected}${byCode ? ` (${byCode})` : ''}; warnings: ${s.warnings}; documents with no token: ${s.emptyDocuments}`,
-    `  output: ${s.tokensFile}`,
-    s.rejected || s.warnings ? `  details: ${s.outDir}/rejected.jsonl, ${s.outDir}/warnings.jsonl` : '',
-    s.warning ? `  WARNING: ${s.warning}` : '',
+    `tokenized ${plural(summary.documents, 'document')} (${plural(summary.tokens, 'token')}) in ${summary.seconds.toFixed(1)} s` +
+      (summary.reusedShards ? `, ${summary.reusedShards} of ${plural(summary.shards, 'shard')} reused` : ''),
+    `  rejected lines: ${summary.rejected}${byCode ? ` (${byCode})` : ''}; warnings: ${summary.warnings}; documents with no token: ${summary.emptyDocuments}`,
+    `  output: ${summary.tokensFile}`,
+    summary.rejected || summary.warnings ? `  details: ${summary.outDir}/rejected.jsonl, ${summary.outDir}/warnings.jsonl` : '',
+    summary.warning ? `  WARNING: ${summary.warning}` : '',
   ].filter(Boolean).join('\n') + '\n');
 }

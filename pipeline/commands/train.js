@@ -73,30 +73,30 @@ async function run(values) {
  * The cluster-count advice `scdv train` ends with when the model looks over-clustered (pipeline/inspect/advice.js,
  * as in report.html); nothing otherwise, or when the model has no analysis.
  * @param {string} modelDir
- * @param {Record<string, any>} m manifest
+ * @param {Record<string, any>} manifest manifest
  * @returns {string[]}
  */
-export function trainAdvice(modelDir, m) {
+export function trainAdvice(modelDir, manifest) {
   const analysis = readAnalysis(path.join(modelDir, ANALYSIS_FILE));
   if (!analysis) return [];
-  return adviceLines(clusterAdvice({ analysis, manifest: m, modelName: m.name }), m.name);
+  return adviceLines(clusterAdvice({ analysis, manifest, modelName: manifest.name }), manifest.name);
 }
 
 /**
  * @param {string} modelDir
- * @param {Record<string, any>} m manifest
+ * @param {Record<string, any>} manifest manifest
  * @param {{reused?: boolean}} [opts] reused: an existing model (the demo's), not one trained by this run
  */
-export function printTrainSummary(modelDir, m, opts = {}) {
-  const t = m.timings;
-  const c = m.counts;
+export function printTrainSummary(modelDir, manifest, opts = {}) {
+  const t = manifest.timings;
+  const c = manifest.counts;
   const stages = Object.entries(t).filter(([k]) => k !== 'total_s')
-    .map(([k, v]) => `${k.replace(/_s$/, '')} ${v == null ? '-' : formatSeconds(v)}${m.stages[k.replace(/_s$/, '')]?.reused ? ' (reused)' : ''}`);
+    .map(([k, v]) => `${k.replace(/_s$/, '')} ${v == null ? '-' : formatSeconds(v)}${manifest.stages[k.replace(/_s$/, '')]?.reused ? ' (reused)' : ''}`);
   process.stderr.write([
     opts.reused
-      ? `model "${m.name}" reused, trained earlier (${m.created_at ?? 'date unknown'}, in ${formatSeconds(t.total_s)}): ${modelDir}`
-      : `model "${m.name}" trained in ${formatSeconds(t.total_s)}: ${modelDir}`,
-    `  documents ${m.tokens.trainingDocuments}, vocabulary ${c.vocabulary}, clusters ${c.clusters} (${m.hyperparameters.gmm.covariance_type}), ` +
+      ? `model "${manifest.name}" reused, trained earlier (${manifest.created_at ?? 'date unknown'}, in ${formatSeconds(t.total_s)}): ${modelDir}`
+      : `model "${manifest.name}" trained in ${formatSeconds(t.total_s)}: ${modelDir}`,
+    `  documents ${manifest.tokens.trainingDocuments}, vocabulary ${c.vocabulary}, clusters ${c.clusters} (${manifest.hyperparameters.gmm.covariance_type}), ` +
       `word-topic dims ${c.dims}, density ${c.density == null ? '?' : `${(100 * c.density).toFixed(2)} %`}`,
     `  stages: ${stages.join(', ')}`,
   ].join('\n') + '\n');

@@ -40,7 +40,7 @@ async function run(values, positionals) {
   const allowPaths = typeof values['allow-paths'] === 'string' ? values['allow-paths'].split(path.delimiter).filter(Boolean).map((p) => path.resolve(p)) : [];
   if (!values['config-json']) process.stderr.write(`worker ${process.pid}: ${stage} queue on ${redactUrl(redisUrl)}\n`);
   if (stage === 'index') {
-    const { runIndexWorker } = await import('../../workers/index.js');
+    const { runIndexWorker } = await import('../../workers/indexing.js');
     await runIndexWorker({ redisUrl, config, allowPaths, concurrency: intFlag(values.concurrency, '--concurrency') ?? 1 });
   } else if (stage === 'precompute') {
     const { runPrecomputeWorker } = await import('../../workers/precompute.js');

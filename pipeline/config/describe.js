@@ -14,45 +14,45 @@
 
 /**
  * What a value must be, e.g. "a whole number from 1 to 1000".
- * @param {Range} r
+ * @param {Range} range
  */
-export function describeRange(r) {
-  const kind = r.integer ? 'a whole number' : 'a number';
-  const text = r.max === undefined
-    ? (r.exclusiveMin ? `${kind} above ${r.min}` : `${kind} of at least ${r.min}`)
-    : (r.exclusiveMin ? `${kind} above ${r.min} and at most ${r.max}` : `${kind} from ${r.min} to ${r.max}`);
-  return r.nullable ? `${text}, or null` : text;
+export function describeRange(range) {
+  const kind = range.integer ? 'a whole number' : 'a number';
+  const text = range.max === undefined
+    ? (range.exclusiveMin ? `${kind} above ${range.min}` : `${kind} of at least ${range.min}`)
+    : (range.exclusiveMin ? `${kind} above ${range.min} and at most ${range.max}` : `${kind} from ${range.min} to ${range.max}`);
+  return range.nullable ? `${text}, or null` : text;
 }
 
 /**
  * Whether `v` is in the range (null only when the range allows it).
- * @param {unknown} v
- * @param {Range} r
+ * @param {unknown} value
+ * @param {Range} range
  */
-export function inRange(v, r) {
-  if (v === null) return Boolean(r.nullable);
-  if (typeof v !== 'number' || !Number.isFinite(v)) return false;
-  if (r.integer && !Number.isInteger(v)) return false;
-  if (r.exclusiveMin ? v <= r.min : v < r.min) return false;
-  return r.max === undefined || v <= r.max;
+export function inRange(value, range) {
+  if (value === null) return Boolean(range.nullable);
+  if (typeof value !== 'number' || !Number.isFinite(value)) return false;
+  if (range.integer && !Number.isInteger(value)) return false;
+  if (range.exclusiveMin ? value <= range.min : value < range.min) return false;
+  return range.max === undefined || value <= range.max;
 }
 
-/** @param {KeySchema} s @returns {string[]} */
-export const typesOf = (s) => (Array.isArray(s.type) ? s.type : s.type === undefined ? [] : [s.type]);
+/** @param {KeySchema} schema @returns {string[]} */
+export const typesOf = (schema) => (Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]);
 
 /**
  * A numeric schema's range (undefined when it has no bound).
- * @param {KeySchema} s
+ * @param {KeySchema} schema
  * @returns {Range | undefined}
  */
-export function rangeOf(s) {
-  const types = typesOf(s);
+export function rangeOf(schema) {
+  const types = typesOf(schema);
   if (!types.includes('integer') && !types.includes('number')) return undefined;
-  const min = s.exclusiveMinimum ?? s.minimum;
+  const min = schema.exclusiveMinimum ?? schema.minimum;
   if (min === undefined) return undefined;
   return {
-    min, ...(s.maximum !== undefined ? { max: s.maximum } : {}), ...(types.includes('integer') ? { integer: true } : {}),
-    ...(s.exclusiveMinimum !== undefined ? { exclusiveMin: true } : {}), ...(types.includes('null') ? { nullable: true } : {}),
+    min, ...(schema.maximum !== undefined ? { max: schema.maximum } : {}), ...(types.includes('integer') ? { integer: true } : {}),
+    ...(schema.exclusiveMinimum !== undefined ? { exclusiveMin: true } : {}), ...(types.includes('null') ? { nullable: true } : {}),
   };
 }
 
@@ -92,9 +92,9 @@ function ruleOf(s) {
 /**
  * A key's whole rule: its rule, ", or null" when null is allowed, and its note, e.g.
  * "a whole number from 0 to 64, or null (null: as many as embedThreads)".
- * @param {KeySchema} s
+ * @param {KeySchema} schema
  */
-export function describeRule(s) {
-  const nullable = typesOf(s).includes('null') && typesOf(s).length > 1;
-  return `${ruleOf(s)}${nullable ? ', or null' : ''}${s.note ? ` (${s.note})` : ''}`;
+export function describeRule(schema) {
+  const nullable = typesOf(schema).includes('null') && typesOf(schema).length > 1;
+  return `${ruleOf(schema)}${nullable ? ', or null' : ''}${schema.note ? ` (${schema.note})` : ''}`;
 }

@@ -27,17 +27,17 @@ export const CONFIG_SCHEMA = section(undefined, {
   tokenizer, corpus, workerProcesses, queue, train, embed, adEmbed, eval: evalSection, index, store, tokenize, server, events, experiments,
 });
 
-/** @param {KeySchema} s */
-export const isSection = (s) => s.type === 'object' && s.properties !== undefined && s.default === undefined;
+/** @param {KeySchema} schema */
+export const isSection = (schema) => schema.type === 'object' && schema.properties !== undefined && schema.default === undefined;
 
 /**
  * The defaults tree of a section schema (a fresh copy each call).
- * @param {KeySchema} s
+ * @param {KeySchema} schema
  * @returns {any}
  */
-export function defaultsOf(s) {
-  if (!isSection(s)) return structuredClone(s.default);
-  return Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, defaultsOf(/** @type {KeySchema} */ (v))]));
+export function defaultsOf(schema) {
+  if (!isSection(schema)) return structuredClone(schema.default);
+  return Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, defaultsOf(/** @type {KeySchema} */ (v))]));
 }
 
 /**

@@ -4,7 +4,7 @@
 // the error it raised. With workerData.pace each embedding is a paced section (pauses never change a vector), and
 // the answer says what it paused (`paced`).
 import { parentPort, workerData } from 'node:worker_threads';
-import { createEmbedder } from './index.js';
+import { createEmbedder } from './embedder.js';
 import { paceThisThread, yieldThisThread } from '../threads/index.js';
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
@@ -12,7 +12,7 @@ const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPor
 /** @param {any} err */
 const plain = (err) => ({ code: err?.code, message: String(err?.message ?? err), status: err?.status, details: err?.details });
 
-/** @type {import('./index.js').Embedder} */
+/** @type {import('./embedder.js').Embedder} */
 let embedder;
 /** @type {import('../threads/index.js').ThreadPacer | null} */
 let pacer = null;

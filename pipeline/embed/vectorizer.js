@@ -182,25 +182,25 @@ export class DocumentVectorizer {
 
 /**
  * The k-th largest value of `a` (1-based), by quickselect; `a` is reordered.
- * @param {Float64Array} a
+ * @param {Float64Array} values
  * @param {number} k
  */
-export function kthLargest(a, k) {
+export function kthLargest(values, k) {
   let lo = 0;
-  let hi = a.length - 1;
+  let hi = values.length - 1;
   const target = k - 1;
   while (lo < hi) {
-    const pivot = a[(lo + hi) >>> 1];
+    const pivot = values[(lo + hi) >>> 1];
     let i = lo;
     let j = hi;
     while (i <= j) {
-      while (a[i] > pivot) i++;
-      while (a[j] < pivot) j--;
-      if (i <= j) { const t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
+      while (values[i] > pivot) i++;
+      while (values[j] < pivot) j--;
+      if (i <= j) { const t = values[i]; values[i] = values[j]; values[j] = t; i++; j--; }
     }
-    if (target <= j) hi = j; else if (target >= i) lo = i; else return a[target];
+    if (target <= j) hi = j; else if (target >= i) lo = i; else return values[target];
   }
-  return a[target];
+  return values[target];
 }
 
 /**
@@ -276,19 +276,19 @@ export class DenseScratch {
  * Rocchio's expanded query: q + weight · (the mean of `others`), cut to its `maxNnz` largest-magnitude entries
  * (ties: lower index first) and L2-normalised, with increasing indices (pseudo-relevance feedback,
  * pipeline/match/rerank.js). Accumulated in a dense row: it runs once per related list.
- * @param {SparseVector} q
+ * @param {SparseVector} query
  * @param {SparseVector[]} others
  * @param {number} weight
  * @param {number} maxNnz
  * @returns {{indices: Uint32Array, values: Float32Array}}
  */
-export function expandQuery(q, others, weight, maxNnz) {
+export function expandQuery(query, others, weight, maxNnz) {
   // Summed in a dense row in the order q, others[0], others[1], … (each entry's terms in that order), the touched
   // indices marked in a bitmap whose scan yields them increasing: no branches per term and no sort (a quarter of
   // the cost of collecting and sorting the touched indices, which a sorted merge's mispredicted branches match).
   let span = 0;
   let total = 0;
-  for (const v of [q, ...others]) {
+  for (const v of [query, ...others]) {
     const k = v.indices.length;
     if (k) span = Math.max(span, v.indices[k - 1] + 1);
     total += k;
@@ -297,7 +297,7 @@ export function expandQuery(q, others, weight, maxNnz) {
   if (outIdx.length < total) { outIdx = new Uint32Array(total); outVal = new Float64Array(total); magnitudes = new Float64Array(total); }
   const w = weight / others.length;
   for (let t = -1; t < others.length; t++) {
-    const v = t < 0 ? q : others[t];
+    const v = t < 0 ? query : others[t];
     const f = t < 0 ? 1 : w;
     const vi = v.indices;
     const vv = v.values;

@@ -29,24 +29,24 @@ export function clusterVariants(embed) {
  * @param {Embedder} embedder the configured embedder (its tokenizer and model are shared by the variants)
  * @param {string[][]} tokens every document's kept tokens
  * @param {string[]} labels
- * @param {{dir: string, seeds: number, tfidf: boolean, embed: import('../config.js').Config['embed'], log: (m: string) => void}} o
+ * @param {{dir: string, seeds: number, tfidf: boolean, embed: import('../config.js').Config['embed'], log: (m: string) => void}} options
  *   dir: an empty scratch folder; tfidf: also cluster TF-IDF of the tokens
  * @returns {Promise<Record<string, any>>} eval.json's `cluster` (workers/scdv/eval_cluster.py documents it)
  */
-export async function clusterEval(embedder, tokens, labels, o) {
+export async function clusterEval(embedder, tokens, labels, options) {
   const args = [];
   const alphas = /** @type {Record<string, number>} */ ({});
-  for (const [name, cfg] of Object.entries(clusterVariants(o.embed))) {
+  for (const [name, cfg] of Object.entries(clusterVariants(options.embed))) {
     const e = new Embedder(embedder.tokenizer, embedder.model, cfg);
     const vectors = tokens.map((t) => { const v = e.embedTokens(t); return { indices: v.indices, values: v.values }; });
-    const folder = path.join(o.dir, `cluster-${name}`);
+    const folder = path.join(options.dir, `cluster-${name}`);
     writeExchange(folder, { tokens, labels, vectors, width: e.width });
     args.push('--vectors', `${name}=${folder}`);
     alphas[name] = cfg.hybrid?.alpha ?? 1;
   }
-  if (o.tfidf) args.push('--tfidf', path.join(o.dir, 'cluster-scdv'));
-  const r = await runPythonModule('scdv.eval_cluster', [...args, '--seeds', String(o.seeds)], {
-    onProgress: (p) => { if (p.phase) o.log(`eval: cluster ${p.phase}, seed ${p.seed}…`); },
+  if (options.tfidf) args.push('--tfidf', path.join(options.dir, 'cluster-scdv'));
+  const r = await runPythonModule('scdv.eval_cluster', [...args, '--seeds', String(options.seeds)], {
+    onProgress: (p) => { if (p.phase) options.log(`eval: cluster ${p.phase}, seed ${p.seed}…`); },
   });
   const { type: _type, stage: _stage, ...result } = r;
   return { ...result, alpha: alphas };

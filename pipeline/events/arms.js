@@ -57,21 +57,21 @@ export function chooseArm(experiments, unit, layout) {
 /**
  * The query vector an arm's method searches with (the same object for 'hybrid' or a pure SCDV layout).
  * @param {Arm['method']} method
- * @param {SparseVector} v the query as embedded (or as stored)
+ * @param {SparseVector} vector the query as embedded (or as stored)
  * @param {import('../embed/layout.js').VectorLayout} layout
  * @returns {SparseVector}
  */
-export function methodQuery(method, v, layout) {
-  if (method === 'hybrid' || layout.kind !== 'hybrid') return v;
+export function methodQuery(method, vector, layout) {
+  if (method === 'hybrid' || layout.kind !== 'hybrid') return vector;
   const alpha = layout.embed.hybrid.alpha;
   const lexical = method === 'lexical';
   const scale = lexical ? 1 / (1 - alpha) : alpha > 0 ? 1 / alpha : 0;
   /** @type {number[]} */ const indices = [];
   /** @type {number[]} */ const values = [];
-  for (let i = 0; i < v.indices.length; i++) {
-    if ((v.indices[i] >= layout.scdvWidth) === lexical) {
-      indices.push(v.indices[i]);
-      values.push(v.values[i] * scale);
+  for (let i = 0; i < vector.indices.length; i++) {
+    if ((vector.indices[i] >= layout.scdvWidth) === lexical) {
+      indices.push(vector.indices[i]);
+      values.push(vector.values[i] * scale);
     }
   }
   return { indices: Uint32Array.from(indices), values: Float32Array.from(values) };

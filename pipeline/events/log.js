@@ -16,10 +16,10 @@ const RAW_BREAK = /[\r\n]/;
 const RAW_BREAKS = /[\r\n]/g;
 
 /**
- * @param {import('../config.js').Config['events']} e
+ * @param {import('../config.js').Config['events']} events
  * @returns {string} the log's folder
  */
-export const eventsDir = (e) => e.dir ?? path.join(dataDir(), 'events');
+export const eventsDir = (events) => events.dir ?? path.join(dataDir(), 'events');
 
 /** @param {Date} d */
 const stamp = (d) => d.toISOString().replace(/[-:.]/g, '');

@@ -24,10 +24,10 @@ const gaussian = (rand) => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * M
 
 /**
  * A reader's pseudonymous id, as a site would send it: a hash, never the identifier itself.
- * @param {number} n
+ * @param {number} reader
  * @param {number} seed
  */
-export const hashedUser = (n, seed) => crypto.createHash('sha256').update(`reader-${seed}-${n}`).digest('hex').slice(0, 32);
+export const hashedUser = (reader, seed) => crypto.createHash('sha256').update(`reader-${seed}-${reader}`).digest('hex').slice(0, 32);
 
 /**
  * @typedef {object} SimulateOptions
@@ -47,16 +47,16 @@ export const hashedUser = (n, seed) => crypto.createHash('sha256').update(`reade
  */
 
 /**
- * @param {SimulateOptions} o
+ * @param {SimulateOptions} options
  * @returns {Promise<{views: number, impressions: number, clicks: number, events: number, truth: Record<string, {shown: number, expectedCtr: number, clicks: number}>}>}
  */
-export async function simulateReaders(o) {
-  const rand = seededRandom(o.seed ?? 1);
-  const reader = o.reader ?? DEFAULT_READER;
-  const k = o.k ?? 5;
-  const users = Math.max(1, o.users ?? Math.ceil(o.views / 5));
-  const batchSize = o.batchSize ?? 500;
-  const headers = /** @type {Record<string, string>} */ ({ ...(o.key ? { authorization: `Bearer ${o.key}` } : {}) });
+export async function simulateReaders(options) {
+  const rand = seededRandom(options.seed ?? 1);
+  const reader = options.reader ?? DEFAULT_READER;
+  const k = options.k ?? 5;
+  const users = Math.max(1, options.users ?? Math.ceil(options.views / 5));
+  const batchSize = options.batchSize ?? 500;
+  const headers = /** @type {Record<string, string>} */ ({ ...(options.key ? { authorization: `Bearer ${options.key}` } : {}) });
   /** @type {Record<string, any>[]} */
   let batch = [];
   let events = 0;
@@ -69,26 +69,26 @@ export async function simulateReaders(o) {
     const body = `${batch.map((e) => JSON.stringify(e)).join('\n')}\n`;
     events += batch.length;
     batch = [];
-    const res = await fetch(`${o.url}/v1/events`, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-ndjson' }, body });
+    const res = await fetch(`${options.url}/v1/events`, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-ndjson' }, body });
     if (res.status !== 200) throw new Error(`POST /v1/events answered ${res.status}: ${await res.text()}`);
   };
   // Every random draw happens in view order (before any await), so a run is the same whatever the timing.
-  const plans = Array.from({ length: o.views }, () => ({
-    page: o.pages[Math.floor(rand() * o.pages.length)],
-    user: hashedUser(Math.floor(rand() * users), o.seed ?? 1),
+  const plans = Array.from({ length: options.views }, () => ({
+    page: options.pages[Math.floor(rand() * options.pages.length)],
+    user: hashedUser(Math.floor(rand() * users), options.seed ?? 1),
     noise: Math.exp(reader.noise * gaussian(rand)),
     draws: Array.from({ length: k }, () => rand()),
   }));
   /** @param {typeof plans[number]} plan */
   const view = async (plan) => {
     const q = new URLSearchParams({ k: String(k), user: plan.user });
-    const res = await fetch(`${o.url}/v1/collections/${o.collection}/documents/${encodeURIComponent(plan.page.id)}/related?${q}`, { headers });
+    const res = await fetch(`${options.url}/v1/collections/${options.collection}/documents/${encodeURIComponent(plan.page.id)}/related?${q}`, { headers });
     if (res.status !== 200) throw new Error(`related of ${plan.page.id} answered ${res.status}: ${await res.text()}`);
     const answer = /** @type {{request_id: string, arm: string, model: string, results: {id: string, score: number, category?: string}[]}} */ (await res.json());
     if (!answer.results.length) return;
     impressions++;
     batch.push({
-      type: 'impression', request_id: answer.request_id, page_id: plan.page.id, collection: o.collection, model: answer.model, arm: answer.arm,
+      type: 'impression', request_id: answer.request_id, page_id: plan.page.id, collection: options.collection, model: answer.model, arm: answer.arm,
       user: plan.user, ...(plan.page.category ? { category: plan.page.category } : {}), ...(plan.page.site ? { site: plan.page.site } : {}),
       items: answer.results.map((r, i) => ({ id: r.id, position: i + 1, score: Math.max(-1, Math.min(1, r.score)), ...(r.category ? { category: r.category } : {}) })),
     });
@@ -96,7 +96,7 @@ export async function simulateReaders(o) {
     answer.results.forEach((r, i) => {
       const relevant = plan.page.category !== undefined && r.category === plan.page.category;
       const base = relevant ? reader.relevantCtr : reader.otherCtr;
-      const p = Math.min(1, base / (1 + reader.positionDecay * i) * (o.armEffect?.[answer.arm] ?? 1) * plan.noise);
+      const p = Math.min(1, base / (1 + reader.positionDecay * i) * (options.armEffect?.[answer.arm] ?? 1) * plan.noise);
       t.shown++;
       t.sumP += p;
       if (plan.draws[i] < p) {
@@ -107,18 +107,18 @@ export async function simulateReaders(o) {
     });
     if (batch.length >= batchSize) await send();
   };
-  const concurrency = o.concurrency ?? 8;
+  const concurrency = options.concurrency ?? 8;
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < plans.length) {
       const plan = plans[next++];
       await view(plan);
-      if (next % 500 === 0) o.log?.(`simulate: ${next} of ${plans.length} views`);
+      if (next % 500 === 0) options.log?.(`simulate: ${next} of ${plans.length} views`);
     }
   }));
   await send();
   return {
-    views: o.views, impressions, clicks: clickCount, events,
+    views: options.views, impressions, clicks: clickCount, events,
     truth: Object.fromEntries(Object.entries(truth).map(([arm, t]) => [arm, { shown: t.shown, clicks: t.clicks, expectedCtr: t.shown ? t.sumP / t.shown : 0 }])),
   };
 }

@@ -11,7 +11,7 @@ import { errors } from '../errors.js';
 import { readLines } from '../corpus/lines.js';
 import { parseDocument, documentText } from '../corpus/document.js';
 import { createTokenizer } from '../tokenizer/index.js';
-import { runAnalysisPython } from './python.js';
+import { runAnalysisPython } from './run-analysis.js';
 
 export const ANALYSIS_FILE = 'analysis.json';
 export const ANALYSIS_FORMAT = 'scdv-analysis/1';

@@ -26,17 +26,17 @@ export const LEXICAL = -1;
 
 /**
  * Share of the vector's squared norm in each cluster, largest first.
- * @param {Sparse} v
+ * @param {Sparse} vector
  * @param {number} dim word-vector dimensions d
  * @param {number} [scdvWidth] K·d: dims at or above it are the lexical block of the hybrid layout (cluster -1)
  * @returns {{cluster: number, mass: number}[]}
  */
-export function topicMass(v, dim, scdvWidth = Infinity) {
+export function topicMass(vector, dim, scdvWidth = Infinity) {
   /** @type {Map<number, number>} */
   const mass = new Map();
-  for (let i = 0; i < v.indices.length; i++) {
-    const k = v.indices[i] >= scdvWidth ? LEXICAL : Math.floor(v.indices[i] / dim);
-    mass.set(k, (mass.get(k) ?? 0) + v.values[i] * v.values[i]);
+  for (let i = 0; i < vector.indices.length; i++) {
+    const k = vector.indices[i] >= scdvWidth ? LEXICAL : Math.floor(vector.indices[i] / dim);
+    mass.set(k, (mass.get(k) ?? 0) + vector.values[i] * vector.values[i]);
   }
   return [...mass].map(([cluster, m]) => ({ cluster, mass: m })).sort((a, b) => b.mass - a.mass || a.cluster - b.cluster);
 }
@@ -83,18 +83,18 @@ function toMap(v) {
  * Each distinct known word's contribution to v·t, where v is the embedding of `tokens` (as computed by
  * pipeline/embed/ with the same settings) and t any vector (v itself: the word's share of the vector).
  * @param {string[]} tokens the document's tokens, as the embedder saw them
- * @param {Sparse} v the document's embedding
+ * @param {Sparse} vector the document's embedding
  * @param {{lookup: (w: string) => Sparse | null, dim: number}} wordTopics
  * @param {import('../config.js').Config['embed']} cfg the embed settings v was computed with
  * @param {Sparse} [target] default: v
  * @returns {{words: WordContribution[], unknown: string[], total: number}} words by contribution, largest first;
  *   total = Σ contributions (= v·t up to float32 rounding)
  */
-export function wordContributions(tokens, v, wordTopics, cfg, target) {
+export function wordContributions(tokens, vector, wordTopics, cfg, target) {
   /** @type {Map<string, number>} */
   const tf = new Map();
   for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-  const vm = toMap(v);
+  const vm = toMap(vector);
   const tm = target ? toMap(target) : vm;
   const { dim } = wordTopics;
   /** @type {{word: string, tf: number, self: number, raw: number, byCluster: Map<number, number>}[]} */
@@ -137,11 +137,11 @@ export function wordContributions(tokens, v, wordTopics, cfg, target) {
  * The words of a contribution list that carry cluster k, largest first.
  * @param {WordContribution[]} words
  * @param {number} cluster
- * @param {number} n
+ * @param {number} count
  */
-export function wordsOfCluster(words, cluster, n) {
+export function wordsOfCluster(words, cluster, count) {
   return words.map((w) => ({ word: w.word, contribution: w.byCluster.get(cluster) ?? 0 }))
     .filter((w) => w.contribution !== 0)
     .sort((a, b) => b.contribution - a.contribution || (a.word < b.word ? -1 : 1))
-    .slice(0, n);
+    .slice(0, count);
 }

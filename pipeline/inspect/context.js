@@ -7,7 +7,7 @@ import { loadAnalysis } from './analysis.js';
  * @param {string} modelName
  * @param {import('../config.js').Config} config embed settings for texts when none are recorded for the collection
  * @param {{collection?: string, corpus?: string, log?: (m: string) => void}} opts
- * @returns {Promise<import('./document.js').InspectContext & {close: () => void}>}
+ * @returns {Promise<import('./doc-explain.js').InspectContext & {close: () => void}>}
  */
 export async function openInspectContext(modelName, config, opts) {
   // Texts are embedded with the settings the collection was indexed with (when recorded), as the server does,

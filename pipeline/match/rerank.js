@@ -74,10 +74,10 @@ export function parseHalfLife(text) {
 /**
  * Whether feedback settings change a list: docs and weight both above 0 (either at 0 makes feedback a no-op). Every
  * reader of the question asks it here.
- * @param {{docs: number, weight: number} | null | undefined} f
+ * @param {{docs: number, weight: number} | null | undefined} feedback
  * @returns {boolean}
  */
-export const feedbackOn = (f) => Boolean(f && f.docs > 0 && f.weight > 0);
+export const feedbackOn = (feedback) => Boolean(feedback && feedback.docs > 0 && feedback.weight > 0);
 
 /**
  * The feedback a related list uses when it asks for it: the configured depth, weight and pool, or null when they
@@ -95,19 +95,19 @@ export const feedbackSettings = (cfg) => (feedbackOn(cfg) ? { docs: cfg.docs, we
  */
 export const defaultFeedback = (cfg) => (cfg.enabled ? feedbackSettings(cfg) : null);
 
-/** @param {RerankOptions} o whether any option changes the plain top-k */
-export const rerankActive = (o) => o.duplicateThreshold !== null || o.halfLifeMs !== null || o.maxPerSite !== null;
+/** @param {RerankOptions} options whether any option changes the plain top-k */
+export const rerankActive = (options) => options.duplicateThreshold !== null || options.halfLifeMs !== null || options.maxPerSite !== null;
 
 /**
  * The ranking score of a hit under the recency preference (the formula at the top of this file).
  * @param {number} score
  * @param {number} publishedMs NaN when the document has no date
- * @param {RerankOptions} o
+ * @param {RerankOptions} options
  */
-export function recencyScore(score, publishedMs, o) {
-  if (o.halfLifeMs === null) return score;
-  const decay = Number.isNaN(publishedMs) ? 0 : 0.5 ** (Math.max(0, o.now - publishedMs) / o.halfLifeMs);
-  return score - Math.abs(score) * o.recencyWeight * (1 - decay);
+export function recencyScore(score, publishedMs, options) {
+  if (options.halfLifeMs === null) return score;
+  const decay = Number.isNaN(publishedMs) ? 0 : 0.5 ** (Math.max(0, options.now - publishedMs) / options.halfLifeMs);
+  return score - Math.abs(score) * options.recencyWeight * (1 - decay);
 }
 
 /** @param {unknown} v published_at as stored (ISO text or epoch ms) */
@@ -121,23 +121,23 @@ function publishedMs(v) {
  * Vectors are fetched only for hits that reach the comparison with kept results, a batch at a time.
  * @param {Hit[]} hits
  * @param {number} want results wanted (from + k)
- * @param {RerankOptions} o
+ * @param {RerankOptions} options
  * @param {VectorLookup} vectorsOf
  * @param {SparseVector | null} [original] the query before feedback expanded it (scores are to the expanded one):
  *   near-duplicates of the query document are judged by their similarity to it
  * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], fetched: number}>}
  */
-export async function rerank(hits, want, o, vectorsOf, original = null) {
+export async function rerank(hits, want, options, vectorsOf, original = null) {
   // Metadata is parsed only when an option reads it: a collapsed list passes it through to resultItem, which parses
   // the kept hits' alone (not the whole candidate pool's).
-  const parse = o.halfLifeMs !== null || o.maxPerSite !== null;
+  const parse = options.halfLifeMs !== null || options.maxPerSite !== null;
   /** @type {RankedHit[]} */
   let ranked = parse ? hits.map((h) => ({ ...h, meta: typeof h.meta === 'string' ? JSON.parse(h.meta) : (h.meta ?? {}) })) : hits.slice();
-  if (o.halfLifeMs !== null) {
-    for (const h of ranked) h.ranking_score = recencyScore(h.score, publishedMs(h.meta.published_at), o);
+  if (options.halfLifeMs !== null) {
+    for (const h of ranked) h.ranking_score = recencyScore(h.score, publishedMs(h.meta.published_at), options);
     ranked = ranked.sort((a, b) => /** @type {number} */ (b.ranking_score) - /** @type {number} */ (a.ranking_score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
-  const t = o.duplicateThreshold;
+  const t = options.duplicateThreshold;
   /** @type {RankedHit[]} */
   const kept = [];
   /** @type {SparseVector[]} */
@@ -172,7 +172,7 @@ export async function rerank(hits, want, o, vectorsOf, original = null) {
       for (let j = 0; j < batch.length && kept.length < want; j++) {
         const h = batch[j];
         const site = parse && typeof h.meta.site === 'string' ? h.meta.site : null;
-        if (o.maxPerSite !== null && site !== null && (perSite.get(site) ?? 0) >= o.maxPerSite) continue;
+        if (options.maxPerSite !== null && site !== null && (perSite.get(site) ?? 0) >= options.maxPerSite) continue;
         if (t !== null) {
           const v = vectors[j];
           if (!v) continue; // deleted since the search
@@ -236,22 +236,22 @@ const queryScratch = new DenseScratch();
  * a search of that many would give them; the rest of the pool is the best the store scored exactly anyway): the walk
  * below it and the re-scoring against the expanded query reorder the pool in any case, and a search that certifies
  * only its head costs the native store about half the exact rescoring (BENCHMARKS.md "Measurements behind the defaults").
- * @param {object} a
- * @param {SparseVector} a.query
- * @param {(query: SparseVector, n: number, certified: number, withMeta: boolean) => Promise<Hit[]>} a.search the store's
+ * @param {object} request
+ * @param {SparseVector} request.query
+ * @param {(query: SparseVector, n: number, certified: number, withMeta: boolean) => Promise<Hit[]>} request.search the store's
  *   top n for a query (filters applied), of which the first `certified` (<= n) must be certain and the rest may be
  *   best effort; without withMeta the hits may come without meta (undefined) when metasOf is given
- * @param {(ids: string[]) => Promise<(SparseVector | null)[]>} a.vectorsOf stored vectors (e.g. collection.get)
- * @param {(ids: string[]) => Promise<(string | null)[]>} [a.metasOf] stored metadata as JSON text (null: gone), for
+ * @param {(ids: string[]) => Promise<(SparseVector | null)[]>} request.vectorsOf stored vectors (e.g. collection.get)
+ * @param {(ids: string[]) => Promise<(string | null)[]>} [request.metasOf] stored metadata as JSON text (null: gone), for
  *   the kept hits that came without it: a pool's dropped candidates never cost a metadata string
- * @param {ScoreLookup} [a.scoresOf] stored vectors dotted with a query (storedScores); absent: from vectorsOf
- * @param {number} a.want
- * @param {number} a.maxK
- * @param {RerankOptions} a.options
- * @param {{poolFactor: number, poolMin: number}} a.pool
+ * @param {ScoreLookup} [request.scoresOf] stored vectors dotted with a query (storedScores); absent: from vectorsOf
+ * @param {number} request.want
+ * @param {number} request.maxK
+ * @param {RerankOptions} request.options
+ * @param {{poolFactor: number, poolMin: number}} request.pool
  * @returns {Promise<{hits: RankedHit[], dropped: DroppedDuplicate[], searched: number, fetched: number}>}
  */
-export async function searchReranked(a) {
+export async function searchReranked(request) {
   /** @type {Map<string, SparseVector | null>} */
   const cache = new Map();
   let fetched = 0;
@@ -259,27 +259,27 @@ export async function searchReranked(a) {
   const cached = async (ids) => {
     const missing = ids.filter((id) => !cache.has(id));
     if (missing.length) {
-      const got = await a.vectorsOf(missing);
+      const got = await request.vectorsOf(missing);
       fetched += missing.length;
       missing.forEach((id, j) => cache.set(id, got[j]));
     }
     return ids.map((id) => /** @type {SparseVector | null} */ (cache.get(id)));
   };
-  const fb = activeFeedback(a.options);
-  if (!fb && !rerankActive(a.options)) return { hits: await a.search(a.query, a.want, a.want, true), dropped: [], searched: a.want, fetched };
+  const fb = activeFeedback(request.options);
+  if (!fb && !rerankActive(request.options)) return { hits: await request.search(request.query, request.want, request.want, true), dropped: [], searched: request.want, fetched };
   // The pool's metadata is read by recency and the per-site cap only; else the kept hits' is fetched at the end.
-  const withMeta = !a.metasOf || a.options.halfLifeMs !== null || a.options.maxPerSite !== null;
-  const plan = poolPlan(a.want, a.maxK, a.options, a.pool);
+  const withMeta = !request.metasOf || request.options.halfLifeMs !== null || request.options.maxPerSite !== null;
+  const plan = poolPlan(request.want, request.maxK, request.options, request.pool);
   let n = plan.n;
   const head = plan.head;
   for (;;) {
-    const hits = await a.search(a.query, n, Math.min(n, head), withMeta);
-    const ranked = fb ? await feedbackRescored(hits, a.query, fb, cached, a.scoresOf ?? (async (ids, q) => dotsWith(q, await cached(ids)))) : hits;
-    const r = await rerank(ranked, a.want, a.options, cached, fb ? a.query : null);
-    if (r.hits.length >= a.want || hits.length < n || n >= a.maxK) {
-      return { hits: a.metasOf ? await withMetas(r.hits, a.metasOf) : r.hits, dropped: r.dropped, searched: n, fetched };
+    const hits = await request.search(request.query, n, Math.min(n, head), withMeta);
+    const ranked = fb ? await feedbackRescored(hits, request.query, fb, cached, request.scoresOf ?? (async (ids, q) => dotsWith(q, await cached(ids)))) : hits;
+    const r = await rerank(ranked, request.want, request.options, cached, fb ? request.query : null);
+    if (r.hits.length >= request.want || hits.length < n || n >= request.maxK) {
+      return { hits: request.metasOf ? await withMetas(r.hits, request.metasOf) : r.hits, dropped: r.dropped, searched: n, fetched };
     }
-    n = Math.min(a.maxK, n * 2);
+    n = Math.min(request.maxK, n * 2);
   }
 }
 
@@ -292,11 +292,11 @@ const activeFeedback = (o) => (o.feedback && feedbackOn(o.feedback) ? o.feedback
  * certified. The native store's fused call starts from the same plan.
  * @param {number} want
  * @param {number} maxK
- * @param {RerankOptions} o
+ * @param {RerankOptions} options
  * @param {{poolFactor: number, poolMin: number}} pool
  */
-export function poolPlan(want, maxK, o, pool) {
-  const fb = activeFeedback(o);
+export function poolPlan(want, maxK, options, pool) {
+  const fb = activeFeedback(options);
   return { n: Math.min(maxK, Math.max(pool.poolMin, Math.ceil(want * pool.poolFactor), fb ? fb.pool : 0)), head: Math.max(want, fb ? fb.docs : 0) };
 }
 
@@ -321,21 +321,21 @@ async function withMetas(hits, metasOf) {
  * search are left out. Without any stored vector among them the hits come back as they are.
  * @param {Hit[]} hits
  * @param {SparseVector} query q
- * @param {Feedback} fb
+ * @param {Feedback} feedback
  * @param {VectorLookup} vectorsOf
  * @param {ScoreLookup} scoresOf
  * @returns {Promise<Hit[]>}
  */
-export async function feedbackRescored(hits, query, fb, vectorsOf, scoresOf) {
+export async function feedbackRescored(hits, query, feedback, vectorsOf, scoresOf) {
   /** @type {SparseVector[]} */
   const first = [];
-  for (let i = 0; i < hits.length && first.length < fb.docs; i += fb.docs) {
-    for (const v of await vectorsOf(hits.slice(i, i + fb.docs).map((h) => h.id))) if (v && first.length < fb.docs) first.push(v);
+  for (let i = 0; i < hits.length && first.length < feedback.docs; i += feedback.docs) {
+    for (const v of await vectorsOf(hits.slice(i, i + feedback.docs).map((h) => h.id))) if (v && first.length < feedback.docs) first.push(v);
   }
   if (!first.length) return hits;
   // At most twice the query's non-zeros (its heaviest): on the livedoor dev split the cut loses nothing
   // (docs/relevance.md).
-  const expanded = expandQuery(query, first, fb.weight, 2 * query.indices.length);
+  const expanded = expandQuery(query, first, feedback.weight, 2 * query.indices.length);
   const scores = await scoresOf(hits.map((h) => h.id), expanded);
   /** @type {Hit[]} */
   const out = [];
@@ -500,7 +500,7 @@ function fusedCall(coll, storeOptions, want, options, server, byId = false) {
  * searchCollection with the stored vector of the document `id` as the query; null when the collection has no such
  * document. The native store looks the vector up itself, in the snapshot it searches (searchRerankedByIdAsync: no
  * vector crosses into JavaScript) when the fused call applies; else the vector is fetched first. Its hits may carry
- * `fields` in place of `meta` (RerankSpec.fields): serialise them with answerBytes (pipeline/match/index.js).
+ * `fields` in place of `meta` (RerankSpec.fields): serialise them with answerBytes (pipeline/match/precomputed.js).
  * @param {SearchTarget} coll
  * @param {string} id
  * @param {Record<string, any>} storeOptions search options but k (mode, filters, excludeIds)
@@ -519,10 +519,10 @@ export async function searchCollectionById(coll, id, storeOptions, want, options
 /**
  * What an answer computed with these options depends on, besides the clock: precomputed entries record it, and
  * one computed otherwise is not served for a request.
- * @param {RerankOptions} o
+ * @param {RerankOptions} options
  */
-export const rerankSignature = (o) => ({
-  duplicate_threshold: o.duplicateThreshold, recency_half_life_ms: o.halfLifeMs,
-  recency_weight: o.halfLifeMs === null ? null : o.recencyWeight, max_per_site: o.maxPerSite,
-  ...(activeFeedback(o) ? { feedback: o.feedback } : {}), // absent when off: entries written before it still match
+export const rerankSignature = (options) => ({
+  duplicate_threshold: options.duplicateThreshold, recency_half_life_ms: options.halfLifeMs,
+  recency_weight: options.halfLifeMs === null ? null : options.recencyWeight, max_per_site: options.maxPerSite,
+  ...(activeFeedback(options) ? { feedback: options.feedback } : {}), // absent when off: entries written before it still match
 });

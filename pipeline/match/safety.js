@@ -56,11 +56,11 @@ import { searchCollection } from './rerank.js';
 /** Most searches of one list while ads that exclude the page keep turning up (each search leaves out those found). */
 export const MAX_EXCLUSION_SEARCHES = 8;
 
-/** @param {BlockRules} r whether a request sets any rule of its own */
-export const hasRules = (r) => !!(r.block_category?.length || r.block_site?.length || r.block_keyword?.length);
+/** @param {BlockRules} rules whether a request sets any rule of its own */
+export const hasRules = (rules) => !!(rules.block_category?.length || rules.block_site?.length || rules.block_keyword?.length);
 
-/** @param {string} s text as keywords are compared */
-export const normaliseText = (s) => s.normalize('NFKC').toLowerCase();
+/** @param {string} text text as keywords are compared */
+export const normaliseText = (text) => text.normalize('NFKC').toLowerCase();
 
 const LATIN_WORD = /^[\p{Script=Latin}\p{Nd}][\p{Script=Latin}\p{Nd}\s.'&+-]*$/u;
 const LATIN_CHAR = /[\p{Script=Latin}\p{Nd}]/u;

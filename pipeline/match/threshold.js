@@ -62,10 +62,10 @@ const labelOf = (meta) => {
 /**
  * The q-quantile of sorted scores (the smallest score with at least a share q at or below it).
  * @param {Float64Array} sorted ascending
- * @param {number} q
+ * @param {number} quantile
  */
-export function quantileOf(sorted, q) {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+export function quantileOf(sorted, quantile) {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(quantile * sorted.length) - 1))];
 }
 
 /**
@@ -73,11 +73,11 @@ export function quantileOf(sorted, q) {
  * measure (an empty collection). Deterministic for the same contents (seeded sampling).
  * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'capabilities' | 'scores'>} pages
  * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'capabilities' | 'scores'>} ads
- * @param {{source: string, quantile: number, seed?: number}} o
+ * @param {{source: string, quantile: number, seed?: number}} options
  * @returns {Promise<MatchThreshold | null>}
  */
-export async function deriveMatchThreshold(pages, ads, o) {
-  const random = seededRandom(o.seed ?? 1);
+export async function deriveMatchThreshold(pages, ads, options) {
+  const random = seededRandom(options.seed ?? 1);
   const adIds = sample([...(await ads.ids())].sort(), MAX_ADS, random);
   if (!adIds.length) return null;
   const pageIds = sample([...(await pages.ids())].sort(), Math.min(MAX_PAGES, Math.max(1, Math.floor(MAX_PAIRS / adIds.length))), random);
@@ -110,9 +110,9 @@ export async function deriveMatchThreshold(pages, ads, o) {
   if (!all.length) return null;
   const labelled = unrelated.length >= MIN_UNRELATED;
   const basisScores = Float64Array.from(labelled ? unrelated : all).sort();
-  const value = Math.min(1, Math.ceil(quantileOf(basisScores, o.quantile) * 1000 - 1e-9) / 1000);
+  const value = Math.min(1, Math.ceil(quantileOf(basisScores, options.quantile) * 1000 - 1e-9) / 1000);
   return {
-    value, quantile: o.quantile, source: o.source, basis: labelled ? 'different-category' : 'random', pairs: basisScores.length,
+    value, quantile: options.quantile, source: options.source, basis: labelled ? 'different-category' : 'random', pairs: basisScores.length,
     pages: pagesSeen, ads: adDocs.length,
     related_kept: labelled && related.length ? Math.round((related.filter((s) => s >= value).length / related.length) * 1000) / 1000 : null,
     computed_at: new Date().toISOString(),
@@ -123,23 +123,23 @@ export async function deriveMatchThreshold(pages, ads, o) {
  * The min_score a match request applies when it sets none, and where it comes from: the config's number when
  * server.matchMinScore is one; else the target's derived threshold; else (never derived: a collection written
  * through the API and not precomputed yet) server.matchThreshold.fallback.
- * @param {{matchMinScore: number | null, matchThreshold: {fallback: number}}} s config.server
+ * @param {{matchMinScore: number | null, matchThreshold: {fallback: number}}} settings config.server
  * @param {MatchThreshold | undefined} derived
  * @returns {{value: number, from: 'config' | 'derived' | 'fallback'}}
  */
-export function defaultMinScore(s, derived) {
-  if (s.matchMinScore !== null) return { value: s.matchMinScore, from: 'config' };
+export function defaultMinScore(settings, derived) {
+  if (settings.matchMinScore !== null) return { value: settings.matchMinScore, from: 'config' };
   if (derived) return { value: derived.value, from: 'derived' };
-  return { value: s.matchThreshold.fallback, from: 'fallback' };
+  return { value: settings.matchThreshold.fallback, from: 'fallback' };
 }
 
 /**
  * One line saying what a derived threshold is, for the commands' output.
  * @param {string} target
- * @param {MatchThreshold} t
+ * @param {MatchThreshold} threshold
  */
-export function describeThreshold(target, t) {
-  const pairs = t.basis === 'random' ? 'random pairs (no `category` on both sides)' : 'pairs of different categories';
-  return `default min_score of "${target}": ${t.value} (the ${t.quantile * 100}th percentile of ${t.pairs.toLocaleString('en-US')} ` +
-    `${t.source}–${target} ${pairs}${t.related_kept === null ? '' : `; ${(t.related_kept * 100).toFixed(1)} % of same-category pairs score at or above it`})`;
+export function describeThreshold(target, threshold) {
+  const pairs = threshold.basis === 'random' ? 'random pairs (no `category` on both sides)' : 'pairs of different categories';
+  return `default min_score of "${target}": ${threshold.value} (the ${threshold.quantile * 100}th percentile of ${threshold.pairs.toLocaleString('en-US')} ` +
+    `${threshold.source}–${target} ${pairs}${threshold.related_kept === null ? '' : `; ${(threshold.related_kept * 100).toFixed(1)} % of same-category pairs score at or above it`})`;
 }

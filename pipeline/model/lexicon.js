@@ -32,11 +32,11 @@ export function lexiconPossible(trained) {
  * Write the lexicon of a tokenised corpus (one document per line, the tokens without the stop lists) into `dir`:
  * `python -m scdv.lexicon` (workers/scdv/lexicon.py), so the idf comes from the one implementation of the formula.
  * @param {string} corpusTxt
- * @param {{dir: string, minCount: number}} o
+ * @param {{dir: string, minCount: number}} options
  * @returns {Promise<{words: number, documents: number}>}
  */
-export async function buildLexicon(corpusTxt, o) {
-  const r = await runPythonModule('scdv.lexicon', ['--corpus', corpusTxt, '--min-count', String(o.minCount), '--out', path.join(o.dir, LEXICON_FILE)], {
+export async function buildLexicon(corpusTxt, options) {
+  const r = await runPythonModule('scdv.lexicon', ['--corpus', corpusTxt, '--min-count', String(options.minCount), '--out', path.join(options.dir, LEXICON_FILE)], {
     fail: (why) => errors.TRAIN_FAILED('lexicon', why),
   });
   return { words: r.words, documents: r.documents };

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { modelsDir as defaultModelsDir, validateModelName } from '../paths.js';
 import { errors } from '../errors.js';
-import { MODEL_FORMAT } from './names.js';
+import { MODEL_FORMAT } from './format.js';
 import { WordTopics } from './word-topics.js';
 
 /**

@@ -63,11 +63,11 @@ export function readWordVectors(dir) {
  * Write word vectors in word2vec's format to `file` (through a temporary file: a failed export leaves nothing).
  * Text: a "count dim" line, then "word v1 … vd" per word (each float32 as a decimal that reads back as the same float32).
  * Binary: the same header line, then per word its UTF-8 bytes, a space, dim little-endian float32 and a newline.
- * @param {WordVectors} wv
+ * @param {WordVectors} wordVectors
  * @param {string} file
  * @param {{binary?: boolean}} [opts]
  */
-export async function writeWord2vec(wv, file, opts = {}) {
+export async function writeWord2vec(wordVectors, file, opts = {}) {
   const tmp = `${file}.tmp-${process.pid}`;
   let fd;
   try {
@@ -82,15 +82,15 @@ export async function writeWord2vec(wv, file, opts = {}) {
   const write = (chunk) => (out.write(chunk) ? Promise.resolve() : Promise.race([new Promise((resolve) => out.once('drain', () => resolve(undefined))), failed]));
   const done = Promise.race([new Promise((resolve) => out.once('finish', () => resolve(undefined))), failed]);
   try {
-    await write(`${wv.words.length} ${wv.dim}\n`);
-    for (let i = 0; i < wv.words.length; i++) {
-      const row = wv.vectors.subarray(i * wv.dim, (i + 1) * wv.dim);
+    await write(`${wordVectors.words.length} ${wordVectors.dim}\n`);
+    for (let i = 0; i < wordVectors.words.length; i++) {
+      const row = wordVectors.vectors.subarray(i * wordVectors.dim, (i + 1) * wordVectors.dim);
       if (opts.binary) {
-        const bytes = Buffer.alloc(wv.dim * 4);
+        const bytes = Buffer.alloc(wordVectors.dim * 4);
         row.forEach((v, j) => bytes.writeFloatLE(v, j * 4));
-        await write(Buffer.concat([Buffer.from(`${wv.words[i]} `, 'utf8'), bytes, Buffer.from('\n')]));
+        await write(Buffer.concat([Buffer.from(`${wordVectors.words[i]} `, 'utf8'), bytes, Buffer.from('\n')]));
       } else {
-        await write(`${wv.words[i]} ${Array.from(row, String).join(' ')}\n`);
+        await write(`${wordVectors.words[i]} ${Array.from(row, String).join(' ')}\n`);
       }
     }
     out.end();

@@ -165,23 +165,23 @@ const FAULT_BATCH_DELAY_MS = Number(process.env.SCDV_FAULT_BATCH_DELAY_MS || 0);
  * failing before the marker leaves the shard to be done again.
  * @template {ShardResultBase} R
  * @param {ShardJob} job
- * @param {object} o
- * @param {R} o.result counts so far; `lines`, `rejected` and `seconds` are kept here, the hooks keep the rest
- * @param {number} o.batchSize documents per flush
- * @param {(batch: BatchItem[]) => Promise<void>} o.flush
- * @param {(buf: Buffer) => void} [o.onLine] each line within the size limit (before parsing)
- * @param {() => void} [o.onBlank] a blank line (skipped)
+ * @param {object} options
+ * @param {R} options.result counts so far; `lines`, `rejected` and `seconds` are kept here, the hooks keep the rest
+ * @param {number} options.batchSize documents per flush
+ * @param {(batch: BatchItem[]) => Promise<void>} options.flush
+ * @param {(buf: Buffer) => void} [options.onLine] each line within the size limit (before parsing)
+ * @param {() => void} [options.onBlank] a blank line (skipped)
  * @param {(doc: import('../corpus/document.js').Document, line: number, warnings: import('../corpus/document.js').LineIssue[]) =>
- *   import('../corpus/document.js').LineIssue | null | void} [o.accept] a parsed document: return an issue to reject it
- * @param {() => Promise<void>} [o.finish] after the last flush, before the marker (close and move output files)
- * @param {() => void} [o.abandon] on failure, before it is thrown (remove partial output)
- * @param {number} [o.startedAt] when the job started (Date.now()), if before this call: `seconds` counts from it
+ *   import('../corpus/document.js').LineIssue | null | void} [options.accept] a parsed document: return an issue to reject it
+ * @param {() => Promise<void>} [options.finish] after the last flush, before the marker (close and move output files)
+ * @param {() => void} [options.abandon] on failure, before it is thrown (remove partial output)
+ * @param {number} [options.startedAt] when the job started (Date.now()), if before this call: `seconds` counts from it
  * @returns {Promise<R>}
  */
-export async function processShardLines(job, o) {
-  const t0 = o.startedAt ?? Date.now();
+export async function processShardLines(job, options) {
+  const t0 = options.startedAt ?? Date.now();
   const { shard, config } = job;
-  const { result } = o;
+  const { result } = options;
   /** @type {BatchItem[]} */
   let batch = [];
   const flush = async () => {
@@ -190,7 +190,7 @@ export async function processShardLines(job, o) {
     batch = [];
     // A cancelled run writes nothing more (its collection may be gone: a write would create it again).
     refuseCancelledRun(job);
-    await o.flush(full);
+    await options.flush(full);
     if (FAULT_BATCH_DELAY_MS > 0) await new Promise((r) => setTimeout(r, FAULT_BATCH_DELAY_MS));
   };
   refuseCancelledRun(job);
@@ -206,19 +206,19 @@ export async function processShardLines(job, o) {
         });
         continue;
       }
-      o.onLine?.(l.buf);
+      options.onLine?.(l.buf);
       const parsed = parseDocument(l.buf, l.lineNo);
-      if ('blank' in parsed) { o.onBlank?.(); continue; }
+      if ('blank' in parsed) { options.onBlank?.(); continue; }
       if ('error' in parsed) { result.rejected.push(parsed.error); continue; }
-      const issue = o.accept?.(parsed.doc, l.lineNo, parsed.warnings);
+      const issue = options.accept?.(parsed.doc, l.lineNo, parsed.warnings);
       if (issue) { result.rejected.push(issue); continue; }
       batch.push({ line: l.lineNo, doc: parsed.doc });
-      if (batch.length >= o.batchSize) await flush();
+      if (batch.length >= options.batchSize) await flush();
     }
     await flush();
-    await o.finish?.();
+    await options.finish?.();
   } catch (err) {
-    o.abandon?.();
+    options.abandon?.();
     // A write refused because the run was cancelled meanwhile (its collection deleted) is the cancellation.
     refuseCancelledRun(job);
     throw err;

@@ -13,15 +13,15 @@ const CLI = path.join(REPO_ROOT, 'pipeline', 'scdv.cjs');
  * How many local workers a run starts: never more than it has shards to do (an idle worker still holds its
  * dictionary or model, about 550 MB), and at most workerProcesses.maxPerCore per core unless
  * workerProcesses.allowMany (--allow-many-workers). A capped count is said, not silently changed.
- * @param {{stage: string, requested: number, shards: number, config: import('../config.js').Config, log: (m: string) => void, cores?: number}} o
+ * @param {{stage: string, requested: number, shards: number, config: import('../config.js').Config, log: (m: string) => void, cores?: number}} options
  * @returns {number}
  */
-export function localWorkerCount(o) {
-  const n = Math.min(o.requested, o.shards);
-  const cores = o.cores ?? os.availableParallelism();
-  const limit = o.config.workerProcesses.maxPerCore * cores;
-  if (n <= limit || o.config.workerProcesses.allowMany) return n;
-  o.log(`${o.stage}: warning: ${o.requested} workers capped to ${limit} (${o.config.workerProcesses.maxPerCore} per core, ${cores} cores); ` +
+export function localWorkerCount(options) {
+  const n = Math.min(options.requested, options.shards);
+  const cores = options.cores ?? os.availableParallelism();
+  const limit = options.config.workerProcesses.maxPerCore * cores;
+  if (n <= limit || options.config.workerProcesses.allowMany) return n;
+  options.log(`${options.stage}: warning: ${options.requested} workers capped to ${limit} (${options.config.workerProcesses.maxPerCore} per core, ${cores} cores); ` +
     'pass --allow-many-workers (or set workerProcesses.allowMany) to start them all');
   return limit;
 }
@@ -29,13 +29,13 @@ export function localWorkerCount(o) {
 /**
  * Start the local workers of a sharded run (tokenise, index) once its pending shards are known: as many as
  * localWorkerCount allows.
- * @param {{stage: string, requested: number, shards: number, redisUrl: string, config: import('../config.js').Config, log: (m: string) => void, allowPaths?: string[]}} o
+ * @param {{stage: string, requested: number, shards: number, redisUrl: string, config: import('../config.js').Config, log: (m: string) => void, allowPaths?: string[]}} options
  *   allowPaths: the run's own files and folders outside the data folder (its corpus, its output), which its jobs may name
  * @returns {WorkerPool}
  */
-export function startShardWorkers(o) {
-  const count = localWorkerCount(o);
-  const pool = new WorkerPool({ stage: o.stage, count, redisUrl: o.redisUrl, config: o.config, log: o.log, allowPaths: o.allowPaths });
+export function startShardWorkers(options) {
+  const count = localWorkerCount(options);
+  const pool = new WorkerPool({ stage: options.stage, count, redisUrl: options.redisUrl, config: options.config, log: options.log, allowPaths: options.allowPaths });
   pool.start();
   return pool;
 }

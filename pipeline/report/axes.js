@@ -20,46 +20,46 @@ export const r1 = (x) => Math.round(x * 10) / 10;
 
 /**
  * Nice linear ticks that cover [lo, hi]: the domain widens to the outer ticks.
- * @param {number} lo
- * @param {number} hi
+ * @param {number} low
+ * @param {number} high
  * @param {number} [target] about this many ticks (at least 3 are returned)
  * @returns {{lo: number, hi: number, step: number, ticks: number[]}}
  */
-export function niceTicks(lo, hi, target = 5) {
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) throw errors.CHART_INPUT_INVALID('axis', `the domain [${lo}, ${hi}] is not finite`);
-  if (hi < lo) [lo, hi] = [hi, lo];
-  if (hi === lo) {
-    const pad = lo === 0 ? 1 : Math.abs(lo) * 0.1;
-    lo -= pad;
-    hi += pad;
+export function niceTicks(low, high, target = 5) {
+  if (!Number.isFinite(low) || !Number.isFinite(high)) throw errors.CHART_INPUT_INVALID('axis', `the domain [${low}, ${high}] is not finite`);
+  if (high < low) [low, high] = [high, low];
+  if (high === low) {
+    const pad = low === 0 ? 1 : Math.abs(low) * 0.1;
+    low -= pad;
+    high += pad;
   }
   const want = Math.max(3, target);
-  const raw = (hi - lo) / (want - 1);
+  const raw = (high - low) / (want - 1);
   const mag = 10 ** Math.floor(Math.log10(raw));
   // Largest nice step that still gives at least 3 ticks over the widened domain.
   const candidates = [10, 5, 2, 1, 0.5].map((m) => m * mag).filter((s) => s <= raw * 1.5);
   for (const step of candidates.length ? candidates : [mag]) {
-    const a = Math.floor(lo / step + 1e-9) * step;
-    const b = Math.ceil(hi / step - 1e-9) * step;
+    const a = Math.floor(low / step + 1e-9) * step;
+    const b = Math.ceil(high / step - 1e-9) * step;
     const n = Math.round((b - a) / step) + 1;
     if (n >= 3) return { lo: a, hi: b, step, ticks: Array.from({ length: n }, (_, i) => clean(a + i * step, step)) };
   }
-  const step = (hi - lo) / 2;
-  return { lo, hi, step, ticks: [lo, lo + step, hi] };
+  const step = (high - low) / 2;
+  return { lo: low, hi: high, step, ticks: [low, low + step, high] };
 }
 
 /**
  * Ticks of a log axis over [lo, hi] (both > 0): the domain widens to powers of ten; 2 and 5 fill in when fewer
  * than three powers of ten would show.
- * @param {number} lo
- * @param {number} hi
+ * @param {number} low
+ * @param {number} high
  * @returns {{lo: number, hi: number, ticks: number[]}}
  */
-export function logTicks(lo, hi) {
-  if (!(lo > 0) || !(hi > 0)) throw errors.CHART_INPUT_INVALID('log axis', `a log axis needs values above 0, got [${lo}, ${hi}]`);
-  if (hi < lo) [lo, hi] = [hi, lo];
-  let a = Math.floor(Math.log10(lo) + 1e-9);
-  let b = Math.ceil(Math.log10(hi) - 1e-9);
+export function logTicks(low, high) {
+  if (!(low > 0) || !(high > 0)) throw errors.CHART_INPUT_INVALID('log axis', `a log axis needs values above 0, got [${low}, ${high}]`);
+  if (high < low) [low, high] = [high, low];
+  let a = Math.floor(Math.log10(low) + 1e-9);
+  let b = Math.ceil(Math.log10(high) - 1e-9);
   if (b === a) b = a + 1;
   /** @type {number[]} */
   const ticks = [];
@@ -80,13 +80,13 @@ function clean(v, step) {
 
 /**
  * Tick text: thousands separators; decimals as the step needs; a minus sign, not a hyphen.
- * @param {number} v
+ * @param {number} value
  * @param {number} step
  */
-export function formatTick(v, step) {
+export function formatTick(value, step) {
   const decimals = Math.max(0, Math.min(6, -Math.floor(Math.log10(step) + 1e-9)));
-  const s = Math.abs(v).toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
-  return v < 0 && Number(s.replace(/,/g, '')) !== 0 ? `−${s}` : s;
+  const s = Math.abs(value).toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  return value < 0 && Number(s.replace(/,/g, '')) !== 0 ? `−${s}` : s;
 }
 
 /**
@@ -245,13 +245,13 @@ export function estimateWidth(text, fontSize) {
 
 /**
  * The <svg> element of a chart: its viewBox, accessible name and a <title> for hover.
- * @param {number} w
- * @param {number} h
+ * @param {number} width
+ * @param {number} height
  * @param {string} label accessible name
  * @param {string} body
  */
-export function chartSvg(w, h, label, body) {
-  return `<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="${esc(label)}">` +
+export function chartSvg(width, height, label, body) {
+  return `<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(label)}">` +
     `<title>${esc(label)}</title>${body}</svg>`;
 }
 

@@ -77,12 +77,12 @@ export function evalRows(result) {
 }
 
 /**
- * @param {{result: Record<string, any> | null, error: string | null}} ev
+ * @param {{result: Record<string, any> | null, error: string | null}} evaluation
  */
-export function renderEval(ev) {
-  if (ev.error) return `<p class="warn">${esc(ev.error)}</p>`;
-  if (!ev.result) return '<p class="empty" id="no-eval">no evaluation yet — run <code>scdv eval</code></p>';
-  const r = ev.result;
+export function renderEval(evaluation) {
+  if (evaluation.error) return `<p class="warn">${esc(evaluation.error)}</p>`;
+  if (!evaluation.result) return '<p class="empty" id="no-eval">no evaluation yet — run <code>scdv eval</code></p>';
+  const r = evaluation.result;
   const rows = evalRows(r);
   const columns = EVAL_COLUMNS.filter(([key]) => rows.some((row) => typeof row.values[key] === 'number'));
   const parts = [renderVerdict(r, modelLabel(r))];

@@ -10,15 +10,15 @@ export function esc(value) {
 
 /**
  * A number for display: integers with thousands separators, others to `digits` significant decimals.
- * @param {unknown} v
+ * @param {unknown} value
  * @param {number} [digits]
  */
-export function fmt(v, digits = 3) {
-  if (v === null || v === undefined) return '–';
-  if (typeof v !== 'number') return String(v);
-  if (!Number.isFinite(v)) return String(v);
-  if (Number.isInteger(v)) return v.toLocaleString('en-US');
-  return Math.abs(v) >= 1000 ? v.toLocaleString('en-US', { maximumFractionDigits: 1 }) : v.toFixed(digits);
+export function fmt(value, digits = 3) {
+  if (value === null || value === undefined) return '–';
+  if (typeof value !== 'number') return String(value);
+  if (!Number.isFinite(value)) return String(value);
+  if (Number.isInteger(value)) return value.toLocaleString('en-US');
+  return Math.abs(value) >= 1000 ? value.toLocaleString('en-US', { maximumFractionDigits: 1 }) : value.toFixed(digits);
 }
 
 /**

@@ -35,28 +35,28 @@ th{background:#f0f2f5}td.num{text-align:right}.facts td:first-child{color:#555}
  * @param {Record<string, any>} input.manifest
  * @param {Record<string, any>} input.analysis see workers/scdv/analysis.py
  * @param {{result: Record<string, any> | null, error: string | null}} input.evaluation
- * @param {string} [input.clicks] the reader-clicks sections (pipeline/report/clicks.js), when the event log has impressions of the model
+ * @param {string} [input.clicks] the reader-clicks sections (pipeline/report/clicks-page.js), when the event log has impressions of the model
  * @param {string} [input.generatedAt]
  */
-export function renderReport({ name, manifest: m, analysis: a, evaluation, clicks, generatedAt }) {
-  const judged = judgeClusters(a);
+export function renderReport({ name, manifest, analysis, evaluation, clicks, generatedAt }) {
+  const judged = judgeClusters(analysis);
   const colors = clusterColors(judged);
   const sections = [
-    renderVerdictSummary(evaluation.result, coherenceScale(a).word),
-    overview(m, a),
-    adviceSection(name, m, a, judged),
-    timings(m),
-    vocabulary(a),
-    gmm(a, judged),
-    wordMap(a, judged, colors),
-    clusterTable(a, judged, colors),
+    renderVerdictSummary(evaluation.result, coherenceScale(analysis).word),
+    overview(manifest, analysis),
+    adviceSection(name, manifest, analysis, judged),
+    timings(manifest),
+    vocabulary(analysis),
+    gmm(analysis, judged),
+    wordMap(analysis, judged, colors),
+    clusterTable(analysis, judged, colors),
     `<section id="eval"><h2>Evaluation</h2>${renderEval(evaluation)}</section>`,
     ...(clicks ? [clicks] : []),
   ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(`SCDV model ${name} — training report`)}</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><style>${CSS}</style></head>
-<body><header><h1>Model ${esc(name)}</h1><p>training report · trained ${esc(m.created_at ?? '?')} · generated ${esc(generatedAt ?? new Date().toISOString())}</p></header>
+<body><header><h1>Model ${esc(name)}</h1><p>training report · trained ${esc(manifest.created_at ?? '?')} · generated ${esc(generatedAt ?? new Date().toISOString())}</p></header>
 <main>
 ${sections.join('\n')}
 </main></body></html>

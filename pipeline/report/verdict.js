@@ -1,6 +1,6 @@
 // The report's answer to "is this model good?": SCDV against each baseline on P@10, the difference with a paired
 // bootstrap confidence interval over queries (eval.json's per_query figures), in plain words.
-import { BOOTSTRAP, intervalWord, pairedBootstrap } from '../eval/metrics.js';
+import { BOOTSTRAP, intervalWord, pairedBootstrap } from '../eval/relevance-metrics.js';
 import { esc } from './html.js';
 
 /** The verdict's statistics: fixed, so that every report of the same eval.json says the same. */

@@ -77,10 +77,10 @@ export class FileActiveRecords {
     return this.readSync();
   }
 
-  /** @param {ActiveRecord} r */
-  async write(r) {
+  /** @param {ActiveRecord} record */
+  async write(record) {
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
-    writeFileAtomic(this.file, JSON.stringify(r, null, 2) + '\n');
+    writeFileAtomic(this.file, JSON.stringify(record, null, 2) + '\n');
   }
 
   /** @param {(r: ActiveRecord) => void} onChange @param {number} pollMs */
@@ -132,9 +132,9 @@ export class RedisActiveRecords {
     return text === null ? null : parseRecord(text);
   }
 
-  /** @param {ActiveRecord} r */
-  async write(r) {
-    const text = JSON.stringify(r);
+  /** @param {ActiveRecord} record */
+  async write(record) {
+    const text = JSON.stringify(record);
     await this.guarded(() => this.client.multi().set(this.key, text).publish(this.key, text).exec());
   }
 

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { errors } from '../errors.js';
 import { dataDir, modelsDir, validateModelName } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { evalFileText, runEval } from '../eval/run.js';
-import { MATCH_EVAL_FILE, runMatchEval } from '../eval/match.js';
+import { evalFileText, runEval } from '../eval/evaluate.js';
+import { MATCH_EVAL_FILE, runMatchEval } from '../eval/match-eval.js';
 import { runTrain } from './train.js';
 
 /**
@@ -51,7 +51,7 @@ export function splitCorpus(corpus, fraction, dir) {
 }
 
 /**
- * @param {Omit<import('../eval/run.js').EvalOptions, 'collection'> & {fraction: number, redisUrl: string, match?: {ads: string | null}}} opts
+ * @param {Omit<import('../eval/evaluate.js').EvalOptions, 'collection'> & {fraction: number, redisUrl: string, match?: {ads: string | null}}} opts
  *   model: the model whose settings are checked; match: score matching (`scdv eval --match`) on the held-out part
  *   instead of related lists (with the titles-as-ads proxy, ads and pages both come from it)
  * @returns {Promise<Record<string, any>>} the held-out model's eval.json (eval-match.json with `match`), with `holdout`

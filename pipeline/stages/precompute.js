@@ -21,37 +21,37 @@ import { safetySettings, seedVectors } from '../match/safety.js';
  */
 
 /**
- * @param {object} o
- * @param {string} o.model
- * @param {string} o.source
- * @param {string} o.target
- * @param {number} o.k
- * @param {Omit<import('../match/rerank.js').RerankOptions, 'now'>} [o.rerank] re-ranking of each list (absent: none)
- * @param {string} o.redisUrl
- * @param {import('../config.js').Config} o.config
- * @param {PrecomputeProcessor} o.processor
- * @param {(p: {done: number, total: number}) => void} [o.onProgress]
+ * @param {object} options
+ * @param {string} options.model
+ * @param {string} options.source
+ * @param {string} options.target
+ * @param {number} options.k
+ * @param {Omit<import('../match/rerank.js').RerankOptions, 'now'>} [options.rerank] re-ranking of each list (absent: none)
+ * @param {string} options.redisUrl
+ * @param {import('../config.js').Config} options.config
+ * @param {PrecomputeProcessor} options.processor
+ * @param {(p: {done: number, total: number}) => void} [options.onProgress]
  * @returns {Promise<{run: string, documents: number, written: number, missing: number, jobs: number, seconds: number,
  *   threshold: import('../match/threshold.js').MatchThreshold | null}>} threshold: the target's derived default min_score
  */
-export async function runPrecompute(o) {
+export async function runPrecompute(options) {
   const t0 = Date.now();
-  const { config } = o;
-  if (!(Number.isInteger(o.k) && o.k >= 1 && o.k <= config.server.maxK)) throw errors.USAGE(`--k must be 1-${config.server.maxK}, got ${o.k}`);
-  const store = await openModelStore(o.model, config);
+  const { config } = options;
+  if (!(Number.isInteger(options.k) && options.k >= 1 && options.k <= config.server.maxK)) throw errors.USAGE(`--k must be 1-${config.server.maxK}, got ${options.k}`);
+  const store = await openModelStore(options.model, config);
   let ids;
   let threshold;
   try {
-    await store.collection(o.target); // SCDV_COLLECTION_NOT_FOUND when missing
-    ids = [...(await (await store.collection(o.source)).ids())];
+    await store.collection(options.target); // SCDV_COLLECTION_NOT_FOUND when missing
+    ids = [...(await (await store.collection(options.source)).ids())];
     // The target's default min_score, measured against these pages (served entries are cut by it when read).
-    threshold = await deriveAndRecordThreshold(store, o.source, o.target, config);
+    threshold = await deriveAndRecordThreshold(store, options.source, options.target, config);
   } finally {
     await store.close();
   }
-  const safety = await precomputeSafety(o.model, o.source, config);
-  const run = `precompute-${o.model}-${o.source}-${o.target}-${Date.now().toString(36)}`;
-  const queue = openQueue('precompute', o.redisUrl, config.queue);
+  const safety = await precomputeSafety(options.model, options.source, config);
+  const run = `precompute-${options.model}-${options.source}-${options.target}-${Date.now().toString(36)}`;
+  const queue = openQueue('precompute', options.redisUrl, config.queue);
   const redis = /** @type {import('ioredis').Redis} */ (/** @type {any} */ (queue).client);
   const batch = config.server.precompute.batchSize;
   const total = ids.length;
@@ -69,7 +69,7 @@ export async function runPrecompute(o) {
         job.discard();
         throw err;
       }
-      const r = await o.processor.process(data, redis, (n) => { done += n - last; last = n; o.onProgress?.({ done, total }); }, config);
+      const r = await options.processor.process(data, redis, (n) => { done += n - last; last = n; options.onProgress?.({ done, total }); }, config);
       return r;
     });
     const jobs = [];
@@ -78,9 +78,9 @@ export async function runPrecompute(o) {
     for (let i = 0; i < ids.length; i += batch) {
       /** @type {PrecomputeJob} */
       const data = {
-        run, model: o.model, source: o.source, target: o.target, k: o.k, ids: ids.slice(i, i + batch),
+        run, model: options.model, source: options.source, target: options.target, k: options.k, ids: ids.slice(i, i + batch),
         ttlSeconds: config.server.precompute.ttlSeconds, prefix: config.queue.prefix, mode: config.server.searchMode,
-        ...(o.rerank ? { rerank: o.rerank, searchSettings: { maxK: config.server.maxK, rerank: config.server.rerank } } : {}),
+        ...(options.rerank ? { rerank: options.rerank, searchSettings: { maxK: config.server.maxK, rerank: config.server.rerank } } : {}),
         ...(safety ? { safety } : {}),
       };
       jobs.push(await queue.add('batch', data, { jobId: `${run}-${i / batch}` }));
@@ -90,7 +90,7 @@ export async function runPrecompute(o) {
     return { run, documents: total, written, missing, jobs: jobs.length, seconds: (Date.now() - t0) / 1000, threshold };
   } finally {
     await closeWorkerQueue(queue);
-    await o.processor.close();
+    await options.processor.close();
   }
 }
 

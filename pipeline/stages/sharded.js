@@ -50,29 +50,29 @@ export function rejectUnreadableCorpus(corpus) {
 /**
  * A run with no usable document is an error, naming the likely cause; a run that rejected more than
  * corpus.warnRejectedFraction of its lines returns a warning for its summary.
- * @param {{corpus: string, lines: number, documents: number, empty?: number, rejectedByCode: Record<string, number>, details: string, config: import('../config.js').Config}} o
+ * @param {{corpus: string, lines: number, documents: number, empty?: number, rejectedByCode: Record<string, number>, details: string, config: import('../config.js').Config}} options
  *   empty: documents without a word the model knows (scdv index), neither indexed nor rejected
  * @returns {string | null} the warning, if any
  */
-export function checkUsableRun(o) {
-  const rejected = Object.values(o.rejectedByCode).reduce((a, b) => a + b, 0);
-  const codes = Object.entries(o.rejectedByCode).sort((a, b) => b[1] - a[1]);
+export function checkUsableRun(options) {
+  const rejected = Object.values(options.rejectedByCode).reduce((a, b) => a + b, 0);
+  const codes = Object.entries(options.rejectedByCode).sort((a, b) => b[1] - a[1]);
   const byCode = codes.map(([k, v]) => `${k} ${v}`).join(', ');
-  if (o.documents === 0) {
+  if (options.documents === 0) {
     const top = codes[0]?.[0];
     const causes = [
-      rejected ? `${rejected} of ${o.lines} lines rejected (${byCode})` : '',
+      rejected ? `${rejected} of ${options.lines} lines rejected (${byCode})` : '',
       top === ISSUE.INVALID_UTF8 ? 'the file is not UTF-8 text (a binary file, or another encoding such as Shift_JIS: convert it with iconv)'
         : top === ISSUE.INVALID_JSON || top === ISSUE.NOT_AN_OBJECT ? 'its lines are not JSON objects; a corpus is JSON Lines, one {"id", "body", "title"?} object a line'
         : '',
-      o.empty ? `none of its ${o.empty} documents has a word the model knows (another language or subject than the model was trained on?)` : '',
+      options.empty ? `none of its ${options.empty} documents has a word the model knows (another language or subject than the model was trained on?)` : '',
     ].filter(Boolean);
-    throw errors.CORPUS_UNUSABLE(o.corpus, `${causes.length ? causes.join('; ') : 'no line holds a document'}; details: ${o.details}`);
+    throw errors.CORPUS_UNUSABLE(options.corpus, `${causes.length ? causes.join('; ') : 'no line holds a document'}; details: ${options.details}`);
   }
-  const fraction = rejected / o.lines;
-  if (rejected > 0 && fraction > o.config.corpus.warnRejectedFraction) {
-    return `${(100 * fraction).toFixed(1)} % of the lines were rejected (${rejected} of ${o.lines}: ${byCode}), ` +
-      `over corpus.warnRejectedFraction ${o.config.corpus.warnRejectedFraction}; see ${o.details}`;
+  const fraction = rejected / options.lines;
+  if (rejected > 0 && fraction > options.config.corpus.warnRejectedFraction) {
+    return `${(100 * fraction).toFixed(1)} % of the lines were rejected (${rejected} of ${options.lines}: ${byCode}), ` +
+      `over corpus.warnRejectedFraction ${options.config.corpus.warnRejectedFraction}; see ${options.details}`;
   }
   return null;
 }
@@ -98,15 +98,15 @@ export function checkUsableRun(o) {
 /**
  * Queue the pending shards and wait until each has a completion marker (or failed for good).
  * Workers must already be running (a WorkerPool, or `scdv worker <stage>` elsewhere).
- * @param {ShardRunOptions} o
+ * @param {ShardRunOptions} options
  */
-export async function runShards(o) {
-  const queue = openQueue(o.queueName, o.redisUrl, o.config.queue);
+export async function runShards(options) {
+  const queue = openQueue(options.queueName, options.redisUrl, options.config.queue);
   queue.on('error', () => {}); // reconnects are automatic; failures surface as missing progress
-  const jobId = (/** @type {number} */ i) => shardJobId(o.runKey, i);
+  const jobId = (/** @type {number} */ i) => shardJobId(options.runKey, i);
   // A travelling job stays after completion until its result is harvested (below).
-  const jobOptions = (/** @type {number} */ i) => ({ jobId: jobId(i), ...(o.travel ? { removeOnComplete: false } : {}) });
-  const remaining = new Set(o.pending.map((s) => s.index));
+  const jobOptions = (/** @type {number} */ i) => ({ jobId: jobId(i), ...(options.travel ? { removeOnComplete: false } : {}) });
+  const remaining = new Set(options.pending.map((s) => s.index));
   /**
    * A travelling job's result becomes this host's marker; then the job goes (so a job that is gone and a marker
    * that is absent still mean a lost shard, as below).
@@ -114,26 +114,26 @@ export async function runShards(o) {
    */
   const harvest = async (job) => {
     const r = job.returnvalue;
-    if (!r || r.runKey !== o.runKey) return;
-    if (remaining.has(r.shard)) writeShardResult(o.outDir, r.shard, r);
+    if (!r || r.runKey !== options.runKey) return;
+    if (remaining.has(r.shard)) writeShardResult(options.outDir, r.shard, r);
     await job.remove();
   };
   /** @param {import('../corpus/plan.js').Shard} shard */
   const add = async (shard) => {
     const stale = await queue.getJob(jobId(shard.index));
-    if (stale && o.travel && (await stale.isCompleted())) await harvest(stale); // done while no one was waiting
-    if (readShardResult(o.outDir, shard.index, o.runKey)) return;
+    if (stale && options.travel && (await stale.isCompleted())) await harvest(stale); // done while no one was waiting
+    if (readShardResult(options.outDir, shard.index, options.runKey)) return;
     if (stale && ((await stale.isFailed()) || (await stale.isCompleted()))) await stale.remove();
-    await queue.add('shard', o.jobData(shard), jobOptions(shard.index));
+    await queue.add('shard', options.jobData(shard), jobOptions(shard.index));
   };
-  const window = o.travel ? o.config.index.queuedShards : Infinity;
+  const window = options.travel ? options.config.index.queuedShards : Infinity;
   /** o.pending[0, queued) have been queued */
   let queued = 0;
   const queueMore = async () => {
-    while (queued < o.pending.length && queued - (o.pending.length - remaining.size) < window) await add(o.pending[queued++]);
+    while (queued < options.pending.length && queued - (options.pending.length - remaining.size) < window) await add(options.pending[queued++]);
   };
   await queueMore();
-  const byIndex = new Map(o.pending.map((s) => [s.index, s]));
+  const byIndex = new Map(options.pending.map((s) => [s.index, s]));
   /**
    * Queue again the unfinished shards whose job Redis no longer has (a Redis restarted without its data).
    * A finished job is removed only after its shard's marker is written, so a job that is gone and a marker
@@ -143,18 +143,18 @@ export async function runShards(o) {
   const requeueLost = async (indexes) => {
     let n = 0;
     for (const index of indexes) {
-      if (o.pending.findIndex((s) => s.index === index) >= queued) continue; // not queued yet
+      if (options.pending.findIndex((s) => s.index === index) >= queued) continue; // not queued yet
       if (await queue.getJob(jobId(index))) continue;
-      if (readShardResult(o.outDir, index, o.runKey)) continue;
-      await queue.add('shard', o.jobData(/** @type {import('../corpus/plan.js').Shard} */ (byIndex.get(index))), jobOptions(index));
+      if (readShardResult(options.outDir, index, options.runKey)) continue;
+      await queue.add('shard', options.jobData(/** @type {import('../corpus/plan.js').Shard} */ (byIndex.get(index))), jobOptions(index));
       n++;
     }
-    if (n) o.log(`${o.queueName}: ${n} shard job(s) were lost by Redis and are queued again`);
+    if (n) options.log(`${options.queueName}: ${n} shard job(s) were lost by Redis and are queued again`);
   };
   let lastLostCheck = Date.now();
-  const totalLines = o.pending.reduce((a, s) => a + s.lines, 0);
+  const totalLines = options.pending.reduce((a, s) => a + s.lines, 0);
   // One unit from start to end: corpus lines (a line is a document, or a rejected line); shards are the jobs.
-  const bar = o.quiet ? null : new ProgressBar(o.label ?? o.queueName, { unit: 'line', total: totalLines });
+  const bar = options.quiet ? null : new ProgressBar(options.label ?? options.queueName, { unit: 'line', total: totalLines });
   /** Wakes the wait below as soon as a job completes or fails, instead of at the next poll. */
   let wake = () => {};
   queue.on('global:completed', () => wake());
@@ -163,7 +163,7 @@ export async function runShards(o) {
   /** @type {Map<number, number>} */
   const linesDone = new Map();
   queue.on('global:progress', (id, progress) => {
-    const index = Number(String(id).slice(o.runKey.length + 1));
+    const index = Number(String(id).slice(options.runKey.length + 1));
     try {
       const p = typeof progress === 'string' ? JSON.parse(progress) : progress;
       if (Number.isInteger(index) && p && typeof p.lines === 'number') linesDone.set(index, p.lines);
@@ -176,13 +176,13 @@ export async function runShards(o) {
   const started = Date.now();
   try {
     while (remaining.size > 0) {
-      if (o.travel) {
+      if (options.travel) {
         try {
-          for (const job of await queue.getCompleted()) if (String(job.id).startsWith(`${o.runKey}-`)) await harvest(job);
+          for (const job of await queue.getCompleted()) if (String(job.id).startsWith(`${options.runKey}-`)) await harvest(job);
         } catch { /* Redis unreachable: next round */ }
       }
       for (const index of [...remaining]) {
-        const r = readShardResult(o.outDir, index, o.runKey);
+        const r = readShardResult(options.outDir, index, options.runKey);
         if (r) {
           remaining.delete(index);
           linesDone.set(index, r.lines);
@@ -191,8 +191,8 @@ export async function runShards(o) {
       }
       try {
         for (const job of await queue.getFailed()) {
-          const index = Number(String(job.id).slice(o.runKey.length + 1));
-          if (String(job.id).startsWith(`${o.runKey}-`) && remaining.has(index)) {
+          const index = Number(String(job.id).slice(options.runKey.length + 1));
+          if (String(job.id).startsWith(`${options.runKey}-`) && remaining.has(index)) {
             remaining.delete(index);
             failures.push(`shard ${index} (lines ${job.data.shard.firstLine}-${job.data.shard.firstLine + job.data.shard.lines - 1}): ${job.failedReason}`);
           }
@@ -206,13 +206,13 @@ export async function runShards(o) {
         // Redis unreachable for longer than a command waits (the connection keeps reconnecting): completion
         // is read from the shard markers, so just look again on the next round.
       }
-      if (o.pool?.failure && remaining.size > 0) throw errors.WORKERS_DIED(o.pool.failure);
+      if (options.pool?.failure && remaining.size > 0) throw errors.WORKERS_DIED(options.pool.failure);
       const lines = [...linesDone.values()].reduce((a, b) => a + b, 0);
       const secs = (Date.now() - started) / 1000;
-      const finished = o.pending.length - remaining.size;
+      const finished = options.pending.length - remaining.size;
       bar?.update({
         done: lines,
-        extra: `(${finished} of ${plural(o.pending.length, 'shard')} finished: ${plural(docs, 'document')} accepted; ` +
+        extra: `(${finished} of ${plural(options.pending.length, 'shard')} finished: ${plural(docs, 'document')} accepted; ` +
           `${(lines / Math.max(secs, 0.001)).toFixed(0)} lines/s)`,
       });
       if (remaining.size > 0) {
@@ -222,7 +222,7 @@ export async function runShards(o) {
         });
       }
     }
-    bar?.finish({ extra: `(${plural(o.pending.length, 'shard')}: ${plural(docs, 'document')} accepted; done in ${formatSeconds((Date.now() - started) / 1000)})` });
+    bar?.finish({ extra: `(${plural(options.pending.length, 'shard')}: ${plural(docs, 'document')} accepted; done in ${formatSeconds((Date.now() - started) / 1000)})` });
   } finally {
     // A run that stops early (its workers died, an error) withdraws its queued shards, so that later workers on
     // this queue do not pick them up for a run nobody waits for; a re-run queues them again.

@@ -15,7 +15,7 @@ import { Embedder, embedTokenizerConfig } from '../embed/index.js';
 import { runTrain } from './train.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { readLabelledCorpus } from '../eval/corpus.js';
-import { baselines, methodResult, scdvNeighbours } from '../eval/run.js';
+import { baselines, methodResult, scdvNeighbours } from '../eval/evaluate.js';
 
 /** Train axes -> config paths. */
 const TRAIN_AXES = /** @type {const} */ ({
@@ -124,18 +124,18 @@ function deepMerge(a, b) {
 
 /**
  * @param {{corpus: string, labelField: string, grid: Grid, redisUrl: string, baseOverrides?: Record<string, any>,
- *   out?: string, k?: number, searchMode?: 'fast'|'exact', log?: (m: string) => void}} o
+ *   out?: string, k?: number, searchMode?: 'fast'|'exact', log?: (m: string) => void}} options
  */
-export async function runSweep(o) {
+export async function runSweep(options) {
   const t0 = Date.now();
-  const log = o.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
-  const k = o.k ?? 10;
-  const mode = o.searchMode ?? 'fast';
-  const base = o.baseOverrides ?? {};
-  const corpus = await readLabelledCorpus(o.corpus, o.labelField, { maxDocumentBytes: loadConfig({ overrides: base }).corpus.maxDocumentBytes });
+  const log = options.log ?? ((/** @type {string} */ m) => process.stderr.write(`${m}\n`));
+  const k = options.k ?? 10;
+  const mode = options.searchMode ?? 'fast';
+  const base = options.baseOverrides ?? {};
+  const corpus = await readLabelledCorpus(options.corpus, options.labelField, { maxDocumentBytes: loadConfig({ overrides: base }).corpus.maxDocumentBytes });
   const labels = corpus.docs.map((d) => d.label);
-  const trainPoints = product(o.grid.train);
-  const embedPoints = product(o.grid.embed);
+  const trainPoints = product(options.grid.train);
+  const embedPoints = product(options.grid.embed);
   log(`sweep: ${trainPoints.length} model(s) x ${embedPoints.length} embedding setting(s) on ${corpus.docs.length} documents`);
   const w2vIndexFile = path.join(dataDir(), 'work', 'sweep-w2v.json');
   /** @type {Record<string, string>} */
@@ -145,11 +145,11 @@ export async function runSweep(o) {
   /** @type {Record<string, any>[]} */
   const rows = [];
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-sweep-'));
-  const out = o.out ?? path.join(dataDir(), 'eval', `sweep-${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
+  const out = options.out ?? path.join(dataDir(), 'eval', `sweep-${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const summary = () => ({
-    format: 'scdv-sweep/1', date: new Date().toISOString(), corpus: { path: path.resolve(o.corpus), sha256: corpus.sha256, documents: corpus.docs.length },
-    label_field: o.labelField, grid: o.grid, base, k, search_mode: mode, load_average: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    format: 'scdv-sweep/1', date: new Date().toISOString(), corpus: { path: path.resolve(options.corpus), sha256: corpus.sha256, documents: corpus.docs.length },
+    label_field: options.labelField, grid: options.grid, base, k, search_mode: mode, load_average: os.loadavg().map((x) => Math.round(x * 100) / 100),
     seconds: (Date.now() - t0) / 1000, rows,
   });
   // The table so far after every row: an interrupted sweep keeps what it measured.
@@ -167,7 +167,7 @@ export async function runSweep(o) {
         }
         log(`sweep: training ${name} ${JSON.stringify(tp)}`);
         const tt = Date.now();
-        await runTrain({ corpus: o.corpus, name, config, redisUrl: o.redisUrl, quiet: true, log: () => {} });
+        await runTrain({ corpus: options.corpus, name, config, redisUrl: options.redisUrl, quiet: true, log: () => {} });
         log(`sweep: trained ${name} in ${((Date.now() - tt) / 1000).toFixed(0)} s (load ${os.loadavg()[0].toFixed(2)})`);
         w2vIndex[w2vKey] = name;
         writeFileAtomic(w2vIndexFile, JSON.stringify(w2vIndex, null, 2));
@@ -218,20 +218,20 @@ export async function runSweep(o) {
 
 /**
  * The sweep as a Markdown table, best P@10 first.
- * @param {{rows: Record<string, any>[], grid: Grid, load_average: number[], corpus: {documents: number}, search_mode: string, seconds: number}} r
+ * @param {{rows: Record<string, any>[], grid: Grid, load_average: number[], corpus: {documents: number}, search_mode: string, seconds: number}} result
  */
-export function sweepTable(r) {
-  const trainKeys = Object.keys(r.grid.train);
-  const embedKeys = Object.keys(r.grid.embed);
+export function sweepTable(result) {
+  const trainKeys = Object.keys(result.grid.train);
+  const embedKeys = Object.keys(result.grid.embed);
   const pct = (/** @type {number} */ x) => (100 * x).toFixed(1);
   const head = ['method', ...trainKeys, ...embedKeys, 'P@1', 'P@10', 'MAP@10', 'nnz', 'mean ms', 'load', 'model'];
-  const sorted = [...r.rows].sort((a, b) => b.p_at_10 - a.p_at_10);
+  const sorted = [...result.rows].sort((a, b) => b.p_at_10 - a.p_at_10);
   const lines = sorted.map((x) => [
     x.method, ...trainKeys.map((key) => JSON.stringify(x.train?.[key] ?? '')), ...embedKeys.map((key) => (x.embed ? JSON.stringify(x.embed[key]) : '')),
     pct(x.p_at_1), pct(x.p_at_10), pct(x.map_at_10), x.mean_nnz ? x.mean_nnz.toFixed(0) : '', x.mean_latency_ms.toFixed(3), x.load ?? '', x.model,
   ]);
   return [
-    `Sweep on ${r.corpus.documents} documents, search ${r.search_mode}, load average at the end ${r.load_average.join(' ')}, ${r.seconds.toFixed(0)} s`,
+    `Sweep on ${result.corpus.documents} documents, search ${result.search_mode}, load average at the end ${result.load_average.join(' ')}, ${result.seconds.toFixed(0)} s`,
     '',
     `| ${head.join(' | ')} |`,
     `| ${head.map(() => '---').join(' | ')} |`,

@@ -69,31 +69,31 @@ export class TrainProgress {
 
   /**
    * One progress line of the Python stage.
-   * @param {Record<string, any>} p
+   * @param {Record<string, any>} message
    */
-  onMessage(p) {
-    if (this.finished || p.phase === 'done' || p.phase === 'vocab') return;
-    if (this.stage === 'word2vec' && p.epoch != null) {
-      this.lastLoss = p.loss ?? null;
-      this.initialLoss = p.initial_loss ?? null;
-      this.bar?.update({ done: p.epoch, extra: lossNote(p.loss, p.initial_loss), ...(p.eta_s != null ? { etaSeconds: p.eta_s } : {}) });
-    } else if (this.stage === 'idf' && p.documents != null) {
-      this.bar?.update({ done: p.documents, ...(p.of ? { fraction: p.bytes_done / p.of } : {}) });
-    } else if (this.stage === 'gmm' && p.phase === 'init') {
-      this.bar?.update({ done: 0, extra: `(k-means start of ${plural(p.n_components, 'cluster')} on ${plural(p.n_fit_words, 'word vector')}; at most ${this.totals.maxIterations} iterations, EM stops once converged)` });
-    } else if (this.stage === 'gmm' && p.iteration != null) {
-      this.iterations = p.iteration;
+  onMessage(message) {
+    if (this.finished || message.phase === 'done' || message.phase === 'vocab') return;
+    if (this.stage === 'word2vec' && message.epoch != null) {
+      this.lastLoss = message.loss ?? null;
+      this.initialLoss = message.initial_loss ?? null;
+      this.bar?.update({ done: message.epoch, extra: lossNote(message.loss, message.initial_loss), ...(message.eta_s != null ? { etaSeconds: message.eta_s } : {}) });
+    } else if (this.stage === 'idf' && message.documents != null) {
+      this.bar?.update({ done: message.documents, ...(message.of ? { fraction: message.bytes_done / message.of } : {}) });
+    } else if (this.stage === 'gmm' && message.phase === 'init') {
+      this.bar?.update({ done: 0, extra: `(k-means start of ${plural(message.n_components, 'cluster')} on ${plural(message.n_fit_words, 'word vector')}; at most ${this.totals.maxIterations} iterations, EM stops once converged)` });
+    } else if (this.stage === 'gmm' && message.iteration != null) {
+      this.iterations = message.iteration;
       this.bar?.update({
-        done: p.iteration, extra: `(mean log-likelihood per word ${Number(p.loglik).toFixed(4)}` +
-          `${p.delta != null ? `, change ${Number(p.delta).toExponential(1)}` : ''}; at most ${this.totals.maxIterations})`,
-        ...(p.eta_s != null ? { etaSeconds: p.eta_s } : {}),
+        done: message.iteration, extra: `(mean log-likelihood per word ${Number(message.loglik).toFixed(4)}` +
+          `${message.delta != null ? `, change ${Number(message.delta).toExponential(1)}` : ''}; at most ${this.totals.maxIterations})`,
+        ...(message.eta_s != null ? { etaSeconds: message.eta_s } : {}),
       });
-    } else if (this.stage === 'gmm' && p.phase === 'predict') {
-      if (this.phase !== 'assign') this.open('assign', p.of);
-      this.bar?.update({ done: p.words_done, extra: this.startNote('assign') });
-    } else if (this.stage === 'topics' && p.words_done != null) {
-      if (!this.bar) this.open('topics', p.of);
-      this.bar?.update({ done: p.words_done, extra: this.startNote('topics'), ...(p.eta_s != null ? { etaSeconds: p.eta_s } : {}) });
+    } else if (this.stage === 'gmm' && message.phase === 'predict') {
+      if (this.phase !== 'assign') this.open('assign', message.of);
+      this.bar?.update({ done: message.words_done, extra: this.startNote('assign') });
+    } else if (this.stage === 'topics' && message.words_done != null) {
+      if (!this.bar) this.open('topics', message.of);
+      this.bar?.update({ done: message.words_done, extra: this.startNote('topics'), ...(message.eta_s != null ? { etaSeconds: message.eta_s } : {}) });
     }
   }
 

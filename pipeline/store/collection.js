@@ -54,7 +54,7 @@ function toHits(r) {
  * @property {number | null} threshold near-duplicate collapsing above this similarity (null: none)
  * @property {{docs: number, weight: number} | null} feedback pseudo-relevance feedback (null or docs 0: none)
  * @property {boolean} [fields] hits may carry `fields` instead of `meta`: the UTF-8 bytes JSON.stringify(resultItem(hit))
- *   has after its id and score (pipeline/match/index.js answerBytes), given by the store where it can prove them equal
+ *   has after its id and score (pipeline/match/precomputed.js answerBytes), given by the store where it can prove them equal
  */
 
 /**

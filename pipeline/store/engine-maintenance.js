@@ -18,11 +18,11 @@ const fsRead = promisify(fs.read);
 
 /**
  * The flush policy: the WAL holds flushDocs operations, or its oldest is flushAgeMs old.
- * @param {EngineState} s
+ * @param {EngineState} state
  */
-export function shouldFlush(s) {
-  if (!s.opts.autoFlush || s.walOps === 0) return false;
-  return s.walOps >= s.opts.flushDocs || Date.now() - s.walFirstTime >= s.opts.flushAgeMs;
+export function shouldFlush(state) {
+  if (!state.opts.autoFlush || state.walOps === 0) return false;
+  return state.walOps >= state.opts.flushDocs || Date.now() - state.walFirstTime >= state.opts.flushAgeMs;
 }
 
 /**
@@ -47,15 +47,15 @@ async function buildSegment(s, name, ups) {
 
 /**
  * Under LOCK with a refreshed view: the WAL becomes a segment; a manifest with a new WAL is published.
- * @param {EngineState} s
+ * @param {EngineState} state
  */
-export async function flushLocked(s) {
-  if (s.walOps === 0) return;
-  const dir = s.dir;
-  const oldWal = walName(s.walSeq);
-  const buf = Buffer.allocUnsafe(s.walOffset - WAL_HEADER_BYTES);
+export async function flushLocked(state) {
+  if (state.walOps === 0) return;
+  const dir = state.dir;
+  const oldWal = walName(state.walSeq);
+  const buf = Buffer.allocUnsafe(state.walOffset - WAL_HEADER_BYTES);
   for (let got = 0; got < buf.length;) {
-    const { bytesRead: r } = await fsRead(s.walFd, buf, got, buf.length - got, WAL_HEADER_BYTES + got);
+    const { bytesRead: r } = await fsRead(state.walFd, buf, got, buf.length - got, WAL_HEADER_BYTES + got);
     if (r === 0) throw errors.STORE_CORRUPT(path.join(dir, oldWal), 'shorter than already read');
     got += r;
   }
@@ -64,17 +64,17 @@ export async function flushLocked(s) {
   /** @type {import('./validate.js').PreparedDoc[]} */
   const ups = [];
   for (const d of ops.values()) if (d) ups.push(d);
-  const m = s.manifest;
+  const m = state.manifest;
   const gen = m.generation + 1;
   /** @type {import('./files.js').SegmentEntry[]} */
   const segments = [];
   /** @type {string[]} */
-  const obsolete = [oldWal, s.manifestName];
+  const obsolete = [oldWal, state.manifestName];
   /** @type {string[]} */
   const oldDels = [];
   // Older copies of every id written in this WAL are deleted in their segments. Every write and fsync of a flush runs on the libuv pool, so a serving process's event loop is not held by
   // the disk; independent files are written side by side (each pool round trip waits behind searches there).
-  const located = s.view.locate([...ops.keys()]);
+  const located = state.view.locate([...ops.keys()]);
   const writes = m.segments.map(async (seg, i) => {
     const locals = located[i];
     if (!locals || locals.length === 0) return seg;
@@ -83,12 +83,12 @@ export async function flushLocked(s) {
     if (seg.del) oldDels.push(seg.del);
     return { ...seg, del, deleted };
   });
-  const newSeq = s.walSeq + 1;
+  const newSeq = state.walSeq + 1;
   const newWal = writeFileDurableAsync(path.join(dir, walName(newSeq)), encodeHeader(newSeq));
   // The new segment is built beside the deletion files and the new WAL (independent files): a flush holds the
   // writes of this process back, so its steps on the thread pool overlap rather than follow one another.
-  const name = `seg-${String(s.walSeq).padStart(10, '0')}.seg`;
-  const built = ups.length ? buildSegment(s, name, ups) : Promise.resolve(null);
+  const name = `seg-${String(state.walSeq).padStart(10, '0')}.seg`;
+  const built = ups.length ? buildSegment(state, name, ups) : Promise.resolve(null);
   // Awaited below; a failure before then must not become an unhandled rejection.
   newWal.catch(() => {});
   built.catch(() => {});
@@ -102,17 +102,17 @@ export async function flushLocked(s) {
     await built.then(() => removeFiles(dir, [name]), () => {});
     throw err;
   }
-  await publishManifestAsync(dir, { format: FORMAT, generation: gen, wal: newSeq, segments }, (name) => loadManifest(s, name));
+  await publishManifestAsync(dir, { format: FORMAT, generation: gen, wal: newSeq, segments }, (name) => loadManifest(state, name));
   await removeFiles(dir, obsolete);
   // A merge running now may still need the replaced deletion files (to carry deletions over): those are
   // left to the merge's clean-up.
-  if (oldDels.length && !s.merging && s.addon.flock(s.mergeFd, 'exnb')) {
+  if (oldDels.length && !state.merging && state.addon.flock(state.mergeFd, 'exnb')) {
     try {
       // Synchronous: an await here would let a merge of this process take MERGE.lock (the same open file) and
       // lose it to the unlock below. Deletion files are small.
       for (const f of oldDels) fs.rmSync(path.join(dir, f), { force: true });
     } finally {
-      s.addon.flock(s.mergeFd, 'un');
+      state.addon.flock(state.mergeFd, 'un');
     }
   }
 }
@@ -121,32 +121,32 @@ export async function flushLocked(s) {
  * Merges segments. force: every segment into one (dropping deleted documents), waiting for a merge
  * running elsewhere; otherwise the background policy (the mergeFactor smallest when there are more than
  * maxSegments), skipped when another merge runs.
- * @param {EngineState} s
+ * @param {EngineState} state
  * @param {boolean} force
  * @returns {Promise<void>}
  */
-export async function merge(s, force) {
-  s.checkOpen();
-  while (s.merging) {
-    await s.merging.catch(() => {});
+export async function merge(state, force) {
+  state.checkOpen();
+  while (state.merging) {
+    await state.merging.catch(() => {});
     if (!force) return;
   }
-  const p = mergeRun(s, force);
-  s.merging = p.finally(() => {
-    s.merging = null;
-    s.maybeRelease();
+  const p = mergeRun(state, force);
+  state.merging = p.finally(() => {
+    state.merging = null;
+    state.maybeRelease();
   });
-  return s.merging;
+  return state.merging;
 }
 
 /**
  * The background merge policy: a merge starts when there are more than maxSegments segments.
- * @param {EngineState} s
+ * @param {EngineState} state
  */
-export function maybeAutoMerge(s) {
-  if (!s.opts.autoMerge || s.closed || s.merging) return;
-  if (s.manifest.segments.length <= s.opts.maxSegments) return;
-  merge(s, false).catch((err) => s.backgroundError(err));
+export function maybeAutoMerge(state) {
+  if (!state.opts.autoMerge || state.closed || state.merging) return;
+  if (state.manifest.segments.length <= state.opts.maxSegments) return;
+  merge(state, false).catch((err) => state.backgroundError(err));
 }
 
 /**
@@ -266,10 +266,10 @@ async function mergeOnce(s, inputs) {
  * Removes what the live manifest does not reference: temp files, old WALs and manifests, orphaned segments
  * and deletion files (left by a crash, or by a flush that ran during a merge). Only while holding LOCK and
  * MERGE.lock: then no other process is writing any of them.
- * @param {EngineState} s
+ * @param {EngineState} state
  */
-export function cleanup(s) {
-  for (const f of unreferenced(s)) fs.rmSync(path.join(s.dir, f), { force: true });
+export function cleanup(state) {
+  for (const f of unreferenced(state)) fs.rmSync(path.join(state.dir, f), { force: true });
 }
 
 /**

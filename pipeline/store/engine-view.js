@@ -13,54 +13,54 @@ import { isEnoent, wrapNative } from './engine-state.js';
 
 /**
  * Brings the view up to date with CURRENT and the WAL (at most every refreshMs unless forced).
- * @param {EngineState} s
+ * @param {EngineState} state
  * @param {boolean} [force]
  */
-export function refresh(s, force = false) {
+export function refresh(state, force = false) {
   const now = Date.now();
-  if (!force && now - s.lastRefresh < s.opts.refreshMs) return;
-  s.checkPresent();
+  if (!force && now - state.lastRefresh < state.opts.refreshMs) return;
+  state.checkPresent();
   for (let attempt = 0; ; attempt++) {
     try {
-      const name = readCurrent(s.dir);
-      if (name !== s.manifestName) loadManifest(s, name);
-      readWalTail(s);
-      s.lastRefresh = now;
+      const name = readCurrent(state.dir);
+      if (name !== state.manifestName) loadManifest(state, name);
+      readWalTail(state);
+      state.lastRefresh = now;
       return;
     } catch (err) {
       // A concurrent flush or merge replaced a file between our reads: start again from CURRENT.
       if (isEnoent(err) && attempt < 50) {
-        s.checkPresent(); // ... unless the whole collection was dropped
+        state.checkPresent(); // ... unless the whole collection was dropped
         continue;
       }
-      throw wrapNative(err, s.dir);
+      throw wrapNative(err, state.dir);
     }
   }
 }
 
 /**
  * Installs manifest `name` in the view; when it names a new WAL, that WAL becomes the live one (read from its start).
- * @param {EngineState} s
+ * @param {EngineState} state
  * @param {string} name
  */
-export function loadManifest(s, name) {
-  const m = readManifest(s.dir, name);
-  const walChanged = m.wal !== s.walSeq;
+export function loadManifest(state, name) {
+  const m = readManifest(state.dir, name);
+  const walChanged = m.wal !== state.walSeq;
   let walFd = -1;
   if (walChanged) {
-    walFd = fs.openSync(path.join(s.dir, walName(m.wal)), 'r');
+    walFd = fs.openSync(path.join(state.dir, walName(m.wal)), 'r');
     try {
       const head = Buffer.alloc(WAL_HEADER_BYTES);
       fs.readSync(walFd, head, 0, WAL_HEADER_BYTES, 0);
-      if (decodeHeader(head) !== m.wal) throw errors.STORE_CORRUPT(path.join(s.dir, walName(m.wal)), 'bad WAL header');
+      if (decodeHeader(head) !== m.wal) throw errors.STORE_CORRUPT(path.join(state.dir, walName(m.wal)), 'bad WAL header');
     } catch (err) {
       fs.closeSync(walFd);
       throw err;
     }
   }
   try {
-    s.view.update({
-      segments: m.segments.map((seg) => ({ path: path.join(s.dir, seg.name), delPath: seg.del ? path.join(s.dir, seg.del) : null })),
+    state.view.update({
+      segments: m.segments.map((seg) => ({ path: path.join(state.dir, seg.name), delPath: seg.del ? path.join(state.dir, seg.del) : null })),
       resetMem: walChanged,
     });
   } catch (err) {
@@ -68,18 +68,18 @@ export function loadManifest(s, name) {
     throw err;
   }
   if (walChanged) {
-    if (s.walFd >= 0) fs.closeSync(s.walFd);
-    if (s.walWriteFd >= 0) fs.closeSync(s.walWriteFd);
-    s.walWriteFd = -1;
-    s.walFd = walFd;
-    s.walSeq = m.wal;
-    s.walOffset = WAL_HEADER_BYTES;
-    s.walOps = 0;
-    s.walFirstTime = 0;
+    if (state.walFd >= 0) fs.closeSync(state.walFd);
+    if (state.walWriteFd >= 0) fs.closeSync(state.walWriteFd);
+    state.walWriteFd = -1;
+    state.walFd = walFd;
+    state.walSeq = m.wal;
+    state.walOffset = WAL_HEADER_BYTES;
+    state.walOps = 0;
+    state.walFirstTime = 0;
   }
-  s.manifest = m;
-  s.manifestName = name;
-  s.version++;
+  state.manifest = m;
+  state.manifestName = name;
+  state.version++;
 }
 
 /**
@@ -108,10 +108,10 @@ function readWalTail(s) {
 
 /**
  * Applies the net operations of WAL records to the view's in-memory tail.
- * @param {EngineState} s
+ * @param {EngineState} state
  * @param {Map<string, import('./validate.js').PreparedDoc | null>} ops
  */
-export function apply(s, ops) {
+export function apply(state, ops) {
   /** @type {import('./validate.js').PreparedDoc[]} */
   const ups = [];
   /** @type {string[]} */
@@ -119,20 +119,20 @@ export function apply(s, ops) {
   for (const [id, d] of ops) {
     if (d) ups.push(d); else dels.push(id);
   }
-  s.view.update({ ...(ups.length ? { upserts: pack(ups) } : {}), ...(dels.length ? { deletes: dels } : {}) });
-  s.version++;
+  state.view.update({ ...(ups.length ? { upserts: pack(ups) } : {}), ...(dels.length ? { deletes: dels } : {}) });
+  state.version++;
 }
 
 /**
  * Under LOCK: drop bytes after the last whole record (a writer died while appending).
- * @param {EngineState} s
+ * @param {EngineState} state
  */
-export function truncateTornTail(s) {
-  const size = readWalTail(s);
-  if (size > s.walOffset) {
-    const fd = fs.openSync(path.join(s.dir, walName(s.walSeq)), 'r+');
+export function truncateTornTail(state) {
+  const size = readWalTail(state);
+  if (size > state.walOffset) {
+    const fd = fs.openSync(path.join(state.dir, walName(state.walSeq)), 'r+');
     try {
-      fs.ftruncateSync(fd, s.walOffset);
+      fs.ftruncateSync(fd, state.walOffset);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);

@@ -18,15 +18,15 @@ const fsDatasync = promisify(fs.fdatasync);
 
 /**
  * Queues a write; it resolves once durable (a delete: with the number of ids that were live).
- * @param {EngineState} s
+ * @param {EngineState} state
  * @param {import('./engine-state.js').WriteJob} job
  * @returns {Promise<unknown>}
  */
-export function enqueue(s, job) {
-  s.checkOpen();
+export function enqueue(state, job) {
+  state.checkOpen();
   return new Promise((resolve, reject) => {
-    s.pending.push({ job, resolve, reject });
-    if (!s.writing) void writeLoop(s);
+    state.pending.push({ job, resolve, reject });
+    if (!state.writing) void writeLoop(state);
   });
 }
 

@@ -116,8 +116,8 @@ async function writeTempDurable(file, data) {
   return tmp;
 }
 
-/** @param {number} n */
-export const pad = (n) => String(n).padStart(10, '0');
+/** @param {number} value */
+export const pad = (value) => String(value).padStart(10, '0');
 /** @param {number} seq */
 export const walName = (seq) => `wal-${pad(seq)}.log`;
 /** @param {number} gen */
@@ -175,12 +175,12 @@ export function readManifest(dir, name) {
 /**
  * Writes the manifest and points CURRENT at it.
  * @param {string} dir
- * @param {Manifest} m
+ * @param {Manifest} manifest
  * @returns {string} its file name
  */
-export function publishManifest(dir, m) {
-  const name = manifestName(m.generation);
-  writeFileDurable(path.join(dir, name), JSON.stringify(m, null, 1));
+export function publishManifest(dir, manifest) {
+  const name = manifestName(manifest.generation);
+  writeFileDurable(path.join(dir, name), JSON.stringify(manifest, null, 1));
   writeFileDurable(path.join(dir, 'CURRENT'), `${name}\n`);
   fsyncDir(dir);
   return name;
@@ -193,15 +193,15 @@ export function publishManifest(dir, m) {
  * after CURRENT's rename, in the same tick, so that this process's view never lags what CURRENT names while
  * the folder syncs (a reader of this process would otherwise load the new manifest itself, meanwhile).
  * @param {string} dir
- * @param {Manifest} m
+ * @param {Manifest} manifest
  * @param {(name: string) => void} install
  * @returns {Promise<string>} its file name
  */
-export async function publishManifestAsync(dir, m, install) {
-  const name = manifestName(m.generation);
+export async function publishManifestAsync(dir, manifest, install) {
+  const name = manifestName(manifest.generation);
   const current = path.join(dir, 'CURRENT');
   // Both durable before CURRENT is replaced: the manifest it names, and its own new content.
-  const [, tmp] = await Promise.all([writeFileDurableAsync(path.join(dir, name), JSON.stringify(m, null, 1)), writeTempDurable(current, `${name}\n`)]);
+  const [, tmp] = await Promise.all([writeFileDurableAsync(path.join(dir, name), JSON.stringify(manifest, null, 1)), writeTempDurable(current, `${name}\n`)]);
   fs.renameSync(tmp, current);
   install(name);
   await fsyncDirAsync(dir);

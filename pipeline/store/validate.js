@@ -61,14 +61,14 @@ export function normalizeId(id) {
 }
 
 /**
- * @param {unknown} v
+ * @param {unknown} vector
  * @param {number} width
  * @param {(msg: string) => Error} fail
  * @returns {SparseVector}
  */
-export function normalizeVector(v, width, fail) {
-  if (v === null || typeof v !== 'object') throw fail('vector must be an object { indices, values }');
-  const { indices: ri, values: rv } = /** @type {{indices?: unknown, values?: unknown}} */ (v);
+export function normalizeVector(vector, width, fail) {
+  if (vector === null || typeof vector !== 'object') throw fail('vector must be an object { indices, values }');
+  const { indices: ri, values: rv } = /** @type {{indices?: unknown, values?: unknown}} */ (vector);
   if (!isArrayLike(ri) || !isArrayLike(rv)) throw fail('vector.indices and vector.values must be arrays or typed arrays');
   if (ri.length !== rv.length) throw fail(`vector.indices has ${ri.length} entries but vector.values has ${rv.length}`);
   if (ri.length === 0) throw fail('the vector is empty (no non-zero value)');
@@ -117,23 +117,23 @@ function isArrayLike(x) {
 
 /**
  * Epoch ms from an ISO 8601 string, a number of ms or a Date; NaN for null/undefined.
- * @param {unknown} v
+ * @param {unknown} value
  * @param {(msg: string) => Error} fail
  * @param {string} what
  */
-export function parseTime(v, fail, what) {
-  if (v === undefined || v === null) return NaN;
-  if (v instanceof Date) {
-    if (Number.isNaN(v.getTime())) throw fail(`${what} is an invalid Date`);
-    return v.getTime();
+export function parseTime(value, fail, what) {
+  if (value === undefined || value === null) return NaN;
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw fail(`${what} is an invalid Date`);
+    return value.getTime();
   }
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw fail(`${what} must be a finite number of epoch milliseconds`);
-    return v;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw fail(`${what} must be a finite number of epoch milliseconds`);
+    return value;
   }
-  if (typeof v === 'string') {
-    const ms = parseDate(v);
-    if (Number.isNaN(ms)) throw fail(`${what} "${v}" is not an ISO 8601 date (or names a day that does not exist)`);
+  if (typeof value === 'string') {
+    const ms = parseDate(value);
+    if (Number.isNaN(ms)) throw fail(`${what} "${value}" is not an ISO 8601 date (or names a day that does not exist)`);
     return ms;
   }
   throw fail(`${what} must be an ISO 8601 string or epoch milliseconds`);

@@ -32,12 +32,12 @@ export function encodeHeader(seq) {
 }
 
 /**
- * @param {Buffer} b
+ * @param {Buffer} bytes
  * @returns {number | null} the sequence number, or null when this is not a WAL header
  */
-export function decodeHeader(b) {
-  if (b.length < WAL_HEADER_BYTES || !b.subarray(0, 8).equals(MAGIC) || b.readUInt32LE(8) !== 1) return null;
-  return b.readDoubleLE(16);
+export function decodeHeader(bytes) {
+  if (bytes.length < WAL_HEADER_BYTES || !bytes.subarray(0, 8).equals(MAGIC) || bytes.readUInt32LE(8) !== 1) return null;
+  return bytes.readDoubleLE(16);
 }
 
 /**

@@ -2,7 +2,7 @@
 // checked against published English benchmarks. NFKC, lower case, words of letters (with inner apostrophes,
 // which are dropped: don't -> dont), digits-only tokens and an English stop list dropped, and the tokenizer
 // config's singleChar / maxTokenBytes / stopwords.extra rules applied. No stemming (the SCDV paper uses none).
-// Same interface as the MeCab Tokenizer (pipeline/tokenizer/index.js).
+// Same interface as the MeCab Tokenizer (pipeline/tokenizer/tokenizer.js).
 
 /** A common English stop list (function words, auxiliaries, pronouns, frequent adverbs). */
 export const ENGLISH_STOPWORDS = Object.freeze(`

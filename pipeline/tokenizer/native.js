@@ -62,7 +62,7 @@ const ADDON_PATH = fileURLToPath(new URL('../../build/Release/scdv_mecab.node', 
 
 /**
  * Loads the addon. Done at import time on purpose: a missing or broken build makes the
- * import fail, which pipeline/tokenizer/index.js reports as "addon not built".
+ * import fail, which pipeline/tokenizer/tokenizer.js reports as "addon not built".
  * @returns {Addon}
  */
 function loadAddon() {

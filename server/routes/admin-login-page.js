@@ -4,10 +4,10 @@
 const escape = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
- * @param {{next: string, maxAgeS: number, error?: string}} o
+ * @param {{next: string, maxAgeS: number, error?: string}} options
  */
-export function loginPage(o) {
-  const hours = o.maxAgeS >= 3600 ? `${Math.round(o.maxAgeS / 360) / 10} h` : `${Math.round(o.maxAgeS / 60)} min`;
+export function loginPage(options) {
+  const hours = options.maxAgeS >= 3600 ? `${Math.round(options.maxAgeS / 360) / 10} h` : `${Math.round(options.maxAgeS / 60)} min`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -29,10 +29,10 @@ export function loginPage(o) {
 <body>
 <form method="post" action="/admin/login">
   <h1>scdv queues</h1>
-  ${o.error ? `<p class="error" role="alert">${escape(o.error)}</p>` : ''}
+  ${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
   <label for="key">API key (one of server.apiKeyHashes)</label>
   <input id="key" name="key" type="password" autocomplete="current-password" required autofocus>
-  <input type="hidden" name="next" value="${escape(o.next)}">
+  <input type="hidden" name="next" value="${escape(options.next)}">
   <button type="submit">Log in</button>
   <p class="note">The key is not stored in the browser: it gets a session cookie valid for ${hours} (server.adminSessionS).</p>
 </form>

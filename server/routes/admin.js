@@ -9,7 +9,7 @@ import { BullAdapter } from '@bull-board/api/bullAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import { errors } from '../../pipeline/errors.js';
 import { KeyFailures, keyChecker, presentedKey } from '../auth.js';
-import { errorBody } from '../errors.js';
+import { errorBody } from '../error-replies.js';
 import { ADMIN_ROOT, AdminSessions } from '../admin-session.js';
 import { loginPage } from './admin-login-page.js';
 

@@ -2,8 +2,8 @@
 import { AD_FIELDS, META_FIELDS, parseDocument } from '../../pipeline/corpus/document.js';
 import { invalidate, invalidateCollection } from '../../pipeline/match/index.js';
 import { errors } from '../../pipeline/errors.js';
-import { errorResponses, invalid } from '../errors.js';
-import { allowedCorpusPath, cancelBulkJobs, createBulkJob, discardUpload, newJobId, saveUpload } from '../jobs.js';
+import { errorResponses, invalid } from '../error-replies.js';
+import { allowedCorpusPath, cancelBulkJobs, createBulkJob, discardUpload, newJobId, saveUpload } from '../bulk-uploads.js';
 import { adFieldsSchema, collectionListingSchema, collectionName, dateSchema, documentId, keyed } from '../schemas.js';
 import { readSyncBody, syncBulk, writeDocuments } from '../writes.js';
 

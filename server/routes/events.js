@@ -3,8 +3,8 @@
 // acknowledged event is never lost, a refused batch is stored not at all. Large batches are bounded by the bytes
 // handled at once (events.inFlightBytes, events.waitingBatches) and handled in slices that let other requests in.
 import { errors } from '../../pipeline/errors.js';
-import { eventIdProblem, eventSchemas } from '../../pipeline/events/schema.js';
-import { errorResponses, invalid, toScdvError } from '../errors.js';
+import { eventIdProblem, eventSchemas } from '../../pipeline/events/event-schema.js';
+import { errorResponses, invalid, toScdvError } from '../error-replies.js';
 import { ByteGate, discardBody, utf8Problem } from '../bodies.js';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json-lines'];

@@ -1,5 +1,5 @@
 // Liveness, readiness and metrics: what orchestrators and Prometheus call.
-import { errorResponses } from '../errors.js';
+import { errorResponses } from '../error-replies.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app

@@ -1,8 +1,8 @@
 // Progress and errors of a bulk job. Its counts are a read; what it names (model, collection) and what it quotes
 // (line issues, shard failures) need a key, as the write that queued it did.
 import { errors } from '../../pipeline/errors.js';
-import { errorResponses } from '../errors.js';
-import { bulkStatus, JOB_ID_RE } from '../jobs.js';
+import { errorResponses } from '../error-replies.js';
+import { bulkStatus, JOB_ID_RE } from '../bulk-uploads.js';
 import { keyChecker, presentedKey } from '../auth.js';
 import { keyed } from '../schemas.js';
 

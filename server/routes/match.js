@@ -2,7 +2,7 @@
 // precomputed Redis entry when it is fresh (see pipeline/match/), else searches live; POST embeds a page. Brand safety
 // (pipeline/match/safety.js) decides in both paths alike: a blocked page gets no ads and the answer names the rule.
 import { errors } from '../../pipeline/errors.js';
-import { errorResponses, invalid } from '../errors.js';
+import { errorResponses, invalid } from '../error-replies.js';
 import { idProblem } from '../../pipeline/corpus/document.js';
 import { lookupMatch, resultItem, unescapeNonAscii } from '../../pipeline/match/index.js';
 import { defaultMinScore } from '../../pipeline/match/threshold.js';
@@ -11,8 +11,8 @@ import {
   hasRules, pageBlock, safetySettings, searchMatches, seedVectors, sensitivity, storedPage,
 } from '../../pipeline/match/safety.js';
 import { collectionName, documentId, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
-import { droppedFields, droppedSchema, embedRequestText, rerankOptions, rerankProperties } from '../search.js';
-import { armFields, armParams, serveArm } from '../arms.js';
+import { droppedFields, droppedSchema, embedRequestText, rerankOptions, rerankProperties } from '../search-request.js';
+import { armFields, armParams, serveArm } from '../arm-serving.js';
 
 /**
  * The results at or above min_score, and how many were cut (the answer says so).
@@ -37,7 +37,7 @@ const excludedFields = (excluded) => (excluded.length ? { excluded_ads: excluded
 /**
  * The sensitivity of a page's vector to its collection's seeds (null when the rule is off), the seeds embedded as
  * the pages of `source` are (once per model and layout).
- * @param {import('../models.js').ServingModel} sm
+ * @param {import('../model-state.js').ServingModel} sm
  * @param {import('../../pipeline/match/safety.js').SafetySettings | null} st
  * @param {{indices: ArrayLike<number>, values: ArrayLike<number>}} vector
  * @param {string} source
@@ -52,7 +52,7 @@ async function sensitivityOf(sm, st, vector, source, maxAgeMs) {
 /**
  * The min_score of a request: its own, else the default for the target collection (pipeline/match/threshold.js).
  * @param {number | undefined} asked
- * @param {import('../models.js').ServingModel} sm
+ * @param {import('../model-state.js').ServingModel} sm
  * @param {string} collection
  * @param {import('../../pipeline/config.js').Config['server']} s
  * @returns {{value: number, from: 'request' | 'config' | 'derived' | 'fallback'}}
@@ -139,7 +139,7 @@ export default function matchRoutes(app, ctx) {
     },
   }, async (request, reply) => {
     const q = /** @type {{collection: string, source: string, for: string, k: number, min_score?: number, user?: string}
-      & import('../search.js').RerankRequest & import('../../pipeline/match/safety.js').BlockRules} */ (request.query);
+      & import('../search-request.js').RerankRequest & import('../../pipeline/match/safety.js').BlockRules} */ (request.query);
     const rr = rerankOptions(q, s, 'querystring');
     const ruled = hasRules(q);
     const st = safetySettings(s.brandSafety, q.source);
@@ -225,7 +225,7 @@ export default function matchRoutes(app, ctx) {
   }, async (request) => {
     const b = /** @type {{collection: string, title?: string, text: string, k: number, min_score?: number, user?: string, page_id?: string,
       source: string, site?: string, category?: string, keywords?: string[]}
-      & import('../search.js').RerankRequest & import('../../pipeline/match/safety.js').BlockRules} */ (request.body);
+      & import('../search-request.js').RerankRequest & import('../../pipeline/match/safety.js').BlockRules} */ (request.body);
     const pageProblem = b.page_id === undefined ? undefined : idProblem(b.page_id);
     if (pageProblem) throw invalid('body.page_id', pageProblem);
     const rr = rerankOptions(b, s, 'body');
@@ -261,7 +261,7 @@ export default function matchRoutes(app, ctx) {
 
 /**
  * The page facts of a stored document (for a request's rules on a precomputed answer); 404 when it is not stored.
- * @param {import('../models.js').ServingModel} sm
+ * @param {import('../model-state.js').ServingModel} sm
  * @param {string} source
  * @param {string} id
  */

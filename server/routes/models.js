@@ -1,5 +1,5 @@
 // Models: which exist, which one answers, and switching (with rollback to the previous one).
-import { errorResponses } from '../errors.js';
+import { errorResponses } from '../error-replies.js';
 import { listModels, servingEmbedConfig, storeCollections } from '../../pipeline/serving/index.js';
 import { loadModel } from '../../pipeline/model/load.js';
 import { modelLayout } from '../../pipeline/embed/index.js';
@@ -89,7 +89,7 @@ export default function modelRoutes(app, ctx) {
       },
     },
   }, async () => {
-    const cur = /** @type {import('../models.js').ServingModel} */ (models.current);
+    const cur = /** @type {import('../model-state.js').ServingModel} */ (models.current);
     const prev = models.previous;
     const loaded = new Map([[cur.name, cur], ...(prev ? /** @type {const} */ ([[prev.name, prev]]) : [])]);
     return {

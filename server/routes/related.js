@@ -3,12 +3,12 @@ import { sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { errors } from '../../pipeline/errors.js';
 import { answerBytes, resultItem } from '../../pipeline/match/index.js';
 import { searchCollection, searchCollectionById } from '../../pipeline/match/rerank.js';
-import { errorResponses } from '../errors.js';
+import { errorResponses } from '../error-replies.js';
 import { collectionName, documentId, fromSchema, kSchema, resultsSchema, textSchema, titleSchema } from '../schemas.js';
 import {
   droppedFields, droppedSchema, embedRequestText, filterProperties, filtersSchema, rerankOptions, rerankProperties, searchWindow, storeFilters,
-} from '../search.js';
-import { armFields, armParams, serveArm } from '../arms.js';
+} from '../search-request.js';
+import { armFields, armParams, serveArm } from '../arm-serving.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -102,7 +102,7 @@ export default function relatedRoutes(app, ctx) {
     },
   }, async (request) => {
     const { collection } = /** @type {{collection: string}} */ (request.params);
-    const b = /** @type {{title?: string, text: string, k: number, from: number, filters?: import('../search.js').Filters, user?: string, page_id?: string} & import('../search.js').RerankRequest} */ (request.body);
+    const b = /** @type {{title?: string, text: string, k: number, from: number, filters?: import('../search-request.js').Filters, user?: string, page_id?: string} & import('../search-request.js').RerankRequest} */ (request.body);
     const filters = storeFilters(b.filters, 'body.filters');
     const want = searchWindow(b.from, b.k, s.maxK, 'body');
     const rr = rerankOptions(b, s, 'body');

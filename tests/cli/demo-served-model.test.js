@@ -13,7 +13,7 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const { demoServedModel, DEMO_MODEL } = await import('../../pipeline/commands/demo.js');
 const { FileActiveRecords } = await import('../../pipeline/serving/active.js');
-const { MODEL_FORMAT } = await import('../../pipeline/model/names.js');
+const { MODEL_FORMAT } = await import('../../pipeline/model/format.js');
 const { DEFAULT_CONFIG } = await import('../../pipeline/config.js');
 
 /** @param {string} name */

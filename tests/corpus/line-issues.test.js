@@ -25,7 +25,7 @@ const sources = ['pipeline', 'server', 'workers'].flatMap((d) => sourceFiles(pat
 
 test('the scan sees the sources that report line issues', () => {
   const files = sources.map((s) => s.file);
-  for (const f of ['pipeline/corpus/document.js', 'pipeline/queue/shard.js', 'workers/index.js', 'workers/tokenize.js']) {
+  for (const f of ['pipeline/corpus/document.js', 'pipeline/queue/shard.js', 'workers/indexing.js', 'workers/tokenize.js']) {
     assert.ok(files.includes(f), f);
   }
 });

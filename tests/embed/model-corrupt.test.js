@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadModel } from '../../pipeline/model/load.js';
-import { MODEL_FORMAT } from '../../pipeline/model/names.js';
+import { MODEL_FORMAT } from '../../pipeline/model/format.js';
 import { loadLexicon } from '../../pipeline/embed/index.js';
 import { REPO_ROOT, VENV_PYTHON } from '../../pipeline/paths.js';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { DocumentVectorizer, damp, kthLargest, sparseDot } from '../../pipeline/embed/vectorizer.js';
 import { WordTopics } from '../../pipeline/model/word-topics.js';
 import { loadModel } from '../../pipeline/model/load.js';
-import { MODEL_FORMAT } from '../../pipeline/model/names.js';
+import { MODEL_FORMAT } from '../../pipeline/model/format.js';
 import { loadConfig } from '../../pipeline/config.js';
 import { REPO_ROOT, VENV_PYTHON } from '../../pipeline/paths.js';
 

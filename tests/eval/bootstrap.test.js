@@ -1,9 +1,9 @@
 // The paired bootstrap behind the report's verdict, and the per-query figures eval.json keeps for it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pairedBootstrap, rankingMetrics } from '../../pipeline/eval/metrics.js';
+import { pairedBootstrap, rankingMetrics } from '../../pipeline/eval/relevance-metrics.js';
 import { compareWithBaselines, renderVerdictSummary, verdictJson, verdictLines } from '../../pipeline/report/verdict.js';
-import { evalFileText } from '../../pipeline/eval/run.js';
+import { evalFileText } from '../../pipeline/eval/evaluate.js';
 
 test('rankingMetrics keeps each scored query\'s hits among the first 10, and P@10 is their mean / 10', () => {
   const labels = ['a', 'a', 'a', 'b', 'b', 'c'];

@@ -11,7 +11,7 @@ process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
 process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-const { runIndex } = await import('../../pipeline/stages/index.js');
+const { runIndex } = await import('../../pipeline/stages/indexing.js');
 const { runScdv } = await import('../lib/cli.js');
 const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
 

@@ -13,7 +13,7 @@ process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { runScdv } = await import('../lib/cli.js');
 const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
-const { matchSets, matchListOptions, TITLE_EVERY } = await import('../../pipeline/eval/match.js');
+const { matchSets, matchListOptions, TITLE_EVERY } = await import('../../pipeline/eval/match-eval.js');
 const { loadConfig } = await import('../../pipeline/config.js');
 
 const SAMPLE = 'tests/fixtures/livedoor/sample.jsonl';

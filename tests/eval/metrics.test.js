@@ -1,7 +1,7 @@
 // Relevance metrics on tiny hand-made neighbour lists, worked by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { averagePrecisionAt, crossRankingMetrics, latencySummary, precisionAt, rankingMetrics } from '../../pipeline/eval/metrics.js';
+import { averagePrecisionAt, crossRankingMetrics, latencySummary, precisionAt, rankingMetrics } from '../../pipeline/eval/relevance-metrics.js';
 
 const near = (/** @type {number} */ a, /** @type {number} */ b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} vs ${b}`);
 

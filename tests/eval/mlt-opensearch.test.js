@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../pipeline/config.js';
 import { mltOpenSearch } from '../../pipeline/store/opensearch/mlt.js';
-import { wantsOpenSearchMlt } from '../../pipeline/eval/run.js';
+import { wantsOpenSearchMlt } from '../../pipeline/eval/evaluate.js';
 
 test('the OpenSearch row: --mlt opensearch always, --mlt python never, by default when store.backend is opensearch', () => {
   const native = loadConfig();

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { EventLog, listSegments } from '../../pipeline/events/log.js';
 import { bandOf, clickReport, differenceInterval, wilson } from '../../pipeline/events/clicks.js';
-import { formatClickReport } from '../../pipeline/events/format.js';
-import { renderClicksPage } from '../../pipeline/report/clicks.js';
+import { formatClickReport } from '../../pipeline/events/clicks-text.js';
+import { renderClicksPage } from '../../pipeline/report/clicks-page.js';
 import { DEFAULT_CONFIG } from '../../pipeline/config.js';
 import { REPO_ROOT } from '../../pipeline/paths.js';
 

@@ -1,4 +1,4 @@
-// invalidate() after a write (pipeline/match/index.js), against a real Redis: the written documents' entries for
+// invalidate() after a write (pipeline/match/precomputed.js), against a real Redis: the written documents' entries for
 // every precomputed target are deleted, nothing else is, and the collection's generation as a target goes up by one.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';

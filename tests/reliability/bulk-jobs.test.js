@@ -120,7 +120,7 @@ test('collection deleted while a bulk job writes to it: the job ends failed with
 });
 
 test('orphan uploads (no job) are removed on start; a recent one after server.requestTimeoutMs', async () => {
-  const { sweepUploads } = await import('../../server/jobs.js');
+  const { sweepUploads } = await import('../../server/bulk-uploads.js');
   fs.mkdirSync(uploads(), { recursive: true });
   const old = path.join(uploads(), 'bulk-00000000-0000-0000-0000-000000000001.jsonl');
   const recent = path.join(uploads(), 'bulk-00000000-0000-0000-0000-000000000002.jsonl');

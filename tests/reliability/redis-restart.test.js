@@ -10,7 +10,7 @@ import { tmp, SAMPLE, sampleLines, MODEL, testConfig, quiet, ensureModel, restar
 
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { runTokenize } = await import('../../pipeline/stages/tokenize.js');
-const { runIndex } = await import('../../pipeline/stages/index.js');
+const { runIndex } = await import('../../pipeline/stages/indexing.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
 const { runTrain } = await import('../../pipeline/stages/train.js');
 const { openStore } = await import('../../pipeline/store/index.js');

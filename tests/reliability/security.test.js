@@ -211,7 +211,7 @@ test('a bulk job copied with corpus /etc/passwd and outDir elsewhere: the board 
   fs.rmSync(elsewhere, { recursive: true, force: true });
   const keyed = { authorization: `Bearer ${GOOD_KEY}` };
   try {
-    const hub = /** @type {import('../../server/queues.js').QueueHub} */ (srv.ctx.hub);
+    const hub = /** @type {import('../../server/redis-queues.js').QueueHub} */ (srv.ctx.hub);
     /** @param {string} lines */
     const bulk = async (lines) => {
       const r = await call(`${srv.url}/v1/collections/sec-bulk/documents:bulk`, { method: 'POST', headers: { ...keyed, 'content-type': 'application/x-ndjson' }, body: lines });

@@ -27,7 +27,7 @@ before(async () => {
   const config = h.testConfig();
   srv = await startServer({ config, model: h.MODEL_A, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0 });
   // What `scdv index --collection ads --corpus …` records for model A (the helpers index in-process).
-  const width = /** @type {import('../../server/models.js').ServingModel} */ (srv.ctx.models.current).width;
+  const width = /** @type {import('../../server/model-state.js').ServingModel} */ (srv.ctx.models.current).width;
   recordIndexed(h.MODEL_A, 'ads', vectorLayout(config.embed, width, 0), 'f'.repeat(64), ADS_CORPUS);
 });
 after(async () => {

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 
 const h = await import('./helpers.js');
 const { startServer } = await import('../../server/start.js');
-const { runIndex } = await import('../../pipeline/stages/index.js');
+const { runIndex } = await import('../../pipeline/stages/indexing.js');
 const { readIndexed, recordIndexed } = await import('../../pipeline/serving/index.js');
 const { modelLayout } = await import('../../pipeline/embed/index.js');
 const { loadModel } = await import('../../pipeline/model/load.js');

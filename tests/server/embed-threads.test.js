@@ -197,7 +197,7 @@ test('a thread that dies fails its requests cleanly (503 SCDV_EMBED_WORKER_FAILE
 });
 
 test('server.writeEmbedThreads sizes the write threads apart from embedThreads (null: as many); 0 shares the request-text threads', async () => {
-  const { ServingModel } = await import('../../server/models.js');
+  const { ServingModel } = await import('../../server/model-state.js');
   for (const writeEmbedThreads of [1, 0]) {
     const sm = await ServingModel.open(h.MODEL_A, h.testConfig({ embedThreads: 2, writeEmbedThreads }));
     try {

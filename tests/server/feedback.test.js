@@ -11,7 +11,7 @@ const { loadConfig } = await import('../../pipeline/config.js');
 const { keyDigest } = await import('../../pipeline/api-keys.js');
 const { NO_OPTIONAL_CALLS, openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
-const { runEval } = await import('../../pipeline/eval/run.js');
+const { runEval } = await import('../../pipeline/eval/evaluate.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;

@@ -83,7 +83,7 @@ test('every metric the dashboard queries is exported by /metrics', async () => {
     }
   }
   assert.deepEqual(problems, []);
-  // Every metric of server/metrics.js has a panel (the default process metrics are optional).
+  // Every metric of server/prometheus.js has a panel (the default process metrics are optional).
   const own = [...exported.keys()].filter((n) => n.startsWith('scdv_') && !/^scdv_(process|nodejs)_/.test(n));
   assert.deepEqual(own.filter((n) => !used.has(n)), [], 'exported metrics without a panel');
 });

@@ -163,7 +163,7 @@ test('searchAsyncIds: the ids and scores of searchAsync; metas(ids): the stored 
 });
 
 test('a served arm hands searchCollection the native collection with the lean pool search, metas and vectors in one call', async () => {
-  const { serveArm } = await import('../../server/arms.js');
+  const { serveArm } = await import('../../server/arm-serving.js');
   const { loadConfig } = await import('../../pipeline/config.js');
   const store = openStore(tempDir('vectors-arm'), NO_BG);
   try {

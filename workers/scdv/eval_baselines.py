@@ -17,7 +17,7 @@ An input folder, written by pipeline/eval/exchange.js, holds one document per ro
 ``rank`` writes ``D/baselines.json``: for ``tfidf`` and ``mlt`` the top-k neighbour rows of every row (itself
 excluded, documents with score 0 never returned) and the per-query latency in ms; and, with --folds > 1,
 ``classify``: k-fold accuracy of a linear classifier on the SCDV vectors and on TF-IDF. Metrics are computed by
-the caller (pipeline/eval/metrics.js), one implementation for SCDV and baselines alike.
+the caller (pipeline/eval/relevance-metrics.js), one implementation for SCDV and baselines alike.
 
 ``match`` reads a folder whose first Q rows are pages and the others short texts (ads): ``match.json`` holds
 ``{"queries": Q}``. It writes ``D/baselines.json`` with, for ``tfidf`` and ``mlt``, the top-k ad rows (0 = the

@@ -1,4 +1,4 @@
-// A related answer's result item fields (pipeline/match/index.js resultItem) taken from a stored metadata text
+// A related answer's result item fields (pipeline/match/precomputed.js resultItem) taken from a stored metadata text
 // without parsing it into JavaScript: the event loop then copies text instead of JSON.parse + JSON.stringify.
 #pragma once
 #include <string>

@@ -1,6 +1,6 @@
 // What every related/match answer carries for reader events: a request id and the arm that answered
 // (pipeline/events/arms.js decides the arm and its query); the routes call serveArm once and search through it.
-import { USER_SCHEMA } from '../pipeline/events/schema.js';
+import { USER_SCHEMA } from '../pipeline/events/event-schema.js';
 import { chooseArm, methodQuery, newRequestId } from '../pipeline/events/arms.js';
 import { searchView } from '../pipeline/match/rerank.js';
 
@@ -19,9 +19,9 @@ export const armFields = {
  * @property {string} arm
  * @property {string} method
  * @property {boolean} asIndexed the arm searches with the vectors as indexed (precomputed matches serve it)
- * @property {(coll: import('./models.js').Collection, v: import('../pipeline/events/arms.js').SparseVector, opts: Record<string, any>) => Promise<{id: string, score: number, meta: any}[]>} search
+ * @property {(coll: import('./model-state.js').Collection, v: import('../pipeline/events/arms.js').SparseVector, opts: Record<string, any>) => Promise<{id: string, score: number, meta: any}[]>} search
  *   the collection searched with the arm's query (no results when the method's block of the query is empty)
- * @property {(coll: import('./models.js').Collection) => import('../pipeline/match/rerank.js').SearchTarget} on
+ * @property {(coll: import('./model-state.js').Collection) => import('../pipeline/match/rerank.js').SearchTarget} on
  *   the collection searched through this arm (for searchCollection's candidate loop: pipeline/match/rerank.js searchView)
  * @property {(json: string) => string} splice the fields put first into a serialised answer object
  * @property {(json: Buffer) => Buffer} spliceBytes the same for an answer serialised as UTF-8 bytes
@@ -29,13 +29,13 @@ export const armFields = {
 
 /**
  * @param {import('./app.js').AppContext} ctx
- * @param {import('./models.js').ServingModel} sm
+ * @param {import('./model-state.js').ServingModel} servingModel
  * @param {string | undefined} unit the hashed user id, else the page id; undefined: a random split per request
  * @returns {ServedArm}
  */
-export function serveArm(ctx, sm, unit) {
+export function serveArm(ctx, servingModel, unit) {
   const requestId = newRequestId();
-  const layout = sm.embedder.layout;
+  const layout = servingModel.embedder.layout;
   const arm = chooseArm(ctx.config.experiments, unit ?? requestId, layout);
   ctx.metrics.armAnswers.inc({ arm: arm.name });
   const head = `"request_id":${JSON.stringify(requestId)},"arm":${JSON.stringify(arm.name)}`;

@@ -7,7 +7,7 @@
 // and pseudo-relevance feedback; its own id excluded), so the latency is the store's and the re-ranking's. The baselines (TF-IDF cosine, Elasticsearch-style
 // more_like_this) and the linear classifiers run in Python (workers/scdv/eval_baselines.py, scikit-learn): its
 // TfidfVectorizer and LinearSVC are the reference definitions of those methods, and the classifier needs it
-// anyway. Python returns neighbour lists only; every metric is computed here (pipeline/eval/metrics.js).
+// anyway. Python returns neighbour lists only; every metric is computed here (pipeline/eval/relevance-metrics.js).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +18,7 @@ import { errors } from '../errors.js';
 import { DEFAULT_CONFIG } from '../config.js';
 import { modelsDir, validateModelName } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { latencySummary, rankingMetrics } from './metrics.js';
+import { latencySummary, rankingMetrics } from './relevance-metrics.js';
 import { readLabelledCorpus } from './corpus.js';
 import { writeExchange } from './exchange.js';
 import { runPythonModule } from '../python.js';
@@ -230,12 +230,12 @@ export async function tokenizeAll(embedder, docs) {
  * @param {{id: string, title: string}[]} docs
  * @param {string[][]} tokens
  * @param {{k: number, mode: 'fast'|'exact', collection: string|null, log: (m: string) => void, config?: {store: import('../config.js').Config['store']},
- *   server?: import('../config.js').Config['server']}} o
+ *   server?: import('../config.js').Config['server']}} options
  *   config: the store backend of an indexed `collection` (the documents' own vectors otherwise go to a scratch
  *   native store that is deleted afterwards); server: the related-list defaults (relatedListOptions), the defaults'
  *   when absent
  */
-export async function scdvNeighbours(embedder, docs, tokens, o) {
+export async function scdvNeighbours(embedder, docs, tokens, options) {
   const row = new Map(docs.map((d, i) => [d.id, i]));
   /** @type {{indices: Uint32Array, values: Float32Array}[]} */
   let vectors;
@@ -243,20 +243,20 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
   let collectionName;
   /** @type {import('../store/index.js').StoreBackend} */
   let store;
-  if (o.collection) {
-    const diff = await indexedLayoutDifference(embedder.model.name, o.collection, embedder.layout, o.config ?? { store: DEFAULT_CONFIG.store });
-    if (diff) throw errors.EMBED_LAYOUT_MISMATCH(embedder.model.name, o.collection, diff);
-    store = await openModelStore(embedder.model.name, o.config ?? { store: DEFAULT_CONFIG.store });
-    collectionName = o.collection;
+  if (options.collection) {
+    const diff = await indexedLayoutDifference(embedder.model.name, options.collection, embedder.layout, options.config ?? { store: DEFAULT_CONFIG.store });
+    if (diff) throw errors.EMBED_LAYOUT_MISMATCH(embedder.model.name, options.collection, diff);
+    store = await openModelStore(embedder.model.name, options.config ?? { store: DEFAULT_CONFIG.store });
+    collectionName = options.collection;
   } else {
     temp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-eval-store-'));
     store = openStore(temp);
     collectionName = 'eval';
   }
   try {
-    const c = o.collection ? await store.collection(collectionName) : await store.collection(collectionName, { width: embedder.width });
+    const c = options.collection ? await store.collection(collectionName) : await store.collection(collectionName, { width: embedder.width });
     if (c.width !== embedder.width) throw errors.STORE_WIDTH_MISMATCH(collectionName, String(c.width), String(embedder.width));
-    if (!o.collection) {
+    if (!options.collection) {
       const embedded = tokens.map((t) => embedder.embedTokens(t));
       const writes = embedded.map((v, i) => ({ id: docs[i].id, vector: { indices: v.indices, values: v.values }, meta: { title: docs[i].title } }))
         .filter((w) => w.vector.indices.length);
@@ -269,7 +269,7 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
     const empty = { indices: new Uint32Array(0), values: new Float32Array(0) };
     for (const d of docs) {
       const got = await c.get(d.id);
-      if (!got && o.collection) throw errors.DOCUMENT_NOT_FOUND(d.id, collectionName);
+      if (!got && options.collection) throw errors.DOCUMENT_NOT_FOUND(d.id, collectionName);
       vectors.push(got ? { indices: Uint32Array.from(got.vector.indices), values: Float32Array.from(got.vector.values) } : empty);
     }
     /** @type {number[][]} */
@@ -278,13 +278,13 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
     const latencies = [];
     let noVector = 0;
     let nnz = 0;
-    const server = o.server ?? DEFAULT_CONFIG.server;
+    const server = options.server ?? DEFAULT_CONFIG.server;
     const related = relatedListOptions(server);
     for (const [i, v] of vectors.entries()) {
       nnz += v.indices.length;
       if (!v.indices.length) { noVector++; neighbours.push([]); continue; }
       const t = performance.now();
-      const { hits } = await searchCollection(c, v, { excludeIds: [docs[i].id], mode: o.mode }, o.k, related, server);
+      const { hits } = await searchCollection(c, v, { excludeIds: [docs[i].id], mode: options.mode }, options.k, related, server);
       latencies.push(performance.now() - t);
       neighbours.push(hits.map((h) => /** @type {number} */ (row.get(h.id))).filter((r) => r !== undefined));
     }
@@ -296,7 +296,7 @@ export async function scdvNeighbours(embedder, docs, tokens, o) {
 }
 
 /**
- * The re-ranking options of a related list with no request option (the related routes' defaults, server/search.js).
+ * The re-ranking options of a related list with no request option (the related routes' defaults, server/search-request.js).
  * @param {import('../config.js').Config['server']} server
  * @returns {import('../match/rerank.js').RerankOptions}
  */
@@ -315,12 +315,12 @@ export function relatedListOptions(server) {
  * @param {string[]} labels
  * @param {{indices: Uint32Array, values: Float32Array}[] | null} vectors
  * @param {number} width
- * @param {{k: number, folds: number, log: (m: string) => void}} o
+ * @param {{k: number, folds: number, log: (m: string) => void}} options
  */
-export async function baselines(dir, tokens, labels, vectors, width, o) {
+export async function baselines(dir, tokens, labels, vectors, width, options) {
   writeExchange(dir, { tokens, labels, ...(vectors ? { vectors, width } : {}) });
-  await runPythonModule('scdv.eval_baselines', ['rank', '--dir', dir, '--k', String(o.k), '--folds', String(o.folds)], {
-    onProgress: (p) => { if (p.phase) o.log(`eval: baselines ${p.phase}…`); },
+  await runPythonModule('scdv.eval_baselines', ['rank', '--dir', dir, '--k', String(options.k), '--folds', String(options.folds)], {
+    onProgress: (p) => { if (p.phase) options.log(`eval: baselines ${p.phase}…`); },
   });
   return JSON.parse(fs.readFileSync(path.join(dir, 'baselines.json'), 'utf8'));
 }

@@ -16,21 +16,21 @@ function block(title, cells) {
 }
 
 /**
- * @param {import('./clicks.js').ClickReport} r
+ * @param {import('./clicks.js').ClickReport} report
  * @returns {string}
  */
-export function formatClickReport(r) {
-  const t = r.totals;
+export function formatClickReport(report) {
+  const t = report.totals;
   const out = [
     `events ${t.events}, impressions ${t.impressions} (items shown ${t.shown}), clicks ${t.clicks}, CTR ${pct(t.ctr.ctr)} (${pct(t.ctr.low)}-${pct(t.ctr.high)})` +
       `${t.unmatched_clicks ? `, clicks without an impression ${t.unmatched_clicks}` : ''}${t.torn_lines ? `, torn log lines skipped ${t.torn_lines}` : ''}`,
   ];
   if (t.impressions === 0) return `${out[0]}\n`;
-  out.push('', block('arm', r.arms), '', block('similarity band', r.bands));
-  for (const [arm, cells] of Object.entries(r.armBands)) if (Object.keys(r.armBands).length > 1) out.push('', block(`band, arm ${arm}`, cells));
-  out.push('', block('position', r.positions), '', block('genre', r.categories), '', block('site', r.sites), '');
-  if (!r.losses.length) out.push(`no arm loses significantly in any band or genre (cells with at least ${r.settings.minImpressions} impressions per arm)`);
-  for (const l of r.losses) {
+  out.push('', block('arm', report.arms), '', block('similarity band', report.bands));
+  for (const [arm, cells] of Object.entries(report.armBands)) if (Object.keys(report.armBands).length > 1) out.push('', block(`band, arm ${arm}`, cells));
+  out.push('', block('position', report.positions), '', block('genre', report.categories), '', block('site', report.sites), '');
+  if (!report.losses.length) out.push(`no arm loses significantly in any band or genre (cells with at least ${report.settings.minImpressions} impressions per arm)`);
+  for (const l of report.losses) {
     out.push(`LOSS: arm ${l.arm} loses to ${l.against} in ${l.dimension} ${l.value}: CTR ${pct(l.loser.ctr)} vs ${pct(l.winner.ctr)}, ` +
       `difference ${(100 * l.difference.diff).toFixed(2)} points (95%: ${(100 * l.difference.low).toFixed(2)} to ${(100 * l.difference.high).toFixed(2)}), ` +
       `${l.loser.impressions} vs ${l.winner.impressions} impressions`);

@@ -9,7 +9,7 @@
 // measured, not the threshold). With the hybrid layout the SCDV block alone and the lexical block alone are the
 // experiment arms' queries (pipeline/events/arms.js methodQuery) against the same stored ads. TF-IDF and the
 // more_like_this re-implementation run in Python (workers/scdv/eval_baselines.py `match`); OpenSearch's own
-// more_like_this when asked (as for related lists). Every metric is computed here (pipeline/eval/metrics.js).
+// more_like_this when asked (as for related lists). Every metric is computed here (pipeline/eval/relevance-metrics.js).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,13 +19,13 @@ import { openStore } from '../store/index.js';
 import { errors } from '../errors.js';
 import { modelsDir, validateModelName } from '../paths.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { crossRankingMetrics, latencySummary } from './metrics.js';
+import { crossRankingMetrics, latencySummary } from './relevance-metrics.js';
 import { readLabelledCorpus } from './corpus.js';
 import { writeExchange } from './exchange.js';
 import { runPythonModule } from '../python.js';
 import { searchCollection } from '../match/rerank.js';
 import { methodQuery } from '../events/arms.js';
-import { EVAL_DEFAULTS, evalFileText, tokenizeAll, wantsOpenSearchMlt } from './run.js';
+import { EVAL_DEFAULTS, evalFileText, tokenizeAll, wantsOpenSearchMlt } from './evaluate.js';
 
 /** Format of models/<name>/eval-match.json. */
 export const MATCH_EVAL_FORMAT = 'scdv-eval-match/1';
@@ -94,7 +94,7 @@ export function productAdEmbed(config) {
 }
 
 /**
- * The re-ranking options of /v1/match with no request option (server/search.js rerankOptions with the match
+ * The re-ranking options of /v1/match with no request option (server/search-request.js rerankOptions with the match
  * route's schema defaults: collapsing as server.rerank.collapseMatch, no recency, no per-site cap, no feedback).
  * @param {import('../config.js').Config['server']} server
  * @returns {import('../match/rerank.js').RerankOptions}

@@ -16,14 +16,14 @@ import { runPythonModule } from '../python.js';
  */
 
 /**
- * @param {AnalysisRunOptions} o
+ * @param {AnalysisRunOptions} options
  * @returns {Promise<Record<string, any>>} the result line
  */
-export function runAnalysisPython(o) {
-  const args = ['--model', o.modelDir, '--out', o.out];
-  if (o.corpusTxt) args.push('--corpus', o.corpusTxt);
-  if (o.top) args.push('--top', String(o.top));
-  if (o.mapWords) args.push('--map-words', String(o.mapWords));
-  if (o.maxDocs) args.push('--max-docs', String(o.maxDocs));
-  return runPythonModule('scdv.analysis', args, { fail: (why) => errors.ANALYSIS_FAILED(o.label ?? o.modelDir, why) });
+export function runAnalysisPython(options) {
+  const args = ['--model', options.modelDir, '--out', options.out];
+  if (options.corpusTxt) args.push('--corpus', options.corpusTxt);
+  if (options.top) args.push('--top', String(options.top));
+  if (options.mapWords) args.push('--map-words', String(options.mapWords));
+  if (options.maxDocs) args.push('--max-docs', String(options.maxDocs));
+  return runPythonModule('scdv.analysis', args, { fail: (why) => errors.ANALYSIS_FAILED(options.label ?? options.modelDir, why) });
 }

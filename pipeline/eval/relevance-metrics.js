@@ -98,12 +98,12 @@ function listMetrics(queryLabels, targetLabels, neighbours, self) {
 }
 
 /**
- * @param {number[]} ms latencies in milliseconds
+ * @param {number[]} latenciesMs latencies in milliseconds
  * @returns {{mean_ms: number, median_ms: number, p95_ms: number}}
  */
-export function latencySummary(ms) {
-  if (!ms.length) return { mean_ms: 0, median_ms: 0, p95_ms: 0 };
-  const s = [...ms].sort((a, b) => a - b);
+export function latencySummary(latenciesMs) {
+  if (!latenciesMs.length) return { mean_ms: 0, median_ms: 0, p95_ms: 0 };
+  const s = [...latenciesMs].sort((a, b) => a - b);
   const q = (/** @type {number} */ f) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
   const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   return { mean_ms: s.reduce((a, b) => a + b, 0) / s.length, median_ms: median, p95_ms: q(0.95) };

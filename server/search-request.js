@@ -3,7 +3,7 @@
 import { parseDate } from '../pipeline/dates.js';
 import { errors } from '../pipeline/errors.js';
 import { defaultFeedback, feedbackSettings, HALF_LIFE_PATTERN, parseHalfLife } from '../pipeline/match/rerank.js';
-import { invalid } from './errors.js';
+import { invalid } from './error-replies.js';
 import { dateSchema } from './schemas.js';
 
 /**
@@ -53,15 +53,15 @@ export function searchWindow(from, k, maxK, where) {
 
 /**
  * Store search options from API filters.
- * @param {Filters | undefined} f
+ * @param {Filters | undefined} filters
  * @param {string} where field prefix for errors
  */
-export function storeFilters(f, where) {
+export function storeFilters(filters, where) {
   /** @type {Record<string, any>} */
   const o = {};
-  if (!f) return o;
+  if (!filters) return o;
   for (const key of /** @type {const} */ (['since', 'until'])) {
-    const v = f[key];
+    const v = filters[key];
     if (v === undefined) continue;
     const ms = parseDate(v);
     if (Number.isNaN(ms)) throw invalid(`${where}.${key}`, 'is not a date that exists (RFC 3339, e.g. 2024-05-01 or 2024-05-01T09:00:00+09:00)');
@@ -73,28 +73,28 @@ export function storeFilters(f, where) {
     e.details = { field: `${where}.since`, reason: 'is after until' };
     throw e;
   }
-  if (f.site?.length) o.sites = f.site;
-  if (f.exclude_site?.length) o.excludeSites = f.exclude_site;
-  if (f.category?.length) o.categories = f.category;
+  if (filters.site?.length) o.sites = filters.site;
+  if (filters.exclude_site?.length) o.excludeSites = filters.exclude_site;
+  if (filters.category?.length) o.categories = filters.category;
   return o;
 }
 
 /**
  * Embed a request's text in the layout of `collection` (the one it is compared with, or the pages' collection it
  * stands for: ServingModel.collectionEmbed); 422 when no word of it is in the model.
- * @param {import('./models.js').ServingModel} sm
+ * @param {import('./model-state.js').ServingModel} servingModel
  * @param {{title?: string, text: string}} doc
- * @param {import('./metrics.js').Metrics} metrics
+ * @param {import('./prometheus.js').Metrics} metrics
  * @param {string} collection
  * @param {number} maxAgeMs server.modelPollMs: how old the records read may be
  */
-export async function embedRequestText(sm, doc, metrics, collection, maxAgeMs) {
-  const { embed } = await sm.collectionEmbed(collection, maxAgeMs);
+export async function embedRequestText(servingModel, doc, metrics, collection, maxAgeMs) {
+  const { embed } = await servingModel.collectionEmbed(collection, maxAgeMs);
   const end = metrics.embedDuration.startTimer();
   // On the model's embedding threads (server.embedThreads): a long text does not stall other requests.
-  const [v] = await sm.embedDocuments([{ title: doc.title ?? '', body: doc.text }], embed);
+  const [v] = await servingModel.embedDocuments([{ title: doc.title ?? '', body: doc.text }], embed);
   end();
-  if (v.indices.length === 0) throw errors.NO_USABLE_WORDS(sm.name, v.knownWords + v.unknownWords);
+  if (v.indices.length === 0) throw errors.NO_USABLE_WORDS(servingModel.name, v.knownWords + v.unknownWords);
   return v;
 }
 
@@ -110,30 +110,30 @@ export async function embedRequestText(sm, doc, metrics, collection, maxAgeMs) {
 
 /**
  * Schema properties of the re-ranking options, for a route whose lists collapse near-duplicates by default or not.
- * @param {import('../pipeline/config.js').Config['server']} s
+ * @param {import('../pipeline/config.js').Config['server']} settings
  * @param {'related' | 'match'} kind
  */
-export function rerankProperties(s, kind) {
-  const on = kind === 'related' ? s.rerank.collapseRelated : s.rerank.collapseMatch;
+export function rerankProperties(settings, kind) {
+  const on = kind === 'related' ? settings.rerank.collapseRelated : settings.rerank.collapseMatch;
   return {
     collapse: {
       type: 'boolean', default: on,
       description: 'drop near-duplicates: results more similar than duplicate_threshold to the query document or to a result ranked above them (listed in `dropped`)',
     },
     duplicate_threshold: {
-      type: 'number', minimum: 0, maximum: 1, default: s.rerank.duplicateThreshold, description: 'similarity above which a result is a near-duplicate (with collapse)',
+      type: 'number', minimum: 0, maximum: 1, default: settings.rerank.duplicateThreshold, description: 'similarity above which a result is a near-duplicate (with collapse)',
     },
     recency_half_life: {
       type: 'string', pattern: HALF_LIFE_PATTERN,
-      description: `prefer fresh documents: ranking_score = score − |score| · ${s.rerank.recencyWeight} · (1 − 0.5^(age / half-life)), ` +
+      description: `prefer fresh documents: ranking_score = score − |score| · ${settings.rerank.recencyWeight} · (1 − 0.5^(age / half-life)), ` +
         'age at query time, undated documents count as infinitely old; a whole number and s, m, h, d or w: 7d, 12h, 90m, 2w',
     },
-    max_per_site: { type: 'integer', minimum: 1, maximum: s.maxK, description: 'at most this many results per site (documents without a site are not capped)' },
+    max_per_site: { type: 'integer', minimum: 1, maximum: settings.maxK, description: 'at most this many results per site (documents without a site are not capped)' },
     ...(kind === 'related' ? {
       feedback: {
-        type: 'boolean', default: defaultFeedback(s.rerank.relatedFeedback) !== null,
-        description: `pseudo-relevance feedback: the ${s.rerank.relatedFeedback.pool} best candidates of the search are re-ranked by similarity to the ` +
-          `query plus ${s.rerank.relatedFeedback.weight} × the mean vector of its first ${s.rerank.relatedFeedback.docs} results (scores are then ` +
+        type: 'boolean', default: defaultFeedback(settings.rerank.relatedFeedback) !== null,
+        description: `pseudo-relevance feedback: the ${settings.rerank.relatedFeedback.pool} best candidates of the search are re-ranked by similarity to the ` +
+          `query plus ${settings.rerank.relatedFeedback.weight} × the mean vector of its first ${settings.rerank.relatedFeedback.docs} results (scores are then ` +
           'similarities to that expanded query)',
       },
     } : {}),
@@ -142,22 +142,22 @@ export function rerankProperties(s, kind) {
 
 /**
  * Store-independent re-ranking options of a request (defaults filled by the schema).
- * @param {RerankRequest} r
- * @param {import('../pipeline/config.js').Config['server']} s
+ * @param {RerankRequest} request
+ * @param {import('../pipeline/config.js').Config['server']} settings
  * @param {string} where field prefix for errors
  * @param {number} [now] epoch ms the ages are measured at
  * @returns {import('../pipeline/match/rerank.js').RerankOptions}
  */
-export function rerankOptions(r, s, where, now = Date.now()) {
+export function rerankOptions(request, settings, where, now = Date.now()) {
   let halfLifeMs = null;
-  if (r.recency_half_life !== undefined) {
-    halfLifeMs = parseHalfLife(r.recency_half_life);
+  if (request.recency_half_life !== undefined) {
+    halfLifeMs = parseHalfLife(request.recency_half_life);
     if (Number.isNaN(halfLifeMs)) throw invalid(`${where}.recency_half_life`, 'must be a whole number above 0 and s, m, h, d or w (e.g. 7d, 12h)');
   }
   return {
-    duplicateThreshold: r.collapse ? (r.duplicate_threshold ?? s.rerank.duplicateThreshold) : null,
-    halfLifeMs, recencyWeight: s.rerank.recencyWeight, maxPerSite: r.max_per_site ?? null, now,
-    feedback: r.feedback ? feedbackSettings(s.rerank.relatedFeedback) : null,
+    duplicateThreshold: request.collapse ? (request.duplicate_threshold ?? settings.rerank.duplicateThreshold) : null,
+    halfLifeMs, recencyWeight: settings.rerank.recencyWeight, maxPerSite: request.max_per_site ?? null, now,
+    feedback: request.feedback ? feedbackSettings(settings.rerank.relatedFeedback) : null,
   };
 }
 
@@ -177,7 +177,7 @@ export const droppedSchema = {
 
 /**
  * The response fields re-ranking adds: present when collapsing was on.
- * @param {import('../pipeline/match/rerank.js').RerankOptions} o
- * @param {{dropped: import('../pipeline/match/rerank.js').DroppedDuplicate[]}} r
+ * @param {import('../pipeline/match/rerank.js').RerankOptions} options
+ * @param {{dropped: import('../pipeline/match/rerank.js').DroppedDuplicate[]}} result
  */
-export const droppedFields = (o, r) => (o.duplicateThreshold === null ? {} : { duplicates_dropped: r.dropped.length, dropped: r.dropped });
+export const droppedFields = (options, result) => (options.duplicateThreshold === null ? {} : { duplicates_dropped: result.dropped.length, dropped: result.dropped });

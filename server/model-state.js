@@ -326,10 +326,10 @@ export class ModelState {
     return sm;
   }
 
-  /** @param {ServingModel} sm */
-  release(sm) {
-    sm.refs--;
-    if (sm.retired && sm.refs === 0) void sm.close();
+  /** @param {ServingModel} servingModel */
+  release(servingModel) {
+    servingModel.refs--;
+    if (servingModel.retired && servingModel.refs === 0) void servingModel.close();
   }
 
   /**

@@ -7,7 +7,7 @@
 import os from 'node:os';
 import { createEmbedder } from '../pipeline/embed/index.js';
 import { openModelStore } from '../pipeline/store/index.js';
-import { runQueueWorker } from '../pipeline/queue/worker.js';
+import { runQueueWorker } from '../pipeline/queue/queue-worker.js';
 import { processShardLines, refuseCancelledRun } from '../pipeline/queue/shard.js';
 import { ISSUE } from '../pipeline/line-issues.js';
 import { hashOf } from '../pipeline/config.js';

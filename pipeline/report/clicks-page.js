@@ -52,13 +52,13 @@ function lossList(losses, minImpressions) {
 
 /**
  * The report's sections (without the page around them).
- * @param {import('../events/clicks.js').ClickReport} r
+ * @param {import('../events/clicks.js').ClickReport} report
  */
-export function renderClicks(r) {
-  const t = r.totals;
+export function renderClicks(report) {
+  const t = report.totals;
   if (t.impressions === 0) return '<p class="empty" id="no-events">no impressions in the event log for this range</p>';
-  const bands = [...new Set(r.bands.map((c) => c.key))];
-  const range = [r.settings.since && `from ${esc(r.settings.since)}`, r.settings.until && `until ${esc(r.settings.until)}`].filter(Boolean).join(' ') || 'all events';
+  const bands = [...new Set(report.bands.map((c) => c.key))];
+  const range = [report.settings.since && `from ${esc(report.settings.since)}`, report.settings.until && `until ${esc(report.settings.until)}`].filter(Boolean).join(' ') || 'all events';
   const facts = [
     ['range', range], ['impressions (lists shown)', fmt(t.impressions)], ['items shown', fmt(t.shown)], ['clicks', fmt(t.clicks)],
     ['CTR', `${pct(t.ctr.ctr)} (${interval(t.ctr)})`], ['clicks without an impression', fmt(t.unmatched_clicks)],
@@ -67,31 +67,31 @@ export function renderClicks(r) {
   return [
     `<section id="clicks-overview"><h2>Reader clicks</h2>${table(null, facts, { className: 'facts' })}` +
       '<p class="note">Each item of a shown list is one impression; CTR = clicks / impressions, with a Wilson 95 % interval.</p></section>',
-    `<section id="clicks-losses"><h2>Where an arm loses</h2>${lossList(r.losses, r.settings.minImpressions)}` +
+    `<section id="clicks-losses"><h2>Where an arm loses</h2>${lossList(report.losses, report.settings.minImpressions)}` +
       '<p class="note">A loss: the 95 % interval of the CTR difference (Newcombe) lies wholly below 0. Each cell is its own test: ' +
       'among many tied cells, about one in twenty is flagged by chance.</p></section>',
-    `<section id="clicks-bands"><h2>CTR per similarity band</h2><figure>${armChart(r.armBands, bands, 'CTR per similarity band and arm', 'similarity band')}` +
-      `<figcaption>score of the shown item (the arm method's cosine), band width ${r.settings.bandWidth}</figcaption></figure>${cellTable(r.bands, 'band')}</section>`,
-    `<section id="clicks-arms"><h2>CTR per arm</h2>${cellTable(r.arms, 'arm')}</section>`,
-    `<section id="clicks-positions"><h2>CTR per position</h2>${cellTable(r.positions, 'position')}</section>`,
-    `<section id="clicks-genres"><h2>CTR per genre (the page's category)</h2><figure>${armChart(r.armCategories, r.categories.map((c) => c.key), 'CTR per genre and arm', 'genre')}</figure>` +
-      `${cellTable(r.categories, 'genre')}</section>`,
-    `<section id="clicks-sites"><h2>CTR per site</h2>${cellTable(r.sites, 'site')}</section>`,
+    `<section id="clicks-bands"><h2>CTR per similarity band</h2><figure>${armChart(report.armBands, bands, 'CTR per similarity band and arm', 'similarity band')}` +
+      `<figcaption>score of the shown item (the arm method's cosine), band width ${report.settings.bandWidth}</figcaption></figure>${cellTable(report.bands, 'band')}</section>`,
+    `<section id="clicks-arms"><h2>CTR per arm</h2>${cellTable(report.arms, 'arm')}</section>`,
+    `<section id="clicks-positions"><h2>CTR per position</h2>${cellTable(report.positions, 'position')}</section>`,
+    `<section id="clicks-genres"><h2>CTR per genre (the page's category)</h2><figure>${armChart(report.armCategories, report.categories.map((c) => c.key), 'CTR per genre and arm', 'genre')}</figure>` +
+      `${cellTable(report.categories, 'genre')}</section>`,
+    `<section id="clicks-sites"><h2>CTR per site</h2>${cellTable(report.sites, 'site')}</section>`,
   ].join('\n');
 }
 
 /**
  * A self-contained page (inline CSS and SVG, no script, no network), in the training report's style.
- * @param {import('../events/clicks.js').ClickReport} r
+ * @param {import('../events/clicks.js').ClickReport} report
  * @param {{generatedAt?: string}} [opts]
  */
-export function renderClicksPage(r, opts = {}) {
+export function renderClicksPage(report, opts = {}) {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Reader clicks — CTR report</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><style>${CSS}.note{font-size:12px;color:#555}</style></head>
-<body><header><h1>Reader clicks</h1><p>CTR report${r.settings.model ? ` · model ${esc(r.settings.model)}` : ''} · generated ${esc(opts.generatedAt ?? new Date().toISOString())}</p></header>
+<body><header><h1>Reader clicks</h1><p>CTR report${report.settings.model ? ` · model ${esc(report.settings.model)}` : ''} · generated ${esc(opts.generatedAt ?? new Date().toISOString())}</p></header>
 <main>
-${renderClicks(r)}
+${renderClicks(report)}
 </main></body></html>
 `;
 }

@@ -136,19 +136,19 @@ function describe(d) {
 /**
  * What carries one document's vector.
  * @param {InspectContext} ctx
- * @param {ResolvedDoc} d
+ * @param {ResolvedDoc} doc
  * @param {{top?: number}} [opts]
  */
-export function inspectDocument(ctx, d, opts = {}) {
+export function inspectDocument(ctx, doc, opts = {}) {
   const top = opts.top ?? 10;
   const wt = ctx.embedder.model.wordTopics;
-  const words = d.tokens && !d.hybrid ? wordContributions(d.tokens, d.vector, wt, ctx.embedCfg) : null;
-  const topics = topicMass(d.vector, wt.dim, wt.width);
+  const words = doc.tokens && !doc.hybrid ? wordContributions(doc.tokens, doc.vector, wt, ctx.embedCfg) : null;
+  const topics = topicMass(doc.vector, wt.dim, wt.width);
   return {
     model: ctx.embedder.model.name,
-    collection: d.id !== null ? ctx.collection ?? null : null,
-    document: describe(d),
-    warnings: warningsFor([d]),
+    collection: doc.id !== null ? ctx.collection ?? null : null,
+    document: describe(doc),
+    warnings: warningsFor([doc]),
     topics: topics.slice(0, top).map((t) => ({
       cluster: t.cluster, share: round(t.mass), clusterWords: clusterLabel(ctx.analysis, t.cluster, 6),
       ...(words ? { words: wordsOfCluster(words.words, t.cluster, 5).map((w) => ({ word: w.word, contribution: round(w.contribution) })) } : {}),

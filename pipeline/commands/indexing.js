@@ -1,7 +1,7 @@
 // scdv index: embed a corpus with a model into a store collection.
 import { CLI_DEFAULTS } from '../config.js';
 import { errors } from '../errors.js';
-import { runIndex } from '../stages/index.js';
+import { runIndex } from '../stages/indexing.js';
 import { plural } from '../progress.js';
 import { describeThreshold } from '../match/threshold.js';
 import { configFromFlags, intFlag, withRedis, existingFileFlag } from './common.js';
@@ -43,16 +43,16 @@ async function run(values) {
   });
 }
 
-/** @param {import('../stages/index.js').IndexSummary} s */
-export function printIndexSummary(s) {
-  const codes = Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
+/** @param {import('../stages/indexing.js').IndexSummary} summary */
+export function printIndexSummary(summary) {
+  const codes = Object.entries(summary.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
   process.stderr.write([
-    `indexed ${plural(s.documents, 'document')} into ${s.model}/${s.collection} in ${s.seconds.toFixed(1)} s ` +
-      `(${plural(s.writes, 'store write')} of up to ${s.writeBatchSize} documents each: index.writeBatchSize, --batch-size)` +
-      (s.reusedShards ? `, ${s.reusedShards} of ${plural(s.shards, 'shard')} reused` : ''),
-    `  empty (no known word, not indexed): ${s.empty}; rejected lines: ${s.rejected}${codes ? ` (${codes})` : ''}`,
-    s.empty || s.rejected ? `  details: ${s.reportFile}` : '',
-    s.warning ? `  WARNING: ${s.warning}` : '',
-    ...Object.entries(s.matchThresholds ?? {}).map(([target, t]) => `  ${describeThreshold(target, t)}`),
+    `indexed ${plural(summary.documents, 'document')} into ${summary.model}/${summary.collection} in ${summary.seconds.toFixed(1)} s ` +
+      `(${plural(summary.writes, 'store write')} of up to ${summary.writeBatchSize} documents each: index.writeBatchSize, --batch-size)` +
+      (summary.reusedShards ? `, ${summary.reusedShards} of ${plural(summary.shards, 'shard')} reused` : ''),
+    `  empty (no known word, not indexed): ${summary.empty}; rejected lines: ${summary.rejected}${codes ? ` (${codes})` : ''}`,
+    summary.empty || summary.rejected ? `  details: ${summary.reportFile}` : '',
+    summary.warning ? `  WARNING: ${summary.warning}` : '',
+    ...Object.entries(summary.matchThresholds ?? {}).map(([target, t]) => `  ${describeThreshold(target, t)}`),
   ].filter(Boolean).join('\n') + '\n');
 }

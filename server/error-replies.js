@@ -104,10 +104,10 @@ export function toScdvError(err, limits, requestId) {
 
 /**
  * The reply body of an error (never a stack, a key or a Redis URL: only catalogue messages get out).
- * @param {ScdvError} e
+ * @param {ScdvError} err
  */
-export function errorBody(e) {
-  return e.details ? { error: e.code, message: e.message, details: e.details } : { error: e.code, message: e.message };
+export function errorBody(err) {
+  return err.details ? { error: err.code, message: err.message, details: err.details } : { error: err.code, message: err.message };
 }
 
 /**

@@ -22,7 +22,7 @@ import { indexShardJob } from '../pipeline/queue/index-job.js';
 import { JOB_ID_RE, bulkJobsDir, cancelCollectionBulkJobs, unfinishedBulkJobs } from '../pipeline/queue/bulk-jobs.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { invalidate } from '../pipeline/match/index.js';
-import { invalid } from './errors.js';
+import { invalid } from './error-replies.js';
 
 export { JOB_ID_RE };
 const jobsDir = bulkJobsDir;
@@ -73,23 +73,23 @@ export const discardUpload = (file) => fs.rmSync(file, { force: true });
 /**
  * A file named in a bulk request: it must resolve (links followed) inside an allowed folder, so that a key
  * holder cannot make the server read /etc/… and echo fragments back in rejection reasons.
- * @param {string} p
+ * @param {string} candidate
  * @param {string[]} roots
  */
-export function allowedCorpusPath(p, roots) {
+export function allowedCorpusPath(candidate, roots) {
   const allowed = [importsDir(), ...roots].map((r) => {
     try { return fs.realpathSync(r); } catch { return path.resolve(r); }
   });
   let real;
   try {
-    real = fs.realpathSync(path.resolve(p));
+    real = fs.realpathSync(path.resolve(candidate));
   } catch {
-    throw errors.BULK_SOURCE_INVALID(p, 'no such file');
+    throw errors.BULK_SOURCE_INVALID(candidate, 'no such file');
   }
   if (!allowed.some((r) => real === r || real.startsWith(r + path.sep))) {
-    throw errors.BULK_SOURCE_INVALID(p, `not inside an allowed folder (${allowed.join(', ')}; see server.bulkFileRoots)`);
+    throw errors.BULK_SOURCE_INVALID(candidate, `not inside an allowed folder (${allowed.join(', ')}; see server.bulkFileRoots)`);
   }
-  if (!fs.statSync(real).isFile()) throw errors.BULK_SOURCE_INVALID(p, 'not a regular file');
+  if (!fs.statSync(real).isFile()) throw errors.BULK_SOURCE_INVALID(candidate, 'not a regular file');
   return real;
 }
 
@@ -138,40 +138,40 @@ export function elasticsearchBulkError(head) {
 
 /**
  * Plan the shards and queue one `index` job per shard.
- * @param {object} o
- * @param {string} o.id
- * @param {string} o.corpus
- * @param {boolean} o.uploaded
- * @param {string} o.model
- * @param {string} o.collection
- * @param {import('../pipeline/config.js').Config} o.config
- * @param {import('./queues.js').QueueHub} o.hub
+ * @param {object} options
+ * @param {string} options.id
+ * @param {string} options.corpus
+ * @param {boolean} options.uploaded
+ * @param {string} options.model
+ * @param {string} options.collection
+ * @param {import('../pipeline/config.js').Config} options.config
+ * @param {import('./redis-queues.js').QueueHub} options.hub
  * @returns {Promise<BulkRecord>}
  */
-export async function createBulkJob(o) {
-  refuseElasticsearchBulk(o.corpus, o.uploaded);
-  const outDir = path.join(jobsDir(), o.id);
+export async function createBulkJob(options) {
+  refuseElasticsearchBulk(options.corpus, options.uploaded);
+  const outDir = path.join(jobsDir(), options.id);
   let written = false;
   try {
-    const plan = await planShards(o.corpus, o.config.index.shardSize);
-    if (plan.lines === 0) throw errors.BULK_SOURCE_INVALID(o.uploaded ? 'body' : o.corpus, 'has no lines');
+    const plan = await planShards(options.corpus, options.config.index.shardSize);
+    if (plan.lines === 0) throw errors.BULK_SOURCE_INVALID(options.uploaded ? 'body' : options.corpus, 'has no lines');
     /** @type {BulkRecord} */
     const record = {
-      id: o.id, kind: 'bulk', model: o.model, collection: o.collection, corpus: o.corpus, uploaded: o.uploaded,
+      id: options.id, kind: 'bulk', model: options.model, collection: options.collection, corpus: options.corpus, uploaded: options.uploaded,
       lines: plan.lines, sha256: plan.sha256, shards: plan.shards, created_at: new Date().toISOString(),
     };
     fs.mkdirSync(outDir, { recursive: true });
-    prepareRunDir(outDir, o.id, () => {});
+    prepareRunDir(outDir, options.id, () => {});
     writeFileAtomic(path.join(outDir, 'job.json'), JSON.stringify(record));
     written = true;
-    await queueShards(record, outDir, o.hub, o.config, plan.shards);
+    await queueShards(record, outDir, options.hub, options.config, plan.shards);
     // Documents of the target may change: precomputed matches listing them go stale now.
-    await invalidate(o.hub.redis, o.config.queue.prefix, o.model, o.collection, []);
+    await invalidate(options.hub.redis, options.config.queue.prefix, options.model, options.collection, []);
     return record;
   } catch (err) {
     // Not accepted: nothing of it may run later (shards queued so far stop at once), and the upload goes.
     if (written) cancelRun(outDir, `not accepted: ${/** @type {Error} */ (err)?.message ?? err}`);
-    if (o.uploaded) discardUpload(o.corpus);
+    if (options.uploaded) discardUpload(options.corpus);
     throw err;
   }
 }
@@ -181,7 +181,7 @@ export async function createBulkJob(o) {
  * as it is, so queuing again is harmless.
  * @param {BulkRecord} rec
  * @param {string} outDir
- * @param {import('./queues.js').QueueHub} hub
+ * @param {import('./redis-queues.js').QueueHub} hub
  * @param {import('../pipeline/config.js').Config} config
  * @param {import('../pipeline/corpus/plan.js').Shard[]} shards
  */
@@ -200,7 +200,7 @@ async function queueShards(rec, outDir, hub, config, shards) {
 /**
  * Queue again the shards of unfinished bulk jobs that Redis lost (neither a marker nor a Bull job), from the kept
  * corpus; finish jobs that are over. A job whose corpus is gone or changed fails with that reason.
- * @param {import('./queues.js').QueueHub} hub
+ * @param {import('./redis-queues.js').QueueHub} hub
  * @param {import('../pipeline/config.js').Config} config
  * @returns {Promise<{jobs: number, shards: number}>} jobs and shards queued again
  */
@@ -238,7 +238,7 @@ export async function resumeBulkJobs(hub, config) {
  * Cancel the unfinished bulk jobs that write to a collection about to be deleted: they end failed with `reason`,
  * their waiting shards are removed from the queue and running ones stop before their next write (a write after
  * the delete would create the collection again, without the documents written before).
- * @param {import('./queues.js').QueueHub | null} hub null without Redis (waiting shards then fail when they start)
+ * @param {import('./redis-queues.js').QueueHub | null} hub null without Redis (waiting shards then fail when they start)
  * @param {import('../pipeline/config.js').Config} config
  * @param {string} model
  * @param {string} collection
@@ -291,7 +291,7 @@ export function sweepUploads(graceMs) {
  * Keep bulk jobs going for the life of a server: resume them now and after every Redis reconnect (a Redis that
  * came back empty lost their queued shards), finish a job (its upload removed) as soon as its last shard ends,
  * and sweep orphan uploads.
- * @param {import('./queues.js').QueueHub} hub
+ * @param {import('./redis-queues.js').QueueHub} hub
  * @param {import('../pipeline/config.js').Config} config
  * @param {{warn: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} log
  * @returns {() => void} stop
@@ -371,7 +371,7 @@ export function keepBulkJobs(hub, config, log) {
 
 /**
  * @param {string} id
- * @param {import('./queues.js').QueueHub | null} hub
+ * @param {import('./redis-queues.js').QueueHub | null} hub
  * @param {import('../pipeline/config.js').Config} config
  * @returns {Promise<JobStatus>}
  */
@@ -447,7 +447,7 @@ export async function bulkStatus(id, hub, config) {
  * Once a job is over: drop the uploaded body and make precomputed matches of the collection stale (once).
  * @param {BulkRecord} rec
  * @param {string} outDir
- * @param {import('./queues.js').QueueHub | null} hub
+ * @param {import('./redis-queues.js').QueueHub | null} hub
  * @param {import('../pipeline/config.js').Config} config
  */
 async function finish(rec, outDir, hub, config) {

@@ -10,12 +10,12 @@ const docId = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH };
 /**
  * The first id of a schema-valid event that is no document id (idProblem's rule), as the field path under the
  * event and the problem; undefined when all are.
- * @param {Record<string, any>} ev
+ * @param {Record<string, any>} event
  * @returns {{field: string, problem: string} | undefined}
  */
-export function eventIdProblem(ev) {
+export function eventIdProblem(event) {
   /** @type {[string, unknown][]} */
-  const ids = [['page_id', ev.page_id], ['clicked_id', ev.clicked_id], ...(ev.items ?? []).map((/** @type {any} */ it, /** @type {number} */ i) => [`items.${i}.id`, it?.id])];
+  const ids = [['page_id', event.page_id], ['clicked_id', event.clicked_id], ...(event.items ?? []).map((/** @type {any} */ it, /** @type {number} */ i) => [`items.${i}.id`, it?.id])];
   for (const [field, id] of ids) {
     const problem = typeof id === 'string' ? idProblem(id) : undefined;
     if (problem) return { field, problem };
