@@ -203,7 +203,9 @@ export function runTestFiles(o) {
     say(`\n== ${o.name}: the ${Math.min(n, ran.length)} slowest of ${ran.length} files\n`);
     for (const [f, ms] of ran.slice(0, n)) say(`${seconds(ms).padStart(9)}  ${f in cpu ? `(CPU ${seconds(cpu[f])})`.padStart(14) : ''}  ${f}\n`);
     const cpuSum = Object.values(cpu).reduce((s, ms) => s + ms, 0);
-    say(`== ${o.name}: ${ran.length} files, ${total.tests} tests, ${total.pass} passed, ${total.fail} failed; `
+    const besideRan = (o.beside ?? []).filter((c) => c.name in times).length;
+    const ranText = `${ran.length - besideRan} files${besideRan ? ` and ${besideRan} command${besideRan > 1 ? 's' : ''} beside them` : ''}`;
+    say(`== ${o.name}: ${ranText}, ${total.tests} tests, ${total.pass} passed, ${total.fail} failed; `
       + `files' times sum to ${seconds(sum)}${cpuSum ? ` (CPU ${seconds(cpuSum)})` : ''}, wall ${seconds(Date.now() - t0)} with ${concurrency} at a time; `
       + `load average ${load0[0].toFixed(2)} at the start, ${load1[0].toFixed(2)} at the end\n`);
     if (failed.length) say(`== ${o.name}: failed: ${failed.join(', ')}\n`);
