@@ -106,3 +106,26 @@ test('a failing file fails the suite, and the other files still run', async () =
   assert.equal(await runTestFiles({ name: 'mixed', files: [bad, good], cwd: dir, budgetMs: 60_000, stdio: 'ignore' }), 1);
   assert.ok(fs.existsSync(path.join(dir, 'good.ran')), 'the file after the failing one ran');
 });
+
+test('a command run `beside` runs with the shared files, before the `alone` ones, and its failure fails the suite', async () => {
+  const shared = waitingFile('sharer', ['beside']);
+  // The command marks itself started and waits for the shared file's mark: they must run at the same time.
+  const script = `const fs = require('node:fs'); const path = require('node:path');
+fs.writeFileSync(path.join(${JSON.stringify(dir)}, 'beside.started'), '');
+const t0 = Date.now();
+const wait = () => fs.existsSync(path.join(${JSON.stringify(dir)}, 'sharer.started')) ? process.exit(Number(process.argv[1]))
+  : Date.now() - t0 > 20000 ? process.exit(3) : setTimeout(wait, 50);
+wait();`;
+  const lonely = testFile('after-beside.test.js', `import fs from 'node:fs';
+import assert from 'node:assert/strict';
+test('the command is done', () => assert.ok(fs.existsSync(${JSON.stringify(path.join(dir, 'beside.started'))})));`);
+  /** @param {number} exit */
+  const run = async (exit) => {
+    for (const f of fs.readdirSync(dir)) if (f.endsWith('.started')) fs.rmSync(path.join(dir, f));
+    const cmd = { name: 'beside-cmd', command: process.execPath, args: ['-e', script, String(exit)], budgetMs: 30_000 };
+    const status = await runTestFiles({ name: 'beside', files: [shared, lonely], cwd: dir, budgetMs: 60_000, alone: [lonely], beside: [cmd], stdio: 'ignore' });
+    return { status, cmd: /** @type {{status?: number}} */ (cmd).status };
+  };
+  assert.deepEqual(await run(0), { status: 0, cmd: 0 }, 'one shared file at a time, and the command beside it');
+  assert.deepEqual(await run(2), { status: 1, cmd: 2 });
+});

@@ -55,7 +55,7 @@ async function main() {
   const { loadConfig } = await import('../../pipeline/config.js');
   const { SAMPLE_CORPUS, storeDirFor } = await import('../../pipeline/paths.js');
   const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
-  const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
+  const { ensureSampleModels } = await import('../lib/tiny-model.js');
   const { readEvents } = await import('../../pipeline/events/log.js');
   const { createEmbedder } = await import('../../pipeline/embed/index.js');
   const { documentMeta } = await import('../../pipeline/embed/meta.js');
@@ -65,7 +65,7 @@ async function main() {
   const redis = await startPrivateRedis();
   const log = (/** @type {string} */ m) => process.stderr.write(`${m}\n`);
   try {
-    await ensureModels({ corpus: SAMPLE_CORPUS, models: [{ name: MODEL, overrides: { train: sampleTrain(1) } }], redisUrl: redis.url });
+    await ensureSampleModels({ names: [MODEL], redisUrl: redis.url });
     const docs = fs.readFileSync(SAMPLE_CORPUS, 'utf8').split('\n').filter(Boolean).flatMap((l, i) => {
       const r = parseDocument(Buffer.from(l), i + 1);
       return 'doc' in r ? [r.doc] : [];

@@ -17,11 +17,13 @@ const { clusterVariants } = await import('../../pipeline/eval/cluster.js');
 const { DEFAULT_CONFIG } = await import('../../pipeline/config.js');
 
 const lines = fs.readFileSync('tests/fixtures/livedoor/sample.jsonl', 'utf8').trim().split('\n');
-// 90 documents of the sample: the first 10 of each of its 9 categories
+// 126 documents of the sample: the first 14 of each of its 9 categories, the corpus and settings of
+// tests/eval/eval-command.test.js, so that the two files share one trained model (tests/lib/tiny-model.js caches it)
 const FIXTURE = path.join(tmp, 'fixture.jsonl');
 /** @type {Record<string, number>} */
 const taken = {};
-fs.writeFileSync(FIXTURE, lines.filter((l) => { const c = JSON.parse(l).category; taken[c] = (taken[c] ?? 0) + 1; return taken[c] <= 10; }).join('\n') + '\n');
+fs.writeFileSync(FIXTURE, lines.filter((l) => { const c = JSON.parse(l).category; taken[c] = (taken[c] ?? 0) + 1; return taken[c] <= 14; }).join('\n') + '\n');
+const N = 126;
 
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
 let redis;
@@ -57,14 +59,14 @@ test('scdv eval --cluster: v-measure per method on the test halves, the clustere
   assert.deepEqual(file.clusterers, ['MiniBatchKMeans', 'AgglomerativeClustering', 'BisectingKMeans', 'Birch']);
   assert.deepEqual(file.seeds, [1, 2]);
   assert.deepEqual(file.alpha, { hybrid: DEFAULT_CONFIG.embed.hybrid.alpha, scdv: 1, lexical: 0 });
-  assert.equal(file.documents, 90);
+  assert.equal(file.documents, N);
   for (const [name, m] of Object.entries(file.methods)) {
     const { seeds, ...summary } = /** @type {Record<string, any>} */ (m);
     assert.deepEqual(j[name], summary, 'the JSON line is eval.json without the per-seed details');
     assert.equal(seeds.length, 2);
     for (const s of seeds) {
       assert.equal(s.k, 9);
-      assert.equal(s.validation_documents + s.test_documents, 90);
+      assert.equal(s.validation_documents + s.test_documents, N);
       const best = Math.max(...Object.values(s.validation).map((x) => /** @type {any} */ (x).v_measure));
       assert.equal(s.validation[s.chosen].v_measure, best, `${name}: chosen by validation v-measure`);
       assert.ok(s.test.v_measure >= 0 && s.test.v_measure <= 1);
@@ -72,11 +74,11 @@ test('scdv eval --cluster: v-measure per method on the test halves, the clustere
     const mean = seeds.reduce((/** @type {number} */ a, /** @type {any} */ s) => a + s.test.v_measure, 0) / 2;
     assert.ok(Math.abs(m.v_measure - mean) < 1e-12, `${name}: the mean of the test v-measures`);
   }
-  // 9 categories, 45 test documents: chance-level clusters score ~0.2; the real vectors clearly more
+  // 9 categories, 63 test documents: chance-level clusters score ~0.2; the real vectors clearly more
   assert.ok(j.tfidf.v_measure > 0.3 && j.hybrid.v_measure > 0.3, JSON.stringify(j));
   // pure SCDV and the hybrid are different vectors, so their figures differ
   assert.notEqual(j.hybrid.v_measure, j.scdv.v_measure);
-  assert.match(r.stderr, /clustering \(JMTEB protocol\): 90 documents, k = 9/);
+  assert.match(r.stderr, new RegExp(`clustering \\(JMTEB protocol\\): ${N} documents, k = 9`));
   assert.match(r.stderr, new RegExp(`hybrid \\(α=${DEFAULT_CONFIG.embed.hybrid.alpha}\\)\\s+0\\.\\d{4}`));
 });
 

@@ -12,7 +12,7 @@ process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
 process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { runScdv } = await import('../lib/cli.js');
-const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
+const { ensureSampleModels, sampleTrain } = await import('../lib/tiny-model.js');
 const { matchSets, matchListOptions, TITLE_EVERY } = await import('../../pipeline/eval/match-eval.js');
 const { loadConfig } = await import('../../pipeline/config.js');
 
@@ -25,7 +25,7 @@ const TRAIN_OVERRIDES = { train: sampleTrain(1) };
 let redis;
 before(async () => {
   redis = await startPrivateRedis();
-  await ensureModels({ corpus: SAMPLE, models: [{ name: 'tiny', overrides: TRAIN_OVERRIDES }], redisUrl: redis.url });
+  await ensureSampleModels({ names: ['tiny'], redisUrl: redis.url }); // TRAIN_OVERRIDES on the sample, shared with other files
 });
 after(async () => {
   await redis.stop();

@@ -63,6 +63,16 @@ function childrenCpuMs() {
 }
 
 /**
+ * @typedef {object} BesideCommand
+ * @property {string} name e.g. "typecheck"
+ * @property {string} command
+ * @property {string[]} args
+ * @property {NodeJS.ProcessEnv} [env] default: the suite's
+ * @property {number} budgetMs its own wall limit, after which it is killed and counted as failed
+ * @property {number} [status] set when it has ended: its exit status (1 when killed)
+ */
+
+/**
  * Run `node --test` over `files`, each file in a process of its own, `concurrency` at a time.
  * @param {object} o
  * @param {string} o.name for the messages, e.g. "opensearch suite"
@@ -76,6 +86,9 @@ function childrenCpuMs() {
  * @param {string[]} [o.alone] files (of `files`) that run when no other file runs: after the others, one at a time
  * @param {'inherit' | 'ignore'} [o.stdio] default inherit
  * @param {number} [o.slowest] how many of the slowest files the closing summary names (default 10)
+ * @param {BesideCommand[]} [o.beside] commands (the type-check, pytest) run one after another in a lane of their own
+ *   beside the shared files, not beside the `alone` ones, which start when they are done; each is reported like a
+ *   file (held output, wall and CPU time) and its exit status written to its `status`; a failed one fails the suite
  * @returns {Promise<number>} the exit status (1 when a file failed or the budget ran out)
  */
 export function runTestFiles(o) {
@@ -123,12 +136,20 @@ export function runTestFiles(o) {
     killAll('SIGKILL');
   }, o.budgetMs);
 
-  /** @param {string} file @returns {Promise<void>} */
-  const runFile = (file) => new Promise((resolve) => {
+  /**
+   * One process, its output held until it ends. @param {string} file its name in the reports
+   * @param {{command: string, args: string[], env?: NodeJS.ProcessEnv, budgetMs?: number}} [cmd] default: `node --test file`
+   * @returns {Promise<number>} its exit status
+   */
+  const runFile = (file, cmd) => new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--test', ...limits, ...reporter, ...extra, file],
-      { cwd: o.cwd, stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
+    const child = spawn(cmd?.command ?? process.execPath, cmd?.args ?? ['--test', ...limits, ...reporter, ...extra, file],
+      { cwd: o.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: cmd?.env ?? env, detached: true });
     running.set(file, child);
+    const limit = cmd?.budgetMs === undefined ? null : setTimeout(() => {
+      out.push(Buffer.from(`\n${file}: still running after its limit of ${Math.round((cmd.budgetMs ?? 0) / 1000)} s: killed\n`));
+      try { process.kill(-(child.pid ?? 0), 'SIGKILL'); } catch { /* gone */ }
+    }, cmd.budgetMs);
     /** @type {Buffer[]} */
     const out = [];
     child.stdout?.on('data', (d) => out.push(d));
@@ -139,6 +160,7 @@ export function runTestFiles(o) {
       cpuSeen = now;
     });
     child.on('close', (code, signal) => {
+      if (limit) clearTimeout(limit);
       running.delete(file);
       const ms = Date.now() - started;
       times[file] = ms;
@@ -151,7 +173,7 @@ export function runTestFiles(o) {
       if (!ok) failed.push(file);
       const cpuText = file in cpu ? `, CPU ${seconds(cpu[file])}` : '';
       say(`\n== ${file}: ${ok ? 'ok' : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds(ms)}${cpuText}\n${text}`);
-      resolve();
+      resolve(code ?? 1);
     });
   });
 
@@ -163,8 +185,12 @@ export function runTestFiles(o) {
     await Promise.all(Array.from({ length: Math.min(width, queue.length) }, next));
   };
 
+  const besideDone = (async () => {
+    for (const c of o.beside ?? []) if (!stopping) c.status = await runFile(c.name, c);
+  })();
+
   return (async () => {
-    await drain(shared, concurrency);
+    await Promise.all([drain(shared, concurrency), besideDone]);
     await drain(lonely, 1);
     clearTimeout(timer);
     process.off('SIGINT', forward);
@@ -177,10 +203,12 @@ export function runTestFiles(o) {
     say(`\n== ${o.name}: the ${Math.min(n, ran.length)} slowest of ${ran.length} files\n`);
     for (const [f, ms] of ran.slice(0, n)) say(`${seconds(ms).padStart(9)}  ${f in cpu ? `(CPU ${seconds(cpu[f])})`.padStart(14) : ''}  ${f}\n`);
     const cpuSum = Object.values(cpu).reduce((s, ms) => s + ms, 0);
-    say(`== ${o.name}: ${ran.length} files, ${total.tests} tests, ${total.pass} passed, ${total.fail} failed; `
+    const besideRan = (o.beside ?? []).filter((c) => c.name in times).length;
+    const ranText = `${ran.length - besideRan} files${besideRan ? ` and ${besideRan} command${besideRan > 1 ? 's' : ''} beside them` : ''}`;
+    say(`== ${o.name}: ${ranText}, ${total.tests} tests, ${total.pass} passed, ${total.fail} failed; `
       + `files' times sum to ${seconds(sum)}${cpuSum ? ` (CPU ${seconds(cpuSum)})` : ''}, wall ${seconds(Date.now() - t0)} with ${concurrency} at a time; `
       + `load average ${load0[0].toFixed(2)} at the start, ${load1[0].toFixed(2)} at the end\n`);
     if (failed.length) say(`== ${o.name}: failed: ${failed.join(', ')}\n`);
-    return overran || failed.length || ran.length < o.files.length ? 1 : 0;
+    return overran || failed.length || ran.length < o.files.length + (o.beside?.length ?? 0) ? 1 : 0;
   })();
 }

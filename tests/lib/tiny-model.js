@@ -8,7 +8,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { rng } from './random.js';
 import { loadConfig } from '../../pipeline/config.js';
-import { dataDir, modelsDir, usePaths } from '../../pipeline/paths.js';
+import { SAMPLE_CORPUS, dataDir, modelsDir, usePaths } from '../../pipeline/paths.js';
 import { cachedFolder, inputsHash } from './test-cache.js';
 
 export const ANIMALS = ['犬', '猫', '馬', '牛', '羊', '豚', '鶏', '兎', '狐', '熊', '象', '亀'];
@@ -67,8 +67,9 @@ function trainingInputsHash(corpus, settings) {
  * ones (e.g. tokenising and word2vec when only the GMM seed differs), then cached (tests/lib/test-cache.js); a later
  * call with the same inputs, in this test file or another, copies the cache. Training points the pipeline's folders
  * at the scratch folder (usePaths) and back.
- * @param {{corpus: string, models: {name: string, overrides: Record<string, any>}[], redisUrl: string, into?: string}} o
- *   overrides: loadConfig overrides of each model (its `train` section, and `tokenizer` for another language)
+ * @param {{corpus: string, models: {name?: string, overrides: Record<string, any>}[], redisUrl: string, into?: string}} o
+ *   overrides: loadConfig overrides of each model (its `train` section, and `tokenizer` for another language);
+ *   a model without a name is trained (cached) but not copied
  * @returns {Promise<string>} the hash of the models' inputs (for caches of what is built from them)
  */
 export async function ensureModels({ corpus, models, redisUrl, into = modelsDir() }) {
@@ -90,6 +91,19 @@ export async function ensureModels({ corpus, models, redisUrl, into = modelsDir(
       fs.rmSync(work, { recursive: true, force: true });
     }
   });
-  models.forEach((m, i) => fs.cpSync(path.join(cache, `model-${i}`), path.join(into, m.name), { recursive: true }));
+  models.forEach((m, i) => { if (m.name) fs.cpSync(path.join(cache, `model-${i}`), path.join(into, m.name), { recursive: true }); });
   return key;
+}
+
+/**
+ * The small models of the bundled sample, sampleTrain(1) and sampleTrain(2), as one cached set shared by every test
+ * file that needs a small sample model (the server tests, the index stage's, the eval's, the reliability suite's):
+ * trained once in all (the second reuses the first's tokenising and word vectors), and the first `names.length` of
+ * them copied under `names` (sampleTrain(1)'s model as names[0]).
+ * @param {{names: [string] | [string, string], redisUrl: string, into?: string}} o
+ * @returns {Promise<string>} the hash of the models' inputs (ensureModels)
+ */
+export function ensureSampleModels({ names, redisUrl, into }) {
+  const models = [1, 2].map((seed, i) => ({ name: names[i], overrides: { train: sampleTrain(seed) } }));
+  return ensureModels({ corpus: SAMPLE_CORPUS, models, redisUrl, into });
 }

@@ -14,7 +14,7 @@ export * from './lib.js';
 
 const { loadConfig } = await import('../../pipeline/config.js');
 const { SAMPLE_CORPUS } = await import('../../pipeline/paths.js');
-const { TWO_TOPIC_TRAIN, ensureModels, sampleTrain, writeTwoTopicCorpus } = await import('../lib/tiny-model.js');
+const { TWO_TOPIC_TRAIN, ensureSampleModels, sampleTrain, writeTwoTopicCorpus } = await import('../lib/tiny-model.js');
 
 export const SAMPLE = SAMPLE_CORPUS;
 export const sampleLines = () => fs.readFileSync(SAMPLE_CORPUS, 'utf8').trim().split('\n');
@@ -50,7 +50,7 @@ export const tinyTrainConfig = () => testConfig({ train: TWO_TOPIC_TRAIN });
  * @param {string} redisUrl
  */
 export async function ensureModel(redisUrl) {
-  await ensureModels({ corpus: SAMPLE_CORPUS, models: [{ name: MODEL, overrides: { train: sampleTrain(1) } }], redisUrl });
+  await ensureSampleModels({ names: [MODEL], redisUrl });
 }
 
 export function cleanup() {

@@ -20,7 +20,7 @@ const { openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
 const { keyDigest: hashKey } = await import('../../pipeline/api-keys.js');
 const { SAMPLE_CORPUS } = await import('../../pipeline/paths.js');
-const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
+const { ensureSampleModels, sampleTrain } = await import('../lib/tiny-model.js');
 const { cachedFolder, inputsHash } = await import('../lib/test-cache.js');
 
 export const API_KEY = 'test-key-0123456789';
@@ -146,11 +146,7 @@ export async function setup() {
   state = { redis };
   // Both models: trained here (one full run, then only the GMM and topics again with another seed, about 20 s)
   // or copied from an earlier test file's run when no training input changed.
-  const modelsKey = await ensureModels({
-    corpus: SAMPLE_CORPUS,
-    models: [{ name: MODEL_A, overrides: trainOverrides(1) }, { name: MODEL_B, overrides: trainOverrides(2) }],
-    redisUrl: redis.url,
-  });
+  const modelsKey = await ensureSampleModels({ names: [MODEL_A, MODEL_B], redisUrl: redis.url });
   const config = testConfig();
   // The collections: indexed here, or copied from an earlier test file's folder when nothing that shapes them
   // changed (the models, the config, the documents, the pipeline's code and native addons).

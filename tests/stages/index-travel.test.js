@@ -25,7 +25,7 @@ const { openQueue } = await import('../../pipeline/queue/queues.js');
 const { modelFilesDigest } = await import('../../pipeline/model/files-digest.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor, REPO_ROOT } = await import('../../pipeline/paths.js');
-const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
+const { ensureSampleModels } = await import('../lib/tiny-model.js');
 
 const SAMPLE = 'tests/fixtures/livedoor/sample.jsonl';
 const lines = fs.readFileSync(SAMPLE, 'utf8').trim().split('\n');
@@ -35,7 +35,7 @@ const config = loadConfig({ overrides: { index: { shardSize: 20, queuedShards: 2
 let redis;
 before(async () => {
   redis = await startPrivateRedis();
-  await ensureModels({ corpus: SAMPLE, models: [{ name: 'small', overrides: { train: sampleTrain(1) } }], redisUrl: redis.url });
+  await ensureSampleModels({ names: ['small'], redisUrl: redis.url }); // sampleTrain(1) on the sample, shared with other files
 });
 after(async () => {
   await redis.stop();

@@ -16,7 +16,7 @@ const { runIndex } = await import('../../pipeline/stages/indexing.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
 const { createEmbedder } = await import('../../pipeline/embed/index.js');
 const { openStore } = await import('../../pipeline/store/index.js');
-const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
+const { ensureSampleModels } = await import('../lib/tiny-model.js');
 
 const SAMPLE = 'tests/fixtures/livedoor/sample.jsonl';
 const lines = fs.readFileSync(SAMPLE, 'utf8').trim().split('\n');
@@ -31,7 +31,7 @@ const config = (/** @type {Record<string, any>} */ index = {}) => loadConfig({
 let redis;
 before(async () => {
   redis = await startPrivateRedis();
-  await ensureModels({ corpus: SAMPLE, models: [{ name: 'small', overrides: { train: sampleTrain(1) } }], redisUrl: redis.url });
+  await ensureSampleModels({ names: ['small'], redisUrl: redis.url }); // sampleTrain(1) on the sample, shared with other files
 });
 after(async () => {
   await redis.stop();
