@@ -45,7 +45,7 @@ export class ServingModel {
    * @param {import('../pipeline/config.js').Config['embed']} [embed] the settings `embedder` was built with (default: its layout's)
    * @param {import('../pipeline/config.js').Config['adEmbed']} [adEmbed] the settings a new ad collection gets
    */
-  constructor(name, embedder, store, pool = null, writePool = null, embed = embedder.layout.embed, adEmbed = { collections: [], alpha: 1, keepFraction: 1, skipStopwords: false, idfPower: null }) {
+  constructor(name, embedder, store, pool = null, writePool = null, embed = embedder.layout.embed, adEmbed = { collections: [], alpha: 1, keepFraction: 1 }) {
     this.name = name;
     this.embedder = embedder;
     /** The model's default embed settings (servingEmbedConfig): a collection without a recorded layout that holds documents has them. */

@@ -169,8 +169,6 @@ export type Config = {
       stopwords: 'keep' | 'drop';
       /** The lexical block's weight is damp(tf) · idf^idfPower. */
       idfPower: number;
-      /** The lexical block leaves out the words that have no word-topic vector (the tokenizer's stop lists' words), keeping the lexicon's rows: the vectors keep their width, so they stay comparable with vectors that include them (adEmbed sets it for ads). */
-      skipStopwords: boolean;
     };
   };
   /** Ad collections (short copy that /v1/match ranks for a page) get this α and keepFraction (keepCount null) over `embed` when first indexed or written, then keep their recorded layout; pages keep `embed`'s. A page–ad score weighs the SCDV cosine by √(α_page·α_ad). */
@@ -181,10 +179,6 @@ export type Config = {
     alpha: number;
     /** The ads' fraction of SCDV entries kept. */
     keepFraction: number;
-    /** The ads' lexical block leaves out the stop words (embed.hybrid.skipStopwords): a page–ad score then counts no shared する or なる. */
-    skipStopwords: boolean;
-    /** The ads' lexical block's idf power (embed.hybrid.idfPower; null: embed's). */
-    idfPower: number | null;
   };
   /** `scdv eval --classify`: the vectors of the linear classifier, not the served embed's. */
   eval: {

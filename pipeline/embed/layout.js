@@ -55,8 +55,7 @@ export function layoutDifference(a, b) {
  * @returns {import('../config.js').Config['embed']}
  */
 export function adEmbedSettings(base, ad) {
-  const hybrid = { ...base.hybrid, alpha: base.hybrid.alpha < 1 ? ad.alpha : 1, skipStopwords: ad.skipStopwords ?? false, idfPower: ad.idfPower ?? base.hybrid.idfPower };
-  return { ...base, keepFraction: ad.keepFraction, keepCount: null, hybrid };
+  return { ...base, keepFraction: ad.keepFraction, keepCount: null, hybrid: { ...base.hybrid, alpha: base.hybrid.alpha < 1 ? ad.alpha : 1 } };
 }
 
 /**

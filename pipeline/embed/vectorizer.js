@@ -59,9 +59,6 @@ export class DocumentVectorizer {
     this.lexicalDamping = { ...cfg, damping: cfg.hybrid?.damping ?? 'log' };
     // The lexical block's weights damp(tf) · idf^p; p 1 for a layout recorded before embed.hybrid.idfPower existed.
     const p = cfg.hybrid?.idfPower ?? 1;
-    // embed.hybrid.skipStopwords: the lexical block leaves out the words without a word-topic vector (the stop lists'
-    // words), keeping the lexicon's rows (the vector's width); false for a layout recorded before the option.
-    this.skipStopwords = Boolean(cfg.hybrid?.skipStopwords);
     this.lexicalIdf = this.lexicon ? (p === 1 ? this.lexicon.idf : this.lexicon.idf.map((x) => x ** p)) : new Float32Array(0);
     /** Width of the whole vector: the SCDV block, then one dimension per vocabulary word in the hybrid layout. */
     this.width = this.scdvWidth + (this.lexicon ? this.lexicon.idf.length : 0);
@@ -115,7 +112,7 @@ export class DocumentVectorizer {
     let m = 0;
     for (const [word, count] of tf) {
       const r = lex.indexOf(word);
-      if (r >= 0 && !(this.skipStopwords && !this.wordTopics.lookup(word))) { weight[r] = damp(count, this.lexicalDamping) * this.lexicalIdf[r]; this.lexRows[m++] = r; }
+      if (r >= 0) { weight[r] = damp(count, this.lexicalDamping) * this.lexicalIdf[r]; this.lexRows[m++] = r; }
     }
     let rows = this.lexRows.subarray(0, m);
     const maxTerms = this.cfg.hybrid?.maxTerms ?? null;

@@ -78,10 +78,6 @@ export const embed = section('Document vectors (pipeline/embed/): the same setti
       type: 'number', default: 0.25, description: "The lexical block's weight is damp(tf) · idf^idfPower.",
       why: "best with the stop words kept (docs/relevance.md § The lexical block's tokens and idf power).",
     },
-    skipStopwords: {
-      type: 'boolean', default: false,
-      description: "The lexical block leaves out the words that have no word-topic vector (the tokenizer's stop lists' words), keeping the lexicon's rows: the vectors keep their width, so they stay comparable with vectors that include them (adEmbed sets it for ads).",
-    },
   }),
 });
 
@@ -98,12 +94,6 @@ export const adEmbed = section("Ad collections (short copy that /v1/match ranks 
   keepFraction: {
     type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.1, description: "The ads' fraction of SCDV entries kept.",
     why: 'ranks as 1 does with half the entries (docs/matching.md § Ads\' own layout).',
-  },
-  skipStopwords: {
-    type: 'boolean', default: false, description: "The ads' lexical block leaves out the stop words (embed.hybrid.skipStopwords): a page–ad score then counts no shared する or なる.",
-  },
-  idfPower: {
-    type: ['number', 'null'], default: null, description: "The ads' lexical block's idf power (embed.hybrid.idfPower; null: embed's).",
   },
 });
 
