@@ -131,7 +131,7 @@ std::shared_ptr<EnvLink> linkFor(Napi::Env env) {
 }
 
 /**
- * The search threads' niceness: below the event loop and the embedding threads, which answer requests and whose
+ * The search threads' niceness, counted from the event loop's (thread_yield.h): below the event loop and the embedding threads, which answer requests and whose
  * turns are short, so that a busy core goes to them first and to searches meanwhile. Against 0, with 20 writes/s
  * beside live related: write p99 42 vs 49 ms (lower in every round); live related alone 0.92x the req/s (the loop
  * takes requests in smaller batches) (BENCHMARKS.md "Search threads").
