@@ -139,11 +139,12 @@ std::shared_ptr<EnvLink> linkFor(Napi::Env env) {
 constexpr int kSearchNice = 3;
 
 void becomeSearchThread() {
+  // SCHED_BATCH: never preempting a thread on wakeup (the event loop above all). Before the name, so that a thread
+  // named scdv-search is always one that gives way.
+  scdv_native::giveWayToOtherThreads(kSearchNice);
 #ifdef __linux__
   pthread_setname_np(pthread_self(), "scdv-search");
 #endif
-  // SCHED_BATCH: never preempting a thread on wakeup (the event loop above all).
-  scdv_native::giveWayToOtherThreads(kSearchNice);
 }
 
 /** The queue and its threads; never destroyed (detached threads wait on it). */
