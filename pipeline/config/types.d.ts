@@ -330,7 +330,7 @@ export type Config = {
     embedThreads: number;
     /** Threads (when embedThreads > 0) that embed documents written through the API, at writeEmbedNice. */
     writeEmbedThreads: number | null;
-    /** Niceness (Linux) of the writeEmbedThreads threads (SCHED_BATCH): above 0 they yield to the event loop and the request-text threads. */
+    /** Niceness (Linux) of the writeEmbedThreads threads (SCHED_BATCH), above the event loop's (a server started under nice keeps the order): above 0 they yield to the event loop and the request-text threads. */
     writeEmbedNice: number;
     /** A request text (title + body) of more characters is large: large texts take at most embedThreads − 1 threads (all when 1) and wait behind small ones. */
     embedLargeTextChars: number;

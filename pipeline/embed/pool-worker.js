@@ -19,7 +19,7 @@ let pacer = null;
 try {
   embedder = await createEmbedder(workerData.model, workerData.config);
   // nice above 0: this thread gives way to the event loop (SCHED_BATCH: it never takes the loop's core on waking to
-  // a message) and, at that niceness, to the other threads (Linux; only this thread, never below the process's own).
+  // a message) and, at that much niceness above the event loop's, to the other threads (Linux; only this thread).
   if (workerData.nice > 0) yieldThisThread(workerData.nice);
   // With `pace`: each embedding runs in slices while searches are in flight (server.writePace).
   if (workerData.pace) pacer = paceThisThread(workerData.pace.busy, workerData.pace);

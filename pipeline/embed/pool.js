@@ -20,7 +20,7 @@ const SMALL_DEPTH = 2;
  * @property {string} model
  * @property {import('../config.js').Config} config
  * @property {number} size threads
- * @property {number} [nice] the threads' niceness (Linux; never below the process's own): above 0 they yield the
+ * @property {number} [nice] the threads' niceness above the event loop's (Linux): above 0 they yield the
  *   cores to the other threads
  * @property {({busy: Int32Array} & import('../config.js').Config['server']['writePace']) | null} [pace] each
  *   embedding in slices while busy[0] > 0 (paceThisThread, pipeline/threads/)

@@ -107,8 +107,9 @@ function toReranked(r) {
 
 /**
  * Opens the collection's engine: with `create`, creating the collection on disk when missing; without, null
- * when it does not exist (nothing is created). Throws SCDV_STORE_BUSY, never waiting, while a write or a drop of
- * this process holds the collection's LOCK (see process-locks.js); EngineReady then resolves when that is over.
+ * when it does not exist (nothing is created). With `create`, throws SCDV_STORE_BUSY, never waiting, while a write
+ * or a drop of this process holds the collection's LOCK (see process-locks.js); EngineReady then resolves when that
+ * is over. Without, it opens without the lock then (engine.js).
  * @typedef {(create: boolean) => import('./engine.js').NativeEngine | null} EngineOpener
  * @typedef {() => Promise<void>} EngineReady
  */

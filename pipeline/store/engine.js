@@ -71,10 +71,13 @@ export class NativeEngine {
       s.mergeFd = fds.merge;
       let stale = false;
       try {
-        // Never waits for this process's own hold on LOCK (a write group of another handle, a drop): that holder
-        // needs this event loop to let go. The caller waits for it asynchronously (process-locks.js whenFree).
+        // Never waits for this process's own hold on LOCK (a write group or a flush of another handle, a drop):
+        // that holder needs this event loop to let go. An open that may create waits for it asynchronously (the
+        // caller: process-locks.js whenFree). An open to read needs no lock: it reads the folder as every reader
+        // does between writers (refresh), and leaves the torn-tail repair and the clean-up, which need LOCK, to
+        // the next holder. (Nothing of this process runs between the holder's awaits while this code runs.)
         const release = lockSync(s.addon, s.lockFd);
-        if (!release) throw errors.STORE_BUSY(name, path.basename(path.dirname(dir)));
+        if (!release && create) throw errors.STORE_BUSY(name, path.basename(path.dirname(dir)));
         try {
           if (!sameFile(s.lockFd, path.join(dir, 'LOCK'))) {
             if (!create || attempt >= 20) throw s.notFound();
@@ -92,17 +95,19 @@ export class NativeEngine {
           s.createdAt = String(info.created_at);
           s.view = new s.addon.View(s.width);
           refresh(s, true);
-          truncateTornTail(s);
-          if (s.addon.flock(s.mergeFd, 'exnb')) {
-            try {
-              cleanup(s);
-            } finally {
-              s.addon.flock(s.mergeFd, 'un');
+          if (release) {
+            truncateTornTail(s);
+            if (s.addon.flock(s.mergeFd, 'exnb')) {
+              try {
+                cleanup(s);
+              } finally {
+                s.addon.flock(s.mergeFd, 'un');
+              }
             }
           }
           break;
         } finally {
-          release();
+          release?.();
         }
       } catch (err) {
         fs.closeSync(s.lockFd);

@@ -171,8 +171,8 @@ export class Store {
     try {
       e = open(false);
     } catch (err) {
-      // Locked by a write or a drop of this process: a collection to write to is opened on its first write,
-      // which waits for that (ready); a read is told to retry.
+      // Locked by a write or a drop of this process (an open to read never is: engine.js): a collection to write
+      // to is opened on its first write, which waits for that (ready).
       if (width === undefined || /** @type {any} */ (err)?.code !== 'SCDV_STORE_BUSY') throw err;
       e = null;
     }

@@ -58,10 +58,11 @@ function loadAddon() {
 
 /**
  * The calling thread gives way to the process's other threads: SCHED_BATCH (on waking it never preempts the thread
- * that woke it, the event loop above all) at niceness `nice` or the thread's own if higher (Linux; elsewhere nothing
- * changes). For the threads that embed written documents: MeCab's milliseconds per article otherwise start on the
+ * that woke it, the event loop above all) at `nice` more niceness than the process's main thread (the event loop),
+ * at most 19, or the thread's own if higher (Linux; elsewhere nothing changes). Counted from the main thread, so
+ * that a process started under `nice` keeps the order of its threads. For the threads that embed written documents: MeCab's milliseconds per article otherwise start on the
  * event loop's core the moment the loop posts the text (BENCHMARKS.md).
- * @param {number} nice 0-19
+ * @param {number} nice 0-19: niceness above the main thread's
  * @returns {ThreadYield}
  */
 export function yieldThisThread(nice) {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
+import { sleep, waitFor } from '../lib/wait.js';
 
 /**
  * A redis-server on a fixed unix socket that a test can stop (SIGKILL, like a crash) and start again.
@@ -78,25 +79,7 @@ function canConnect(socket) {
   });
 }
 
-/** @param {number} ms */
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Poll `fn` until it returns a truthy value.
- * @template T
- * @param {() => T | Promise<T>} fn
- * @param {{timeoutMs?: number, everyMs?: number, what?: string}} [o]
- * @returns {Promise<T>}
- */
-export async function waitFor(fn, o = {}) {
-  const deadline = Date.now() + (o.timeoutMs ?? 30_000);
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${o.what ?? 'a condition'}`);
-    await sleep(o.everyMs ?? 20);
-  }
-}
+export { sleep, waitFor };
 
 /**
  * Direct children of a process (Linux /proc).

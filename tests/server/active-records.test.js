@@ -11,6 +11,7 @@ import { startPrivateRedis, redisOptions } from '../../pipeline/queue/redis.js';
 import { usePaths } from '../../pipeline/paths.js';
 import { DEFAULT_CONFIG } from '../../pipeline/config.js';
 import { activeRecords, FileActiveRecords, RedisActiveRecords } from '../../pipeline/serving/active.js';
+import { waitFor } from '../lib/wait.js';
 
 /** @type {Awaited<ReturnType<typeof startPrivateRedis>>} */
 let redis;
@@ -38,7 +39,7 @@ const rec = (model) => ({ model, previous: null, activated_at: new Date().toISOS
  */
 function followUntil(r, model, pollMs) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${model} not followed within 3 s`)), 3000);
+    const timer = setTimeout(() => reject(new Error(`${model} not followed within 20 s`)), 20_000);
     r.follow((x) => { if (x.model === model) { clearTimeout(timer); resolve(Date.now()); } }, pollMs);
   });
 }
@@ -87,7 +88,14 @@ test('Redis records: a write on one host is heard on another at once (pub/sub), 
     await a.write(rec('m1'));
     assert.equal((await b.read())?.model, 'm1');
     const seen = followUntil(b, 'm2', 60_000);
-    await new Promise((r) => setTimeout(r, 200)); // the subscription is in place
+    // The subscription is in place (Redis counts the channel's subscribers), so that the write's message reaches it.
+    const raw = new Redis(redisOptions(redis.url));
+    try {
+      const key = /** @type {RedisActiveRecords} */ (b).key;
+      await waitFor(async () => Number((/** @type {any[]} */ (await raw.pubsub('NUMSUB', key)))[1]) === 1, { timeoutMs: 20_000, what: `a subscriber on ${key}` });
+    } finally {
+      raw.disconnect();
+    }
     const t0 = Date.now();
     await a.write(rec('m2'));
     const at = await seen;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 const h = await import('./helpers.js');
+const { waitFor } = await import('../lib/wait.js');
 const { startServer } = await import('../../server/start.js');
 const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
 const { localPrecompute } = await import('../../workers/precompute.js');
@@ -74,12 +75,12 @@ test('a refused write creates no collection: PUT answered 422, a bulk job withou
   const lines = ['{"id": "broken"', JSON.stringify({ id: 'no-body' }), JSON.stringify({ id: 'unknown', body: 'Wqplkz zzvtq xqvvz.' })];
   const r = await call({ method: 'POST', url: '/v1/collections/refused-bulk/documents:bulk', payload: lines.join('\n') + '\n', headers: { ...KEY, 'content-type': 'application/x-ndjson' } });
   assert.equal(r.status, 202, JSON.stringify(r.body));
+  /** @type {any} */
   let status;
-  for (let i = 0; i < 150; i++) {
+  await waitFor(async () => {
     status = (await call(r.body.status_url)).body;
-    if (status.state === 'completed' || status.state === 'failed') break;
-    await new Promise((res) => setTimeout(res, 100));
-  }
+    return status.state === 'completed' || status.state === 'failed';
+  }, { timeoutMs: 90_000, everyMs: 100, what: 'the bulk job to end', last: () => status });
   assert.equal(status.documents, 0, JSON.stringify(status));
   assert.ok(!(await listed()).includes('refused-bulk'));
   assert.deepEqual(folders(), before, 'no folder appeared in the store');

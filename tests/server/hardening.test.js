@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 
 const h = await import('./helpers.js');
+const { waitFor } = await import('../lib/wait.js');
 const { startServer } = await import('../../server/start.js');
 const { COLLECTION_NAME_RE } = await import('../../pipeline/store/names.js');
 
@@ -87,7 +88,7 @@ test('at server.maxConnections a new connection takes the place of the longest i
     }
     const extra = await trickle(srv.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 0, 3000);
     assert.match(extra.data, /^HTTP\/1\.1 200 /, 'the fourth connection is answered');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => closed.some(Boolean), { timeoutMs: 10_000, what: 'an idle connection to be closed to make room', last: () => closed });
     assert.deepEqual([closed[0] ?? false, closed[1] ?? false, closed[2] ?? false], [true, false, false], 'the longest idle connection made room');
     for (const s of /** @type {net.Socket[]} */ (open)) s.destroy();
     await new Promise((r) => setTimeout(r, 100));

@@ -161,11 +161,6 @@ export async function setup() {
   });
   for (const name of [MODEL_A, MODEL_B]) {
     if (!fs.existsSync(storeDirFor(name))) fs.cpSync(path.join(stores, name), storeDirFor(name), { recursive: true });
-    // Opened, flushed and closed here, as when this process indexed them: without it routes.test.js's precompute next
-    // to a running server meets SCDV_STORE_BUSY on a store only ever written by another process.
-    const store = openStore(storeDirFor(name));
-    for (const c of ['articles', 'ads']) await store.collection(c).flush();
-    store.close();
   }
   return state;
 }

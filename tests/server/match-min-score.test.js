@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const h = await import('./helpers.js');
+const { waitFor } = await import('../lib/wait.js');
 const { startServer } = await import('../../server/start.js');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
@@ -57,12 +58,13 @@ const matchText = (text, extra = {}) => call({ method: 'POST', url: '/v1/match',
 
 /** The server has read the records again (every modelPollMs) and applies the derived threshold. */
 async function untilDerived() {
-  for (let i = 0; i < 100; i++) {
-    const r = await matchText(SOCCER);
-    if (r.body.min_score_from === 'derived') return r.body.min_score;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  throw new Error('the derived threshold was never applied');
+  /** @type {any} */
+  let body;
+  await waitFor(async () => {
+    body = (await matchText(SOCCER)).body;
+    return body.min_score_from === 'derived';
+  }, { timeoutMs: 30_000, everyMs: 50, what: 'the derived threshold to be applied', last: () => body });
+  return body.min_score;
 }
 
 test('a collection whose threshold was never derived answers with the fallback, and says so', async () => {

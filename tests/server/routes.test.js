@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 
 const h = await import('./helpers.js');
+const { waitFor } = await import('../lib/wait.js');
 const { startServer } = await import('../../server/start.js');
 const { runPrecompute } = await import('../../pipeline/stages/precompute.js');
 const { localPrecompute } = await import('../../workers/precompute.js');
@@ -262,12 +263,12 @@ test('bulk: JSON Lines body or an allowed file -> Bull index jobs; progress, err
   assert.equal(r.status, 202, JSON.stringify(r.body));
   assert.equal(r.body.lines, 43);
   assert.equal(r.body.status_url, `/v1/jobs/${r.body.job}`);
+  /** @type {any} */
   let status;
-  for (let i = 0; i < 150; i++) {
+  await waitFor(async () => {
     status = (await call({ url: r.body.status_url, headers: KEY })).body;
-    if (status.state === 'completed' || status.state === 'failed') break;
-    await new Promise((res) => setTimeout(res, 100));
-  }
+    return status.state === 'completed' || status.state === 'failed';
+  }, { timeoutMs: 90_000, everyMs: 100, what: 'the bulk job to end', last: () => status });
   assert.equal(status.state, 'completed', JSON.stringify(status));
   assert.equal(status.documents, 40);
   assert.equal(status.rejected, 3);
@@ -287,10 +288,21 @@ test('bulk: JSON Lines body or an allowed file -> Bull index jobs; progress, err
   fs.writeFileSync(path.join(imports, 'more.jsonl'), JSON.stringify({ ...docs[0], id: 'bulk-copy' }) + '\n');
   const byPath = await call({ method: 'POST', url: bulkUrl, payload: { path: path.join(imports, 'more.jsonl') }, headers: KEY });
   assert.equal(byPath.status, 202, JSON.stringify(byPath.body));
-  for (let i = 0; i < 150 && (await call(byPath.body.status_url)).body.state !== 'completed'; i++) await new Promise((res) => setTimeout(res, 100));
+  /** @type {any} */
+  let byPathStatus;
+  await waitFor(async () => {
+    byPathStatus = (await call(byPath.body.status_url)).body;
+    return byPathStatus.state === 'completed' || byPathStatus.state === 'failed';
+  }, { timeoutMs: 90_000, everyMs: 100, what: 'the bulk job of a file to end', last: () => byPathStatus });
+  assert.equal(byPathStatus.state, 'completed', JSON.stringify(byPathStatus));
   // Written by the worker process: this process sees it within the store's refresh, and the cached answer goes.
-  await new Promise((res) => setTimeout(res, 200));
-  h.assertCopyCollapsed((await call(relatedUrl)).body, 'bulk-copy');
+  /** @type {any} */
+  let related;
+  await waitFor(async () => {
+    related = (await call(relatedUrl)).body;
+    return related.dropped?.some((/** @type {any} */ x) => x.id === 'bulk-copy');
+  }, { timeoutMs: 20_000, everyMs: 50, what: 'the related list to show the document written by the worker', last: () => related });
+  h.assertCopyCollapsed(related, 'bulk-copy');
   h.assertCopyOnTop((await call(`${relatedUrl}&collapse=false&feedback=false`)).body.results, 'bulk-copy');
   assertError(await call({ method: 'POST', url: bulkUrl, payload: { path: '/etc/passwd' }, headers: KEY }), 422, 'SCDV_BULK_SOURCE_INVALID');
   fs.symlinkSync('/etc/hostname', path.join(imports, 'link.jsonl'));
@@ -448,7 +460,7 @@ test('Redis down: reads keep serving (match searches live), queue routes answer 
     await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 3, redisUrl: own.url, config: h.testConfig(), processor: localPrecompute });
     assert.equal((await s2.app.inject(`/v1/match?collection=ads&for=${DOC}&k=3`)).json().served_from, 'precomputed');
     await own.stop();
-    for (let i = 0; i < 50 && s2.ctx.hub?.up; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => !s2.ctx.hub?.up, { timeoutMs: 20_000, what: 'the server to notice that its Redis stopped' });
     const ready = await s2.app.inject('/readyz');
     assert.equal(ready.statusCode, 200);
     assert.equal(ready.json().redis, 'down');

@@ -14,7 +14,7 @@ let redisUrl;
 before(async () => { ({ redis: { url: redisUrl } } = await h.setup()); });
 after(async () => { await h.teardown(); });
 
-const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
+const { sleep, waitFor } = await import('../lib/wait.js');
 
 test('the defaults of the per-connection bounds', () => {
   const s = DEFAULT_CONFIG.server;
@@ -48,23 +48,25 @@ test('a client pipelining 40 requests for 1 MB answers without reading: a few ar
     s.on('error', () => {});
     s.pause();
     s.write('GET /test/big HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(40));
-    const closed = new Promise((r) => s.once('close', r));
+    let closed = false;
+    s.once('close', () => { closed = true; });
+    await waitFor(() => state.handled >= 1, { timeoutMs: 20_000, what: 'the first pipelined request to be handled' });
+    // Time for a server without the bound to go on handling the pipelined requests.
     await sleep(400);
     const handledWhileStalled = state.handled;
     // What the kernel's buffers take on loopback (a few MB) plus the bound: far fewer than the 40 asked for.
     assert.ok(handledWhileStalled >= 1 && handledWhileStalled <= 16, `${handledWhileStalled} handled`);
     assert.equal(state.maxInFlight, 1, 'one request at a time on a connection');
-    const t0 = Date.now();
     let m = '';
-    while (!/scdv_socket_backpressure_total\{action="closed"\} 1\b/.test(m) && Date.now() - t0 < 5000) {
-      await sleep(100);
+    await waitFor(async () => {
       m = await (await fetch(`${srv.url}/metrics`)).text();
-    }
+      return /scdv_socket_backpressure_total\{action="closed"\} 1\b/.test(m);
+    }, { timeoutMs: 20_000, everyMs: 100, what: 'the stalled socket to be closed (scdv_socket_backpressure_total{action="closed"})' });
     assert.match(m, /scdv_socket_backpressure_total\{action="paused"\} 1\b/);
     assert.match(m, /scdv_socket_backpressure_total\{action="closed"\} 1\b/);
     // The client sees the connection end once it reads what was written.
     s.resume();
-    await Promise.race([closed, sleep(5000).then(() => { throw new Error('not closed'); })]);
+    await waitFor(() => closed, { timeoutMs: 20_000, what: 'the client to see the connection end' });
     assert.equal(state.handled, handledWhileStalled, 'nothing more was handled');
   } finally {
     await srv.close();
@@ -89,7 +91,7 @@ test('a pipelining client that reads gets all its answers, in order, one handled
     let text = '';
     s.on('data', (d) => { text += d; });
     s.write(Array.from({ length: 30 }, (_, i) => `GET /test/n/${i} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
-    while ((text.match(/HTTP\/1\.1 200/g) ?? []).length < 30) await sleep(10);
+    await waitFor(() => (text.match(/HTTP\/1\.1 200/g) ?? []).length >= 30, { timeoutMs: 20_000, everyMs: 10, what: '30 answers', last: () => (text.match(/HTTP\/1\.1 200/g) ?? []).length });
     s.destroy();
     const bodies = [...text.matchAll(/\{"n":(\d+),"seen":(\d+)\}/g)].map((m) => [Number(m[1]), Number(m[2])]);
     assert.deepEqual(bodies, Array.from({ length: 30 }, (_, i) => [i, i]));

@@ -9,6 +9,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const h = await import('./helpers.js');
+const { waitFor } = await import('../lib/wait.js');
 const { startServer } = await import('../../server/start.js');
 
 /** @type {string} */
@@ -66,11 +67,17 @@ test('activating another model under load: no request fails, answers switch mode
       }
     };
     const clients = Array.from({ length: 12 }, (_, c) => client(c));
-    await new Promise((r) => setTimeout(r, 400));
+    // Each model serves a few rounds of the 12 clients: a count of answered requests, not a time (which a loaded
+    // machine stretches).
+    const answered = (/** @type {number} */ n) => {
+      const target = requests + n;
+      return waitFor(() => requests >= target, { timeoutMs: 30_000, what: `${n} more requests answered`, last: () => ({ requests, failures }) });
+    };
+    await answered(36);
     for (const m of [h.MODEL_B, h.MODEL_A, h.MODEL_B]) {
       const a = await fetch(`${srv.url}/v1/models/${m}/activate`, { method: 'POST', headers: KEY });
       assert.equal(a.status, 200, await a.text());
-      await new Promise((r) => setTimeout(r, 400));
+      await answered(36);
     }
     stop = true;
     await Promise.all(clients);
@@ -126,19 +133,26 @@ test('--workers 2: one port, both processes follow an activation, SIGTERM stops 
     child.once('exit', (c) => reject(new Error(`exited ${c}: ${stderr}`)));
   });
   try {
+    let sent = 0;
+    /** @type {string[]} */
+    let answered = [];
     const models = async () => {
       const rs = await Promise.all(Array.from({ length: 12 }, () => fetch(`${url}/v1/collections`, { headers: { connection: 'close' } }).then((r) => /** @type {Promise<any>} */ (r.json()))));
-      return new Set(rs.map((b) => b.model));
+      sent += rs.length;
+      answered = rs.map((b) => b.model);
+      return new Set(answered);
     };
     assert.deepEqual(await models(), new Set([h.MODEL_A]));
     const a = await fetch(`${url}/v1/models/${h.MODEL_B}/activate`, { method: 'POST', headers: KEY });
     assert.equal(a.status, 200);
-    // The other process follows through the active-model file (polled every 100 ms here).
-    await new Promise((r) => setTimeout(r, 600));
-    assert.deepEqual(await models(), new Set([h.MODEL_B]));
+    // The other process follows through the active-model file (polled every 100 ms here): 12 requests spread over
+    // both processes all answer with B, within a generous time.
+    await waitFor(async () => (await models()).size === 1 && answered[0] === h.MODEL_B, {
+      timeoutMs: 20_000, everyMs: 100, what: 'both processes to serve the model activated in one of them', last: () => answered,
+    });
     const metrics = await (await fetch(`${url}/metrics`)).text();
     const count = Number(/scdv_http_request_duration_seconds_count\{method="GET",route="\/v1\/collections",status="200"\} (\d+)/.exec(metrics)?.[1]);
-    assert.equal(count, 24, 'one scrape sees the requests of both processes');
+    assert.equal(count, sent, 'one scrape sees the requests of both processes');
     await fetch(`${url}/v1/models/${h.MODEL_A}/activate`, { method: 'POST', headers: KEY });
   } finally {
     child.kill('SIGTERM');

@@ -1,7 +1,7 @@
 // A drop racing writes in the same process: the event loop never waits for a LOCK this process holds (a
 // synchronous flock while a write group or the drop held it used to stop the process for good), writes sent
 // during the drop wait for it and create the collection anew, and two stores of one process on one folder do not
-// wait on each other synchronously. Each scenario runs in a child process with a time limit: a hang fails the test.
+// wait on each other synchronously (a read of one is answered while the other holds LOCK). Each scenario runs in a child process with a time limit: a hang fails the test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,6 +9,8 @@ import { execFile } from 'node:child_process';
 import { tempDir } from './helpers.js';
 
 const STORE_URL = new URL('../../pipeline/store/index.js', import.meta.url).href;
+const LOCKS_URL = new URL('../../pipeline/store/process-locks.js', import.meta.url).href;
+const NATIVE_URL = new URL('../../pipeline/store/native.js', import.meta.url).href;
 const LIMIT_MS = 20_000;
 
 /**
@@ -117,11 +119,67 @@ test('two stores of one process on one folder: opening one while the other write
         await new Promise((r) => setImmediate(r));
       }
       await Promise.all(writes);
-      out.count = a.collection('x').count();
-      await a.close();
-      await b.close();
+      // Counted by a store opened now: a's own view takes in the other stores' writes within refreshMs, as another
+      // process's would.
+      const check = openStore(dir);
+      out.count = check.collection('x').count();
+      await Promise.all([a.close(), b.close(), check.close()]);
     `);
     assert.equal(out.count, 401, 'every write of both stores is there');
+    assert.equal(out.busyReads, 0, 'a read opening the collection while the other store writes is answered, not SCDV_STORE_BUSY');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a second store of the process opens a collection to read while the first holds its LOCK (a flush under way)', async () => {
+  const dir = tempDir('read-under-lock');
+  try {
+    const out = await runChild(dir, `
+      const fs = await import('node:fs');
+      const path = await import('node:path');
+      const { lockAsync } = await import(${JSON.stringify(LOCKS_URL)});
+      const { loadAddon } = await import(${JSON.stringify(NATIVE_URL)});
+      const a = openStore(dir, { maintenanceMs: 0, autoMerge: false });
+      const x = a.collection('x', { width: 64 });
+      await x.upsert([doc('seed')]);
+      await x.flush();
+      await x.upsert([doc('in-wal')]); // one document in a segment, one only in the WAL
+      // This process holds x's LOCK, as a's write group or background flush does between its awaits: held here
+      // through process-locks.js directly, so that the hold lasts exactly as long as the test needs.
+      const fd = fs.openSync(path.join(dir, 'x', 'LOCK'), 'r+');
+      const release = await lockAsync(loadAddon(), fd);
+      const b = openStore(dir, { maintenanceMs: 0, autoMerge: false });
+      try {
+        const bx = b.collection('x');
+        out.count = bx.count();
+        out.ids = ['seed', 'in-wal'].filter((id) => bx.get(id) !== null);
+      } catch (e) {
+        out.readError = e.code ?? String(e);
+      }
+      // A write of b waits for the hold (asynchronously), then goes through.
+      let written = false;
+      const w = b.collection('x', { width: 64 }).upsert([doc('late')]).then(() => { written = true; });
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      out.writtenWhileHeld = written;
+      release();
+      fs.closeSync(fd);
+      await w;
+      out.countAfter = b.collection('x').count();
+      // And with a real flush of a in flight.
+      await x.upsert([doc('more')]);
+      const f = x.flush();
+      const c = openStore(dir, { maintenanceMs: 0, autoMerge: false });
+      out.countDuringFlush = c.collection('x').count();
+      await f;
+      await Promise.all([a.close(), b.close(), c.close()]);
+    `);
+    assert.equal(out.readError, undefined, 'opening to read while this process holds LOCK is not refused');
+    assert.equal(out.count, 2);
+    assert.deepEqual(out.ids, ['seed', 'in-wal'], 'the segment and the WAL are both read without the lock');
+    assert.equal(out.writtenWhileHeld, false, 'a write waits for the hold');
+    assert.equal(out.countAfter, 3);
+    assert.equal(out.countDuringFlush, 4);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -92,7 +92,7 @@ export const server = section('`scdv serve`, the REST server (server/).', {
   },
   writeEmbedNice: {
     type: 'integer', minimum: 0, maximum: 19, default: 1,
-    description: 'Niceness (Linux) of the writeEmbedThreads threads (SCHED_BATCH): above 0 they yield to the event loop and the request-text threads.',
+    description: 'Niceness (Linux) of the writeEmbedThreads threads (SCHED_BATCH), above the event loop\'s (a server started under nice keeps the order): above 0 they yield to the event loop and the request-text threads.',
     why: 'BENCHMARKS.md § Writes under read load.',
   },
   embedLargeTextChars: posInt(20_000, 'A request text (title + body) of more characters is large: large texts take at most embedThreads − 1 threads (all when 1) and wait behind small ones.'),

@@ -131,7 +131,7 @@ std::shared_ptr<EnvLink> linkFor(Napi::Env env) {
 }
 
 /**
- * The search threads' niceness: below the event loop and the embedding threads, which answer requests and whose
+ * The search threads' niceness, counted from the event loop's (thread_yield.h): below the event loop and the embedding threads, which answer requests and whose
  * turns are short, so that a busy core goes to them first and to searches meanwhile. Against 0, with 20 writes/s
  * beside live related: write p99 42 vs 49 ms (lower in every round); live related alone 0.92x the req/s (the loop
  * takes requests in smaller batches) (BENCHMARKS.md "Search threads").
@@ -139,11 +139,12 @@ std::shared_ptr<EnvLink> linkFor(Napi::Env env) {
 constexpr int kSearchNice = 3;
 
 void becomeSearchThread() {
+  // SCHED_BATCH: never preempting a thread on wakeup (the event loop above all). Before the name, so that a thread
+  // named scdv-search is always one that gives way.
+  scdv_native::giveWayToOtherThreads(kSearchNice);
 #ifdef __linux__
   pthread_setname_np(pthread_self(), "scdv-search");
 #endif
-  // SCHED_BATCH: never preempting a thread on wakeup (the event loop above all).
-  scdv_native::giveWayToOtherThreads(kSearchNice);
 }
 
 /** The queue and its threads; never destroyed (detached threads wait on it). */

@@ -7,7 +7,7 @@
 // a thread that finishes a search takes the next queued one itself, so under load the threads do not sleep and
 // queueing wakes nobody (idle 7 %, +20 % req/s). The threads are SCHED_BATCH on Linux — a wakeup never preempts
 // the running thread (the event loop above all; measured alone: idle 5.5 → 4.0 %, req/s the same within noise) —
-// at niceness 3 (search_queue.cc: kSearchNice). The libuv pool is left to the store's file work (a write's WAL
+// at 3 more niceness than the event loop (search_queue.cc: kSearchNice). The libuv pool is left to the store's file work (a write's WAL
 // append and fdatasync, flushes, merges), which no longer queues behind searches.
 #pragma once
 #include <napi.h>
