@@ -67,9 +67,20 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
     shard: shard.index, runKey: job.runKey, lines: 0, documents: 0, rejected: [], empty: [], writes: 0, seconds: 0, collectionCreated: null,
     worker: `${os.hostname()}:${process.pid}`,
   };
+  // The write of a batch runs while the next batch is embedded (one write in flight): the store's engine and the
+  // embedder work at the same time. The first write is awaited alone (it may create the collection and records
+  // the layout); the last one, and any failure, is awaited before the shard's marker is written.
+  /** @type {Promise<void> | null} */
+  let pending = null;
+  const settle = async () => {
+    const p = pending;
+    pending = null;
+    if (p) await p;
+  };
   /** @param {import('../pipeline/queue/shard.js').BatchItem[]} batch */
   const flush = async (batch) => {
     const vectors = await embedder.embedDocuments(batch.map((b) => b.doc));
+    await settle();
     const { rows: writes, empty } = storeRows(batch.map((b) => b.doc), vectors);
     for (const i of empty) {
       const { line, doc } = batch[i];
@@ -79,17 +90,29 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
       // Checked again after embedding, just before the write: a run cancelled meanwhile writes nothing.
       refuseCancelledRun(job);
       // Batch writes skip the per-request refresh of a cluster; `scdv index` flushes once at the end of the run.
-      await collection.upsert(writes, { refresh: false });
-      // A bulk job's collection keeps the layout it was written with (`scdv index` records its own entry at the end).
-      if (!result.writes) await recordLayoutIfNone(store, job.collection, embedder.layout);
-      result.writes++;
-      result.documents += writes.length;
-    }
-    onProgress?.({ lines: result.lines, documents: result.documents });
+      const write = async () => {
+        await collection.upsert(writes, { refresh: false });
+        result.writes++;
+        result.documents += writes.length;
+        onProgress?.({ lines: result.lines, documents: result.documents });
+      };
+      if (!result.writes) {
+        await write();
+        // A bulk job's collection keeps the layout it was written with (`scdv index` records its own entry at the end).
+        await recordLayoutIfNone(store, job.collection, embedder.layout);
+      } else {
+        pending = write();
+        pending.catch(() => {}); // awaited by the next flush or the finish; not an unhandled rejection meanwhile
+      }
+    } else onProgress?.({ lines: result.lines, documents: result.documents });
   };
   return processShardLines(job, {
     result, batchSize: config.index.writeBatchSize, flush, startedAt,
-    finish: async () => { result.collectionCreated = result.documents > 0 ? collection.createdAt : null; },
+    finish: async () => {
+      await settle();
+      result.collectionCreated = result.documents > 0 ? collection.createdAt : null;
+    },
+    abandon: () => { pending = null; },
     accept: (doc, line) => {
       const firstLine = duplicates.get(line);
       return firstLine === undefined ? null : duplicateIssue(line, doc.id, firstLine);

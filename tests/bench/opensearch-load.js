@@ -8,7 +8,8 @@
 //
 // Per (bulk, concurrency): a fresh collection, every document upserted (`bulk` a request, `concurrency` in flight),
 // then flush (a refresh and the feature counts); documents/s over the whole, and with --pid the node's CPU
-// milliseconds per document (from /proc: the load-independent figure on a shared machine). With --merge, the last
+// milliseconds per document (from /proc: the load-independent figure on a shared machine), in all and in the writes
+// alone (the rest is the flush: refresh and feature counts), and this process's CPU per document in the writes. With --merge, the last
 // collection is made durable in segments (`_flush`), its shard's retention leases are waited for (they pass a
 // load's operations within ~30 s; until then a merge keeps each document's `_recovery_source`), force-merged to
 // one segment, and its primaries' bytes per document printed. The native store: the same documents in batches of
@@ -80,6 +81,7 @@ for (const bulk of bulks) {
     const name = `b${bulk}c${conc}`;
     const c = await store.collection(name, { width: m.width });
     const cpu0 = nodeCpu();
+    const own0 = process.cpuUsage();
     t = now();
     let next = 0;
     await Promise.all(Array.from({ length: conc }, async () => {
@@ -92,10 +94,13 @@ for (const bulk of bulks) {
       }
     }));
     const writeS = (now() - t) / 1000;
+    const cpuW = nodeCpu();
+    const ownW = process.cpuUsage(own0);
     await c.flush();
     const s = (now() - t) / 1000;
-    const r = { bulk, concurrency: conc, docs_per_s: Math.round(n / s), write_s: round(writeS), flush_s: round(s - writeS), node_cpu_ms_per_doc: opt.pid ? round((nodeCpu() - cpu0) * 1000 / n, 3) : null, load_1m: round(os.loadavg()[0], 2) };
-    log(`bulk ${bulk}, ${conc} in flight: ${r.docs_per_s} docs/s (writes ${r.write_s} s, flush and feature counts ${r.flush_s} s${opt.pid ? `; node CPU ${r.node_cpu_ms_per_doc} ms per document` : ''}; load ${r.load_1m})`);
+    const r = { bulk, concurrency: conc, docs_per_s: Math.round(n / s), write_s: round(writeS), flush_s: round(s - writeS), node_cpu_ms_per_doc: opt.pid ? round((nodeCpu() - cpu0) * 1000 / n, 3) : null,
+      node_cpu_ms_per_doc_writes: opt.pid ? round((cpuW - cpu0) * 1000 / n, 3) : null, client_cpu_ms_per_doc_writes: round((ownW.user + ownW.system) / 1000 / n, 3), load_1m: round(os.loadavg()[0], 2) };
+    log(`bulk ${bulk}, ${conc} in flight: ${r.docs_per_s} docs/s (writes ${r.write_s} s, flush and feature counts ${r.flush_s} s${opt.pid ? `; node CPU ${r.node_cpu_ms_per_doc} ms per document, ${r.node_cpu_ms_per_doc_writes} in the writes` : ''}; this process ${r.client_cpu_ms_per_doc_writes} ms per document in the writes; load ${r.load_1m})`);
     runs.push(r);
     const last = bulk === bulks[bulks.length - 1] && conc === concs[concs.length - 1];
     if (last && opt.merge) {
