@@ -19,6 +19,11 @@ const concurrencyFlag = process.argv.find((a) => a.startsWith('--concurrency='))
 const concurrency = concurrencyFlag ? Math.max(1, Number(concurrencyFlag.split('=')[1]) || 1) : Math.max(2, Math.min(4, os.availableParallelism?.() ?? 2));
 const ALONE = ['tests/bench/scale.test.js', 'tests/server/embed-lanes.test.js', 'tests/tokenizer/native.test.js'];
 const files = testFiles().filter((f) => !quick || isQuick(f));
+// The order of a machine's first run (longest first), before it has times of its own (tests/lib/suite.js keeps each
+// run's in the temporary folder): the wall times of a full run, refreshed by `npm test -- --record-times`, which
+// writes that run's times here when it completed (commit the file when the slowest files have changed).
+const EXPECTED_TIMES = path.join(REPO_ROOT, 'tests', 'lib', 'expected-times.json');
+const recordTimes = !quick && process.argv.includes('--record-times') ? EXPECTED_TIMES : undefined;
 
 // The type-check and the python tests run beside the node:test files, in a lane of their own (tests/lib/suite.js:
 // `beside`), their output held and printed when each ends: most node:test files leave part of a core idle (they wait on
@@ -39,7 +44,8 @@ const name = quick ? 'quick node tests' : 'node tests';
 process.stderr.write(`\n== ${name}, with ${beside.map((b) => b.name).join(' and ')} beside them\n`);
 const t0 = Date.now();
 // The node tests' files take about 10 minutes of CPU in all (the quick ones 1), which the closing summary of each run reports.
-const status = await runTestFiles({ name, files, cwd: REPO_ROOT, budgetMs: (quick ? 5 : 25) * 60_000, concurrency, alone: ALONE, beside });
+const status = await runTestFiles({ name, files, cwd: REPO_ROOT, budgetMs: (quick ? 5 : 25) * 60_000, concurrency, alone: ALONE, beside,
+  expectedTimes: EXPECTED_TIMES, recordTimes });
 process.stderr.write(`== ${name}: ${status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 if (status !== 0) {
   // The suite's closing lines name the failed files; a failed type-check or python run is named here too.

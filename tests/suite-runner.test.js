@@ -129,3 +129,19 @@ test('the command is done', () => assert.ok(fs.existsSync(${JSON.stringify(path.
   assert.deepEqual(await run(0), { status: 0, cmd: 0 }, 'one shared file at a time, and the command beside it');
   assert.deepEqual(await run(2), { status: 1, cmd: 2 });
 });
+
+test('without times of their own, files start longest first by the expected times; a completed run can record its own', async () => {
+  const log = path.join(dir, 'order.log');
+  // Names unique to this run, so that no earlier run's times (kept in the temporary folder) know them.
+  const tag = path.basename(dir);
+  const [a, b] = ['a', 'b'].map((n) => testFile(`order-${n}-${tag}.test.js`, `import fs from 'node:fs';
+test('${n}', () => fs.appendFileSync(${JSON.stringify(log)}, '${n}'));`));
+  const expected = path.join(dir, 'expected-times.json');
+  fs.writeFileSync(expected, JSON.stringify({ [b]: 90_000, [a]: 1_000 }));
+  const recorded = path.join(dir, 'recorded-times.json');
+  assert.equal(await runTestFiles({ name: 'order', files: [a, b], cwd: dir, budgetMs: 60_000, expectedTimes: expected, recordTimes: recorded, stdio: 'ignore' }), 0);
+  assert.equal(fs.readFileSync(log, 'utf8'), 'ba', 'the file expected to take longer started first');
+  const times = JSON.parse(fs.readFileSync(recorded, 'utf8'));
+  assert.deepEqual(Object.keys(times).sort(), [a, b].sort());
+  for (const ms of Object.values(times)) assert.ok(Number.isInteger(ms) && ms % 100 === 0 && ms < 60_000, String(ms));
+});

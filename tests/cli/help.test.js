@@ -18,6 +18,29 @@ function scdv(args) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * `scdv …args` for each of `runs`, all in one process (the program pipeline/cli.js runs: commands/program.js), its
+ * output and exit code per run: the help of every command without a process start for each.
+ * @param {string[][]} runs
+ * @returns {{code: number | undefined, stdout: string, stderr: string}[]}
+ */
+function scdvInOneProcess(runs) {
+  const script = `import { runProgram } from ${JSON.stringify(path.join(REPO_ROOT, 'pipeline', 'commands', 'program.js'))};
+const [write, writeErr] = [process.stdout.write, process.stderr.write];
+const results = [];
+for (const args of ${JSON.stringify(runs)}) {
+  const r = { stdout: '', stderr: '' };
+  process.stdout.write = (s) => { r.stdout += s; return true; };
+  process.stderr.write = (s) => { r.stderr += s; return true; };
+  try { r.code = await runProgram(args); } finally { process.stdout.write = write; process.stderr.write = writeErr; }
+  results.push(r);
+}
+process.stdout.write(JSON.stringify(results));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
 /** @param {string} key e.g. 'train.gmm.n_components' */
 const configValue = (key) => key.split('.').reduce((/** @type {any} */ v, k) => v[k], DEFAULT_CONFIG);
 
@@ -47,8 +70,11 @@ test('scdv <command> --help works for every command and subcommand: its options,
   const all = await everyCommand();
   assert.ok(all.some((c) => c.path.join(' ') === 'inspect clusters') && all.some((c) => c.path.join(' ') === 'collection delete'));
   let defaultsShown = 0;
-  for (const { path: p, spec } of all) {
-    const r = scdv([...p, '--help']);
+  const [trainHelp, helpIndex, ...helps] = scdvInOneProcess([['train', '--help'], ['help', 'index'], ...all.map(({ path: p }) => [...p, '--help'])]);
+  // The same program as a process of its own runs: the same help.
+  assert.equal(scdv(['train', '--help']).stdout, trainHelp.stdout);
+  for (const [i, { path: p, spec }] of all.entries()) {
+    const r = helps[i];
     const where = `scdv ${p.join(' ')} --help`;
     assert.equal(r.code, 0, `${where}: ${r.stderr}`);
     assert.match(r.stdout, new RegExp(`^Usage: scdv ${p.join(' ')}\\b`), where);
@@ -75,10 +101,11 @@ test('scdv <command> --help works for every command and subcommand: its options,
   }
   assert.ok(defaultsShown > 20, `${defaultsShown} defaults shown`);
   // Spot checks against pipeline/config.js, the one place of the defaults.
-  const train = scdv(['train', '--help']).stdout.replace(/\s+/g, ' ');
+  const train = trainHelp.stdout.replace(/\s+/g, ' ');
   assert.match(train, new RegExp(`--clusters <k> GMM clusters \\(topics\\) \\(default: ${DEFAULT_CONFIG.train.gmm.n_components} from config train\\.gmm\\.n_components\\)`));
   assert.match(train, new RegExp(`--name <name> .*\\(default: "${CLI_DEFAULTS.modelName}"\\)`));
-  assert.match(scdv(['help', 'index']).stdout.replace(/\s+/g, ' '), new RegExp(`--batch-size <b> .*default: ${DEFAULT_CONFIG.index.writeBatchSize} from config index\\.writeBatchSize`));
+  assert.equal(helpIndex.code, 0, helpIndex.stderr);
+  assert.match(helpIndex.stdout.replace(/\s+/g, ' '), new RegExp(`--batch-size <b> .*default: ${DEFAULT_CONFIG.index.writeBatchSize} from config index\\.writeBatchSize`));
 });
 
 test("scdv --version prints package.json's version", () => {

@@ -3,7 +3,8 @@
 // are done exits even if something it started still runs (a load loop, a socket), and the whole suite has a wall
 // budget after which the process groups of the files still running are killed and the suite reported as failed,
 // with the reason. Each file runs in a `node --test` of its own, up to `concurrency` at once (longest first, by the
-// times of the previous run), and the suite ends with its slowest files, the sum of the files' times and its wall time.
+// times of the previous run, or of a committed file of expected times where it has none), and the suite ends with
+// its slowest files, the sum of the files' times and its wall time.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,15 +19,18 @@ const FORCE_EXIT_SUPPORTED = (() => {
 /** Each file's wall time in the previous run, to start the longest first (a cache: any content is fine). */
 const TIMES_FILE = path.join(os.tmpdir(), 'scdv-test-file-times.json');
 
-/** @returns {Record<string, number>} */
-function previousTimes() {
+/** @param {string} file @returns {Record<string, number>} */
+function readTimes(file) {
   try {
-    const t = JSON.parse(fs.readFileSync(TIMES_FILE, 'utf8'));
+    const t = JSON.parse(fs.readFileSync(file, 'utf8'));
     return t && typeof t === 'object' ? t : {};
   } catch {
     return {};
   }
 }
+
+/** @returns {Record<string, number>} */
+const previousTimes = () => readTimes(TIMES_FILE);
 
 /** @param {Record<string, number>} times */
 function saveTimes(times) {
@@ -86,6 +90,10 @@ function childrenCpuMs() {
  * @param {string[]} [o.alone] files (of `files`) that run when no other file runs: after the others, one at a time
  * @param {'inherit' | 'ignore'} [o.stdio] default inherit
  * @param {number} [o.slowest] how many of the slowest files the closing summary names (default 10)
+ * @param {string} [o.expectedTimes] a JSON file of each file's expected wall time in ms (committed with the tests), the
+ *   order of the first run on a machine, before it has times of its own, and of files new since its last run
+ * @param {string} [o.recordTimes] where to write this run's times (ms, rounded to 100) when it completed: how the
+ *   `expectedTimes` file is refreshed
  * @param {BesideCommand[]} [o.beside] commands (the type-check, pytest) run one after another in a lane of their own
  *   beside the shared files, not beside the `alone` ones, which start when they are done; each is reported like a
  *   file (held output, wall and CPU time) and its exit status written to its `status`; a failed one fails the suite
@@ -102,7 +110,7 @@ export function runTestFiles(o) {
   const say = (/** @type {string} */ s) => { if (!quiet) process.stderr.write(s); };
   const concurrency = Math.max(1, o.concurrency ?? 1);
   const alone = new Set(o.alone ?? []);
-  const before = previousTimes();
+  const before = { ...(o.expectedTimes ? readTimes(o.expectedTimes) : {}), ...previousTimes() };
   const byTime = (/** @type {string[]} */ list) => [...list].sort((a, b) => (before[b] ?? 0) - (before[a] ?? 0));
   const shared = byTime(o.files.filter((f) => !alone.has(f)));
   const lonely = byTime(o.files.filter((f) => alone.has(f)));
@@ -195,7 +203,13 @@ export function runTestFiles(o) {
     clearTimeout(timer);
     process.off('SIGINT', forward);
     process.off('SIGTERM', forward);
-    if (!overran && !stopping) saveTimes(times);
+    if (!overran && !stopping) {
+      saveTimes(times);
+      if (o.recordTimes) {
+        const rounded = Object.fromEntries(Object.entries(times).sort((a, b) => b[1] - a[1]).map(([f, ms]) => [f, Math.round(ms / 100) * 100]));
+        fs.writeFileSync(o.recordTimes, `${JSON.stringify(rounded, null, 1)}\n`);
+      }
+    }
     const ran = Object.entries(times).sort((a, b) => b[1] - a[1]);
     const sum = ran.reduce((s, [, ms]) => s + ms, 0);
     const load1 = os.loadavg();

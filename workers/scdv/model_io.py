@@ -17,13 +17,15 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .errors import InputError
-from .gmm import FastGaussianMixture
+
+if TYPE_CHECKING:  # imported where a GMM is loaded: it brings scikit-learn, a second of start-up the other stages skip
+    from .gmm import FastGaussianMixture
 
 __all__ = [
     "VOCAB_FILE", "VECTORS_FILE", "GMM_FILE", "POSTERIORS_FILE", "TOPICS_FILE", "CLUSTERS_FILE",
@@ -123,6 +125,7 @@ def save_gmm(model_dir: str, gmm: FastGaussianMixture) -> None:
 
 def load_gmm(model_dir: str, **kwargs: Any) -> FastGaussianMixture:
     """Rebuild the fitted FastGaussianMixture (kwargs go to its constructor)."""
+    from .gmm import FastGaussianMixture
     path = os.path.join(model_dir, GMM_FILE)
     _require(path, "gmm")
     with np.load(path) as z:

@@ -46,17 +46,17 @@ if __name__ == "__main__":  # before the heavy imports below, which take seconds
     _exit_with_parent()
 
 import numpy as np  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning
 
 from . import model_io
 from .config import Config, parse_config
 from .corpus import check_corpus
 from .errors import InputError
-from .gmm import FastGaussianMixture
 from .idf import IdfCounter
 from .progress import EtaClock, emit, emit_error, emit_result, log
 from .topics import WordTopicVectorizer, l2_normalize
-from .word2vec import Word2VecTrainer
+
+# gensim (word2vec) and scikit-learn (gmm) are imported by the stage that uses them: each stage runs in a process of
+# its own, and either takes about a second to import that the other stages need not spend.
 
 __all__ = ["main", "run_stage", "STAGES", "blas_info"]
 
@@ -95,6 +95,8 @@ def check_vocab_size(n_words: int, cfg: Config) -> None:
 
 
 def stage_word2vec(corpus: str, out: str, cfg: Config) -> dict[str, Any]:
+    from .word2vec import Word2VecTrainer
+
     sample = check_corpus(corpus)
     if sample.japanese_token_share < 0.2:
         log(f"warning: only {sample.japanese_token_share:.0%} of sampled tokens contain Japanese characters")
@@ -150,6 +152,10 @@ def stage_idf(corpus: str, out: str, cfg: Config) -> dict[str, Any]:
 
 
 def stage_gmm(corpus: str, out: str, cfg: Config) -> dict[str, Any]:
+    from sklearn.exceptions import ConvergenceWarning
+
+    from .gmm import FastGaussianMixture
+
     g = cfg.gmm
     vectors = model_io.load_word_vectors(out)
     n_words = vectors.shape[0]
