@@ -11,7 +11,7 @@ import { runTestFiles } from '../lib/suite.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
-const setup = spawnSync(process.execPath, [path.join(root, 'pipeline', 'setup', 'index.js'), '--opensearch'], { cwd: root, stdio: 'inherit' });
+const setup = spawnSync(process.execPath, [path.join(root, 'pipeline', 'setup', 'make-ready.js'), '--opensearch'], { cwd: root, stdio: 'inherit' });
 if (setup.status !== 0) process.exit(setup.status ?? 1);
 const files = fs.readdirSync(here).filter((f) => f.endsWith('.test.js')).sort().map((f) => path.relative(root, path.join(here, f)));
 const figures = path.join(root, '.scdv', 'opensearch-tests', 'figures.jsonl');
