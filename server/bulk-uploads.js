@@ -19,7 +19,7 @@ import { findDuplicateIds } from '../pipeline/corpus/duplicates.js';
 import { collectionWriteEmbed } from '../pipeline/serving/index.js';
 import { cancelRun, prepareRunDir, readShardResult, runCancelled, shardJobId } from '../pipeline/queue/shard.js';
 import { indexShardJob } from '../pipeline/queue/index-job.js';
-import { JOB_ID_RE, bulkJobsDir, cancelCollectionBulkJobs, unfinishedBulkJobs } from '../pipeline/queue/bulk-jobs.js';
+import { JOB_ID_RE, bulkJobsDir, cancelCollectionBulkJobs, sweepFinishedBulkJobs, unfinishedBulkJobs } from '../pipeline/queue/bulk-jobs.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { invalidate } from '../pipeline/match/index.js';
 import { invalid } from './error-replies.js';
@@ -290,7 +290,7 @@ export function sweepUploads(graceMs) {
 /**
  * Keep bulk jobs going for the life of a server: resume them now and after every Redis reconnect (a Redis that
  * came back empty lost their queued shards), finish a job (its upload removed) as soon as its last shard ends,
- * and sweep orphan uploads.
+ * sweep orphan uploads, and remove finished jobs past `server.bulkJobRetentionHours` (on start, then hourly).
  * @param {import('./redis-queues.js').QueueHub} hub
  * @param {import('../pipeline/config.js').Config} config
  * @param {{warn: (o: any, m?: string) => void, info: (o: any, m?: string) => void}} log
@@ -340,9 +340,16 @@ export function keepBulkJobs(hub, config, log) {
     if (r.recheckInMs !== null) (timer = setTimeout(sweep, r.recheckInMs)).unref();
   };
   sweep();
+  const retire = () => {
+    const r = sweepFinishedBulkJobs(config.server.bulkJobRetentionHours * 3_600_000);
+    if (r.removed) log.info({ removed: r.removed }, `removed ${r.removed} bulk jobs that ended over ${config.server.bulkJobRetentionHours} h ago`);
+  };
+  retire();
+  const retiring = setInterval(retire, 3_600_000).unref();
   return () => {
     stopped = true;
     if (timer) clearTimeout(timer);
+    clearInterval(retiring);
     hub.redis.off('ready', onReady);
     hub.queues.index.off('global:completed', onEnd);
     hub.queues.index.off('global:failed', onEnd);

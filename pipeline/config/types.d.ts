@@ -297,6 +297,8 @@ export type Config = {
     bulkBodyLimit: number;
     /** Folders whose files a bulk request may name by path, besides <dataDir()>/imports (links are resolved first). */
     bulkFileRoots: string[];
+    /** A bulk job ended this long ago, hours, has its folder (its record and shard results, what GET /v1/jobs/ID answers from) removed; its id then answers 404. Looked at on start and every hour. */
+    bulkJobRetentionHours: number;
     /** Most documents of a synchronous bulk (documents:bulk?sync=true, answered per item; above: 413). */
     syncBulkMaxDocuments: number;
     /** Upper bound of `k` on every route. */

@@ -41,6 +41,30 @@ export function unfinishedBulkJobs() {
 }
 
 /**
+ * Remove the folders of bulk jobs that ended more than `retentionMs` ago (their `finished` mark's time): what
+ * GET /v1/jobs/ID answers from, kept so a client can read a job's outcome after it ends, not for ever (every job
+ * leaves its record and one result file per shard). Unfinished jobs are never touched. 0 keeps every job.
+ * @param {number} retentionMs
+ * @returns {{removed: number}}
+ */
+export function sweepFinishedBulkJobs(retentionMs) {
+  if (!(retentionMs > 0)) return { removed: 0 };
+  let names;
+  try { names = fs.readdirSync(bulkJobsDir()); } catch { return { removed: 0 }; }
+  let removed = 0;
+  for (const id of names) {
+    if (!JOB_ID_RE.test(id)) continue;
+    const outDir = path.join(bulkJobsDir(), id);
+    let endedAt;
+    try { endedAt = fs.statSync(path.join(outDir, 'finished')).mtimeMs; } catch { continue; }
+    if (Date.now() - endedAt < retentionMs) continue;
+    fs.rmSync(outDir, { recursive: true, force: true });
+    removed++;
+  }
+  return { removed };
+}
+
+/**
  * Cancel (cancelRun) the unfinished bulk jobs that write to a collection about to be deleted: their shards stop
  * before their next write (one after the delete would create the collection again, without the documents
  * written before) and the jobs end failed with `reason`. Jobs with every shard done are left alone.

@@ -119,6 +119,49 @@ test('collection deleted while a bulk job writes to it: the job ends failed with
   }
 });
 
+test('finished bulk jobs are removed server.bulkJobRetentionHours after they ended; unfinished and recent ones stay, and a removed id answers 404', async () => {
+  const { sweepFinishedBulkJobs } = await import('../../pipeline/queue/bulk-jobs.js');
+  const ids = { old: 'bulk-00000000-0000-0000-0000-0000000000a1', recent: 'bulk-00000000-0000-0000-0000-0000000000a2', open: 'bulk-00000000-0000-0000-0000-0000000000a3' };
+  for (const id of Object.values(ids)) {
+    fs.mkdirSync(path.join(jobDir(id), 'shards'), { recursive: true });
+    fs.writeFileSync(path.join(jobDir(id), 'job.json'), JSON.stringify({ id, kind: 'bulk', model: h.MODEL_A, collection: 'articles', corpus: '/nonexistent', uploaded: false, lines: 0, shards: [], created_at: new Date().toISOString() }));
+  }
+  const ended = (/** @type {string} */ id, /** @type {number} */ agoMs) => {
+    const mark = path.join(jobDir(id), 'finished');
+    fs.writeFileSync(mark, 'x\n');
+    const t = new Date(Date.now() - agoMs);
+    fs.utimesSync(mark, t, t);
+  };
+  ended(ids.old, 3 * 3_600_000);
+  ended(ids.recent, 10 * 60_000);
+  // The record's time does not count, only the end: a job that ran for days is kept as long after it ended.
+  const long = new Date(Date.now() - 30 * 86_400_000);
+  fs.utimesSync(path.join(jobDir(ids.recent), 'job.json'), long, long);
+  assert.deepEqual(sweepFinishedBulkJobs(0), { removed: 0 }, '0 keeps every job');
+  assert.deepEqual(sweepFinishedBulkJobs(2 * 3_600_000), { removed: 1 });
+  assert.ok(!fs.existsSync(jobDir(ids.old)), 'the job that ended 3 h ago is gone');
+  assert.ok(fs.existsSync(jobDir(ids.recent)) && fs.existsSync(jobDir(ids.open)), 'the recent and the unfinished jobs stay');
+  // Through a server started with a retention of 1 h: the recent job (ended 10 min ago) stays, and is answered.
+  const srv = await serveProcess({ config: h.testConfig({ bulkJobRetentionHours: 1 }), model: h.MODEL_A, redisUrl: /** @type {any} */ (undefined), dir: h.tmp });
+  try {
+    const kept = await json(`${srv.url}/v1/jobs/${ids.recent}`, { headers: KEY });
+    assert.equal(kept.status, 200, JSON.stringify(kept.body));
+    assert.equal((await json(`${srv.url}/v1/jobs/${ids.old}`, { headers: KEY })).status, 404);
+  } finally {
+    await srv.stop();
+  }
+  ended(ids.recent, 2 * 3_600_000);
+  const again = await serveProcess({ config: h.testConfig({ bulkJobRetentionHours: 1 }), model: h.MODEL_A, redisUrl: /** @type {any} */ (undefined), dir: h.tmp });
+  try {
+    await waitFor(() => !fs.existsSync(jobDir(ids.recent)), { what: 'the job ended 2 h ago removed on start' });
+    assert.equal((await json(`${again.url}/v1/jobs/${ids.recent}`, { headers: KEY })).status, 404);
+  } finally {
+    await again.stop();
+  }
+  assert.ok(fs.existsSync(jobDir(ids.open)), 'an unfinished job is never removed');
+  fs.rmSync(jobDir(ids.open), { recursive: true, force: true });
+});
+
 test('orphan uploads (no job) are removed on start; a recent one after server.requestTimeoutMs', async () => {
   const { sweepUploads } = await import('../../server/bulk-uploads.js');
   fs.mkdirSync(uploads(), { recursive: true });

@@ -48,6 +48,7 @@ export const server = section('`scdv serve`, the REST server (server/).', {
   bodyLimit: posInt(1 << 20, 'Largest JSON request body, bytes (413 above).'),
   bulkBodyLimit: posInt(256 << 20, 'Largest JSON Lines body of a bulk upload, bytes: it is streamed to a file, never held in memory.'),
   bulkFileRoots: strings('Folders whose files a bulk request may name by path, besides <dataDir()>/imports (links are resolved first).', { minLength: 1, ruleText: 'a folder path' }),
+  bulkJobRetentionHours: noLimit(168, 'A bulk job ended this long ago, hours, has its folder (its record and shard results, what GET /v1/jobs/ID answers from) removed; its id then answers 404. Looked at on start and every hour.'),
   syncBulkMaxDocuments: posInt(100, 'Most documents of a synchronous bulk (documents:bulk?sync=true, answered per item; above: 413).'),
   maxK: posInt(1000, 'Upper bound of `k` on every route.', { maximum: 1000 }),
   defaultK: posInt(10, '`k` of a request that names none (at most maxK).'),
