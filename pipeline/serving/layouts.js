@@ -28,7 +28,7 @@ const modelDirOf = (model) => path.join(modelsDir(), validateModelName(model));
  * match_min_score and no layout).
  * @param {string} model
  * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string,
- *   match_min_score?: import('../match/threshold.js').MatchThreshold}>}
+ *   match_min_score?: import('../match/threshold.js').MatchThreshold, expansion?: import('./ad-expansion.js').ExpansionRecord}>}
  */
 export function readIndexed(model) {
   try {
