@@ -109,8 +109,8 @@ test('an ad written through the API is stored expanded from the articles; a writ
   const pre = await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 3, redisUrl, config: base, processor: localPrecompute });
   assert.ok(pre.reexpanded, 'a stale expansion is redone by precompute');
   const rec = readIndexed(h.MODEL_A).ads;
-  assert.equal(rec.expansion.stale, false);
-  assert.equal(rec.expansion.from_count, articleCount + 1);
+  assert.equal(rec.expansion?.stale, false);
+  assert.equal(rec.expansion?.from_count, articleCount + 1);
   assert.ok(rec.match_min_score, 'and the threshold derived after it');
   assertExpanded((await stored('ads', ['ad-live'])).get('ad-live'), own, await stored('articles'), 'after precompute');
   const again = await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 3, redisUrl, config: base, processor: localPrecompute });
