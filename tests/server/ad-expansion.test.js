@@ -85,12 +85,16 @@ test('an ad written through the API is stored expanded from the articles; a writ
   assert.equal((await call({ method: 'DELETE', url: '/v1/collections/ads', headers: KEY })).status, 200);
   const put = await call({ method: 'PUT', url: '/v1/collections/ads/documents/ad-live', headers: KEY, payload: AD });
   assert.equal(put.status, 200, JSON.stringify(put.body));
+  const AD2 = { id: 'ad-bulk', title: '映画の試写会', body: '話題の映画の試写会に招待。監督と俳優の舞台挨拶。' };
+  const bulk = await call({ method: 'POST', url: '/v1/collections/ads/documents:bulk?sync=true', headers: { ...KEY, 'content-type': 'application/x-ndjson' }, payload: `${JSON.stringify(AD2)}\n` });
+  assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+  assert.equal(bulk.body.errors, false, JSON.stringify(bulk.body));
   let listing = (await call({ method: 'GET', url: '/v1/collections' })).body.collections;
   const ads = listing.find((/** @type {any} */ c) => c.name === 'ads');
   const articleCount = listing.find((/** @type {any} */ c) => c.name === 'articles').count;
   assert.deepEqual([ads.expansion.from, ads.expansion.neighbours, ads.expansion.weight, ads.expansion.expanded, ads.expansion.stale, ads.expansion.from_count],
     ['articles', M, W, true, false, articleCount], JSON.stringify(ads.expansion));
-  assert.equal(listing.find((/** @type {any} */ c) => c.name === 'ads__own')?.count, 1, 'the own vector is kept');
+  assert.equal(listing.find((/** @type {any} */ c) => c.name === 'ads__own')?.count, 2, 'the own vectors are kept');
 
   // A write to the articles: the ads no longer reflect them.
   const page = await call({ method: 'PUT', url: '/v1/collections/articles/documents/page-new', headers: KEY, payload: { title: '観戦記', body: 'サッカーの試合を観戦した。' } });
@@ -100,11 +104,14 @@ test('an ad written through the API is stored expanded from the articles; a writ
   await srv.close();
   srv = undefined;
 
-  const own = (await stored('ads__own', ['ad-live'])).get('ad-live');
-  // Before precompute, the stored vector is the expansion against the articles without page-new.
+  const owns = await stored('ads__own', ['ad-live', 'ad-bulk']);
+  const own = owns.get('ad-live');
+  // Before precompute, the stored vectors are the expansion against the articles without page-new.
   const before = await stored('articles');
   before.delete('page-new');
-  assertExpanded((await stored('ads', ['ad-live'])).get('ad-live'), own, before, 'the API\'s ad');
+  const written = await stored('ads', ['ad-live', 'ad-bulk']);
+  assertExpanded(written.get('ad-live'), own, before, 'the API\'s ad (PUT)');
+  assertExpanded(written.get('ad-bulk'), owns.get('ad-bulk'), before, 'the API\'s ad (synchronous bulk)');
 
   const pre = await runPrecompute({ model: h.MODEL_A, source: 'articles', target: 'ads', k: 3, redisUrl, config: base, processor: localPrecompute });
   assert.ok(pre.reexpanded, 'a stale expansion is redone by precompute');
