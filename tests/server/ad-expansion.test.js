@@ -167,3 +167,30 @@ test('scdv index expands the ads; re-indexing the articles expands them again; o
   got = await stored('ads-nowhere', ids);
   for (const id of ids) assert.deepEqual(Array.from(got.get(id).indices), Array.from(own.get(id).indices), `${id} without pages: its own vector`);
 });
+
+test('the queued bulk: ads written by the index workers are expanded; a queued bulk into the articles marks the ads stale', async () => {
+  const { waitFor } = await import('../lib/wait.js');
+  srv = await startServer({ config: base, model: h.MODEL_A, redisUrl, host: '127.0.0.1', port: 0, indexWorkers: 1 });
+  const call = (/** @type {import('light-my-request').InjectOptions | string} */ o) => h.inject(/** @type {any} */ (srv).app, o);
+  const bulk = async (/** @type {string} */ collection, /** @type {object} */ doc) => {
+    const r = await call({ method: 'POST', url: `/v1/collections/${collection}/documents:bulk`, headers: { ...KEY, 'content-type': 'application/x-ndjson' }, payload: `${JSON.stringify(doc)}\n` });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    /** @type {any} */
+    let status;
+    await waitFor(async () => {
+      status = (await call({ url: r.body.status_url, headers: KEY })).body;
+      return status.state === 'completed' || status.state === 'failed';
+    }, { timeoutMs: 90_000, everyMs: 100, what: 'the bulk job to end', last: () => status });
+    assert.equal(status.state, 'completed', JSON.stringify(status));
+  };
+  await bulk('ads', { id: 'ad-queued', title: 'スマホ乗り換え', body: '最新のスマートフォンに乗り換え。Android端末のバッテリーと画面。' });
+  const listed = async (/** @type {string} */ name) => (await call('/v1/collections')).body.collections.find((/** @type {any} */ c) => c.name === name);
+  assert.equal((await listed('ads')).expansion.stale, false);
+  await bulk('articles', { id: 'page-queued', title: '新機種', body: 'スマートフォンの新機種が発表された。' });
+  await waitFor(async () => (await listed('ads')).expansion.stale === true, { timeoutMs: 5_000, everyMs: 100, what: 'the ads marked stale' });
+  await srv.close();
+  srv = undefined;
+  const articles = await stored('articles');
+  articles.delete('page-queued');
+  assertExpanded((await stored('ads', ['ad-queued'])).get('ad-queued'), (await stored('ads__own', ['ad-queued'])).get('ad-queued'), articles, 'the queued bulk\'s ad');
+});
