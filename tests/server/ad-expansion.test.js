@@ -95,6 +95,8 @@ test('an ad written through the API is stored expanded from the articles; a writ
   assert.deepEqual([ads.expansion.from, ads.expansion.neighbours, ads.expansion.weight, ads.expansion.expanded, ads.expansion.stale, ads.expansion.from_count],
     ['articles', M, W, true, false, articleCount], JSON.stringify(ads.expansion));
   assert.equal(listing.find((/** @type {any} */ c) => c.name === 'ads__own')?.count, 2, 'the own vectors are kept');
+  const model = (await call({ method: 'GET', url: '/v1/models' })).body.models.find((/** @type {any} */ m) => m.name === h.MODEL_A);
+  assert.deepEqual(model.collections.find((/** @type {any} */ c) => c.name === 'ads').expansion, ads.expansion, '/v1/models shows it too');
 
   // A write to the articles: the ads no longer reflect them.
   const page = await call({ method: 'PUT', url: '/v1/collections/articles/documents/page-new', headers: KEY, payload: { title: '観戦記', body: 'サッカーの試合を観戦した。' } });
