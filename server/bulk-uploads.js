@@ -22,6 +22,7 @@ import { indexShardJob } from '../pipeline/queue/index-job.js';
 import { JOB_ID_RE, bulkJobsDir, cancelCollectionBulkJobs, sweepFinishedBulkJobs, unfinishedBulkJobs } from '../pipeline/queue/bulk-jobs.js';
 import { writeFileAtomic } from '../pipeline/fsutil.js';
 import { invalidate } from '../pipeline/match/index.js';
+import { expandSettingsOf } from '../pipeline/match/expand.js';
 import { invalid } from './error-replies.js';
 
 export { JOB_ID_RE };
@@ -192,7 +193,7 @@ async function queueShards(rec, outDir, hub, config, shards) {
   // Shards run in parallel and every write is an upsert: repeated ids are settled here, first occurrence wins.
   const dups = await findDuplicateIds(rec.corpus, config.corpus.maxDocumentBytes);
   for (const shard of shards) {
-    const job = indexShardJob({ runKey: rec.id, corpus: rec.corpus, outDir, model: rec.model, collection: rec.collection, config: jobConfig, duplicates: dups }, shard);
+    const job = indexShardJob({ runKey: rec.id, corpus: rec.corpus, outDir, model: rec.model, collection: rec.collection, config: jobConfig, duplicates: dups, expand: expandSettingsOf(config.adEmbed, rec.collection) }, shard);
     await hub.queues.index.add('shard', job, { jobId: shardJobId(rec.id, shard.index) });
   }
 }

@@ -15,7 +15,7 @@ import { createEmbedder } from '../pipeline/embed/index.js';
 import { EmbedPool } from '../pipeline/embed/pool.js';
 import { validateModelName } from '../pipeline/paths.js';
 import {
-  activationRefused, activationShortfall, checkModelFiles, dropModelCollection, layoutRecords, listModels, readLayoutsOf,
+  activationRefused, activationShortfall, checkModelFiles, listingOf, dropModelCollection, layoutRecords, listModels, readLayoutsOf,
   recordLayoutIfNone, resolveModelName, servedCollectionEmbed, servingEmbedConfig,
 } from '../pipeline/serving/index.js';
 import { hashOf } from '../pipeline/config.js';
@@ -45,7 +45,7 @@ export class ServingModel {
    * @param {import('../pipeline/config.js').Config['embed']} [embed] the settings `embedder` was built with (default: its layout's)
    * @param {import('../pipeline/config.js').Config['adEmbed']} [adEmbed] the settings a new ad collection gets
    */
-  constructor(name, embedder, store, pool = null, writePool = null, embed = embedder.layout.embed, adEmbed = { collections: [], alpha: 1, keepFraction: 1 }) {
+  constructor(name, embedder, store, pool = null, writePool = null, embed = embedder.layout.embed, adEmbed = { collections: [], alpha: 1, keepFraction: 1, expand: { from: 'articles', neighbours: 1, weight: null } }) {
     this.name = name;
     this.embedder = embedder;
     /** The model's default embed settings (servingEmbedConfig): a collection without a recorded layout that holds documents has them. */
@@ -73,6 +73,8 @@ export class ServingModel {
     this.closed = false;
     /** Derived match thresholds by target collection (pipeline/match/threshold.js), as last read from the records. */
     this.thresholds = /** @type {Record<string, import('../pipeline/match/threshold.js').MatchThreshold>} */ ({});
+    /** Every collection's layout record, as last read (readThresholds). */
+    this.records = /** @type {Record<string, any>} */ ({});
     this.thresholdsReadAt = 0;
     /** @type {Promise<void> | null} */
     this.thresholdsReading = null;
@@ -100,6 +102,7 @@ export class ServingModel {
       const thresholds = {};
       /** @type {Record<string, import('../pipeline/embed/layout.js').VectorLayout>} */
       const layouts = {};
+      this.records = all;
       for (const [c, e] of Object.entries(all)) {
         if (e?.match_min_score) thresholds[c] = e.match_min_score;
         if (e?.layout) layouts[c] = e.layout;
@@ -276,7 +279,7 @@ export class ServingModel {
    */
   async collections() {
     await this.readThresholds();
-    return (await this.store.listCollections()).map((c) => (this.thresholds[c.name] ? { ...c, match_min_score: this.thresholds[c.name] } : c));
+    return (await this.store.listCollections()).map((c) => listingOf(c, this.records?.[c.name]));
   }
 
   async close() {

@@ -121,5 +121,18 @@ export const collectionListingSchema = {
       },
       required: ['value', 'quantile', 'source', 'basis', 'pairs', 'computed_at'],
     },
+    expansion: {
+      type: 'object',
+      description: 'an expanded ad collection: what its ads were expanded against (adEmbed.expand, docs/matching.md § Ad expansion); '
+        + 'stale: the source collection changed since (an API write to it), re-expanded by `scdv precompute` or a re-index of the source',
+      properties: {
+        from: { type: 'string' }, neighbours: { type: 'integer' }, weight: { type: 'number' },
+        expanded: { type: 'boolean', description: 'false: stored unexpanded (reason says why)' }, reason: { type: 'string' },
+        from_count: { type: 'integer', description: 'documents of `from` when expanded' }, from_indexed_at: { type: ['string', 'null'] },
+        own_collection: { type: 'string', description: 'the companion collection keeping the ads\' own vectors' },
+        computed_at: { type: 'string' }, stale: { type: 'boolean' }, stale_since: { type: 'string' },
+      },
+      required: ['from', 'neighbours', 'weight', 'expanded', 'computed_at', 'stale'],
+    },
   },
 };

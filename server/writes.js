@@ -8,6 +8,8 @@ import { readLines } from '../pipeline/corpus/lines.js';
 import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
 import { storeRows } from '../pipeline/embed/meta.js';
 import { invalidate } from '../pipeline/match/index.js';
+import { expandSettingsOf, ownCollectionOf, writeExpanded } from '../pipeline/match/expand.js';
+import { markExpansionsStale, recordExpansion, sourceCollection } from '../pipeline/serving/ad-expansion.js';
 import { ISSUE, LINE_ISSUES } from '../pipeline/line-issues.js';
 import { errors } from '../pipeline/errors.js';
 import { elasticsearchBulkError } from './bulk-uploads.js';
@@ -32,7 +34,15 @@ export async function writeDocuments(ctx, servingModel, collection, docs) {
   for (let i = 0; i < docs.length; i++) ctx.metrics.embedDuration.observe(perText);
   const { rows, empty } = storeRows(docs, vectors);
   if (rows.length) {
-    await coll.upsert(rows);
+    // An expanded ad collection (adEmbed.expand): the own vectors are kept apart, the expanded ones written.
+    const expand = expandSettingsOf(ctx.config.adEmbed, collection);
+    if (expand) {
+      const own = await servingModel.writableCollection(ownCollectionOf(collection), coll.width);
+      const expanded = await writeExpanded({ own, target: coll, source: await sourceCollection(servingModel.store, expand.from) }, rows, expand);
+      if (!servingModel.records[collection]?.expansion) await recordExpansion(servingModel.store, collection, expand, expanded);
+    } else await coll.upsert(rows);
+    // The ads expanded from this collection no longer reflect it: marked stale (re-expanded by `scdv precompute`).
+    if (Object.values(servingModel.records).some((e) => e?.expansion?.from === collection)) await markExpansionsStale(servingModel.store, collection);
     if (!recorded) await servingModel.recordWrittenLayout(collection, embed);
     ctx.relatedCache.forget(`${servingModel.name}\0${collection}`);
     if (ctx.hub) await invalidate(ctx.hub.redis, ctx.config.queue.prefix, servingModel.name, collection, rows.map((r) => r.id));

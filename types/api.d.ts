@@ -295,6 +295,23 @@ export interface paths {
                         "application/json": {
                             collections?: {
                                 count?: number;
+                                /** @description an expanded ad collection: what its ads were expanded against (adEmbed.expand, docs/matching.md § Ad expansion); stale: the source collection changed since (an API write to it), re-expanded by `scdv precompute` or a re-index of the source */
+                                expansion?: {
+                                    computed_at: string;
+                                    /** @description false: stored unexpanded (reason says why) */
+                                    expanded: boolean;
+                                    from: string;
+                                    /** @description documents of `from` when expanded */
+                                    from_count?: number;
+                                    from_indexed_at?: string | null;
+                                    neighbours: number;
+                                    /** @description the companion collection keeping the ads' own vectors */
+                                    own_collection?: string;
+                                    reason?: string;
+                                    stale: boolean;
+                                    stale_since?: string;
+                                    weight: number;
+                                };
                                 /** @description the default min_score of /v1/match for this target collection, derived when it was indexed or precomputed (pipeline/match/threshold.js, docs/matching.md); used unless server.matchMinScore is a number or the request sets min_score */
                                 match_min_score?: {
                                     ads?: number;
@@ -2248,6 +2265,23 @@ export interface paths {
                                 active?: boolean;
                                 collections?: {
                                     count?: number;
+                                    /** @description an expanded ad collection: what its ads were expanded against (adEmbed.expand, docs/matching.md § Ad expansion); stale: the source collection changed since (an API write to it), re-expanded by `scdv precompute` or a re-index of the source */
+                                    expansion?: {
+                                        computed_at: string;
+                                        /** @description false: stored unexpanded (reason says why) */
+                                        expanded: boolean;
+                                        from: string;
+                                        /** @description documents of `from` when expanded */
+                                        from_count?: number;
+                                        from_indexed_at?: string | null;
+                                        neighbours: number;
+                                        /** @description the companion collection keeping the ads' own vectors */
+                                        own_collection?: string;
+                                        reason?: string;
+                                        stale: boolean;
+                                        stale_since?: string;
+                                        weight: number;
+                                    };
                                     /** @description the default min_score of /v1/match for this target collection, derived when it was indexed or precomputed (pipeline/match/threshold.js, docs/matching.md); used unless server.matchMinScore is a number or the request sets min_score */
                                     match_min_score?: {
                                         ads?: number;

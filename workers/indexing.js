@@ -13,7 +13,9 @@ import { ISSUE } from '../pipeline/line-issues.js';
 import { hashOf } from '../pipeline/config.js';
 import { storeRows } from '../pipeline/embed/meta.js';
 import { duplicateIssue } from '../pipeline/corpus/duplicates.js';
-import { checkModelFiles, recordLayoutIfNone } from '../pipeline/serving/index.js';
+import { checkModelFiles, layoutRecords, recordLayoutIfNone } from '../pipeline/serving/index.js';
+import { markExpansionsStale, recordExpansion } from '../pipeline/serving/ad-expansion.js';
+import { ownCollectionOf, writeExpanded } from '../pipeline/match/expand.js';
 
 /** @typedef {import('../pipeline/queue/index-job.js').IndexShardJob} IndexShardJob */
 /** @typedef {import('../pipeline/queue/index-job.js').IndexShardResult} IndexShardResult */
@@ -60,6 +62,14 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
   const embedder = await embedderFor(job);
   const store = await storeFor(job, ownStore);
   const collection = await store.collection(job.collection, { width: embedder.width });
+  // An expanded ad collection: own vectors kept in its companion, expanded ones written (pipeline/match/expand.js).
+  const expand = job.expand
+    ? {
+      own: await store.collection(ownCollectionOf(job.collection), { width: embedder.width }),
+      source: (await store.collectionInfo(job.expand.from)) ? await store.collection(job.expand.from) : null,
+      settings: job.expand,
+    }
+    : null;
   const { shard, config } = job;
   const duplicates = new Map(job.duplicates ?? []);
   /** @type {IndexShardResult} */
@@ -91,7 +101,8 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
       refuseCancelledRun(job);
       // Batch writes skip the per-request refresh of a cluster; `scdv index` flushes once at the end of the run.
       const write = async () => {
-        await collection.upsert(writes, { refresh: false });
+        if (expand) await writeExpanded({ own: expand.own, target: collection, source: expand.source }, writes, expand.settings, { refresh: false });
+        else await collection.upsert(writes, { refresh: false });
         result.writes++;
         result.documents += writes.length;
         onProgress?.({ lines: result.lines, documents: result.documents });
@@ -100,6 +111,10 @@ export async function processIndexShard(job, onProgress, ownStore = job.config.s
         await write();
         // A bulk job's collection keeps the layout it was written with (`scdv index` records its own entry at the end).
         await recordLayoutIfNone(store, job.collection, embedder.layout);
+        // What the ads were expanded against (a bulk job's; `scdv index` records its own at the end), and the ads
+        // expanded from this collection marked stale (`scdv index` of it expands them again at its end).
+        if (job.expand && !(await layoutRecords(store).read())[job.collection]?.expansion) await recordExpansion(store, job.collection, job.expand, true);
+        await markExpansionsStale(store, job.collection);
       } else {
         pending = write();
         pending.catch(() => {}); // awaited by the next flush or the finish; not an unhandled rejection meanwhile

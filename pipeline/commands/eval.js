@@ -40,6 +40,10 @@ export const command = {
     opt('--ads <file>', 'with --match: the ads, JSON Lines with --label-field on every line (default: the titles-as-ads proxy)'),
     opt('--ads-alpha <a>', 'with --match: embed the ads with this hybrid alpha (the pages keep --alpha)', { config: 'adEmbed.alpha' }),
     opt('--ads-keep-fraction <f>', 'with --match: embed the ads keeping this fraction of the SCDV block (the pages keep --keep-fraction)', { config: 'adEmbed.keepFraction' }),
+    opt('--expand-from <file>', 'with --match: expand the ads (adEmbed.expand) from these documents, embedded as pages; they must not be ' +
+      'the scored pages (an ad would find them). With --holdout: the training half. Neither: the ads are not expanded'),
+    opt('--ads-expand-weight <w>', 'with --match: the weight of the ads\' borrowed pages (0: no expansion)', { config: 'adEmbed.expand.weight' }),
+    opt('--ads-expand-neighbours <m>', 'with --match: pages each ad borrows from', { config: 'adEmbed.expand.neighbours' }),
     opt('--cluster', 'also the JMTEB clustering protocol: v-measure on test halves of the best of MiniBatchKMeans, ' +
       'Agglomerative, BisectingKMeans and Birch chosen on validation halves, for the vectors, pure SCDV, the lexical ' +
       'block and TF-IDF (eval.json "cluster")'),
@@ -106,7 +110,7 @@ async function run(values) {
   if (!values.model || !values.corpus) throw errors.USAGE(`scdv eval needs --model NAME and --corpus FILE (and --label-field F, default ${CLI_DEFAULTS.labelField})`);
   const k = intFlag(values.k, '--k');
   if (k !== undefined && (k < 1 || k > 1000)) throw errors.USAGE('--k must be 1-1000');
-  for (const flag of ['ads', 'ads-alpha', 'ads-keep-fraction']) if (values[flag] !== undefined && !values.match) throw errors.USAGE(`--${flag} goes with --match`);
+  for (const flag of ['ads', 'ads-alpha', 'ads-keep-fraction', 'expand-from', 'ads-expand-weight', 'ads-expand-neighbours']) if (values[flag] !== undefined && !values.match) throw errors.USAGE(`--${flag} goes with --match`);
   if (values.match) return runMatch(values, config, k, mode, out);
   const clusterSeeds = intFlag(values['cluster-seeds'], '--cluster-seeds');
   if (clusterSeeds !== undefined && (clusterSeeds < 1 || clusterSeeds > 100)) throw errors.USAGE('--cluster-seeds must be 1-100');
@@ -145,8 +149,9 @@ async function runMatch(values, config, k, mode, out) {
   const { runMatchEval } = await import('../eval/match-eval.js');
   const opts = {
     model: values.model, corpus: values.corpus, labelField: values['label-field'] ?? CLI_DEFAULTS.labelField, ads: values.ads ?? null, config, k, adEmbed: adEmbedOf(values, config),
-    searchMode: mode, baselines: !values['no-baselines'], mlt: mltFlag(values.mlt),
+    searchMode: mode, baselines: !values['no-baselines'], mlt: mltFlag(values.mlt), expandFrom: values['expand-from'] ?? null,
   };
+  if (values.holdout !== undefined && values['expand-from'] !== undefined) throw errors.USAGE('--holdout expands the ads from its training half: --expand-from does not go with it');
   let r;
   if (values.holdout !== undefined) {
     const fraction = holdoutFraction(values.holdout);
@@ -187,7 +192,8 @@ export function formatMatch(result) {
   const alpha = result.settings.embed.hybrid.alpha;
   const adsEmbed = result.settings.ads_embed;
   const label = (/** @type {string} */ name) => ({
-    scdv: (result.settings.layout.kind === 'hybrid' ? `product default (hybrid α=${alpha}` : 'product default (SCDV') + (adsEmbed ? `; ads α=${adsEmbed.hybrid.alpha}, keep ${adsEmbed.keepFraction})` : ')'),
+    scdv: (result.settings.layout.kind === 'hybrid' ? `product default (hybrid α=${alpha}` : 'product default (SCDV') + (adsEmbed ? `; ads α=${adsEmbed.hybrid.alpha}, keep ${adsEmbed.keepFraction}` : '') +
+      (result.settings.ads_expand ? `; expanded m=${result.settings.ads_expand.neighbours}, β=${result.settings.ads_expand.weight})` : ')'),
     scdv_block: 'SCDV block alone', lexical_block: 'lexical block alone', tfidf: 'TF-IDF (sublinear, same tokens)', mlt: 'more_like_this',
   })[name] ?? engineMltLabel(result[name].engine);
   const rows = [['method', 'P@1', 'P@10', 'MAP@10', 'mean ms']];

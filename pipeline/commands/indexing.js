@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import { runIndex } from '../stages/indexing.js';
 import { plural } from '../progress.js';
 import { describeThreshold } from '../match/threshold.js';
+import { describeExpansion } from '../serving/ad-expansion.js';
 import { configFromFlags, intFlag, withRedis, existingFileFlag } from './common.js';
 import { CONFIG_OPTION, opt } from './define.js';
 
@@ -53,6 +54,7 @@ export function printIndexSummary(summary) {
     `  empty (no known word, not indexed): ${summary.empty}; rejected lines: ${summary.rejected}${codes ? ` (${codes})` : ''}`,
     summary.empty || summary.rejected ? `  details: ${summary.reportFile}` : '',
     summary.warning ? `  WARNING: ${summary.warning}` : '',
+    ...Object.entries(summary.expansions ?? {}).map(([target, e]) => `  ${describeExpansion(target, e)}`),
     ...Object.entries(summary.matchThresholds ?? {}).map(([target, t]) => `  ${describeThreshold(target, t)}`),
   ].filter(Boolean).join('\n') + '\n');
 }

@@ -3,6 +3,7 @@
 import { CLI_DEFAULTS, inRange } from '../config.js';
 import { errors } from '../errors.js';
 import { describeThreshold } from '../match/threshold.js';
+import { describeExpansion } from '../serving/ad-expansion.js';
 import { parseHalfLife } from '../match/rerank.js';
 import { connectOrStartRedis } from '../queue/redis.js';
 import { ProgressBar } from '../progress.js';
@@ -56,6 +57,7 @@ async function run(values) {
     process.stderr.write(`precomputed the top ${k} of ${values.target} for ${r.written} documents of ${values.collection} (model ${model}) ` +
       `in ${r.seconds.toFixed(1)} s, ${r.jobs} jobs, TTL ${config.server.precompute.ttlSeconds} s` +
       (r.missing ? `; ${r.missing} documents vanished meanwhile` : '') + '\n' +
+      (r.reexpanded ? `${describeExpansion(values.target, r.reexpanded.record)} (again: stale)\n` : '') +
       (r.threshold ? `${describeThreshold(values.target, r.threshold)}${config.server.matchMinScore === null ? '' : `; not used: server.matchMinScore is ${config.server.matchMinScore}`}\n` : ''));
   } finally {
     await redis.stop();

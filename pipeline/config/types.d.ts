@@ -179,6 +179,15 @@ export type Config = {
     alpha: number;
     /** The ads' fraction of SCDV entries kept. */
     keepFraction: number;
+    /** Each ad's stored vector is its own plus weight/neighbours × the sum of the vectors of its `neighbours` nearest pages of `from` (by dot product with its own vector, not renormalised): the ad borrows the words and topics of the pages it would be shown on. Its own vector is kept in a companion collection (`<ads>__own`), so the ads are expanded again when `from` is re-indexed (docs/matching.md § Ad expansion). */
+    expand: {
+      /** The page collection the ads borrow from. */
+      from: string;
+      /** Pages borrowed from per ad. */
+      neighbours: number;
+      /** The borrowed pages' total weight against the ad's own vector. */
+      weight: number | null;
+    };
   };
   /** `scdv eval --classify`: the vectors of the linear classifier, not the served embed's. */
   eval: {

@@ -24,6 +24,7 @@ import { readLabelledCorpus } from './corpus.js';
 import { writeExchange } from './exchange.js';
 import { runPythonModule } from '../python.js';
 import { searchCollection } from '../match/rerank.js';
+import { expandSettingsOf, ownCollectionOf, writeExpanded } from '../match/expand.js';
 import { methodQuery } from '../events/arms.js';
 import { EVAL_DEFAULTS, evalFileText, tokenizeAll, wantsOpenSearchMlt } from './evaluate.js';
 
@@ -45,6 +46,9 @@ export const TITLE_EVERY = 3;
  *   the pages'), when they differ from the
  *   pages' (config.embed): a collection's layout is its own, and a dot product of two hybrid vectors of α_p and α_a
  *   weighs the SCDV cosine √(α_p·α_a) and the lexical one √((1 − α_p)(1 − α_a))
+ * @property {string | null} [expandFrom] the pages the ads are expanded from (adEmbed.expand; with --holdout the training
+ *   half): documents that are not among the scored pages, else an ad would find the very pages it is scored on. Absent or
+ *   null: the ads are not expanded
  * @property {number} [k] ads per page (10)
  * @property {'fast'|'exact'} [searchMode]
  * @property {boolean} [baselines] false: the product rows only
@@ -132,7 +136,18 @@ export async function runMatchEval(opts) {
   try {
     const pageTokens = await tokenizeAll(embedder, pages);
     const adTokens = await tokenizeAll(embedder, ads);
-    const product = await productMatches(embedder, adEmbedder, pages, pageTokens, ads, adTokens, { k, mode, dir: path.join(work, 'store'), server: opts.config.server });
+    // Ad expansion (adEmbed.expand) from documents that are not the scored pages, by the product's code.
+    const expand = opts.expandFrom ? expandSettingsOf({ ...opts.config.adEmbed, collections: ['ads'] }, 'ads') : null;
+    /** @type {{docs: Text[], tokens: string[][]} | null} */
+    let from = null;
+    if (expand && opts.expandFrom) {
+      const docs = (await read(opts.expandFrom)).docs;
+      from = { docs, tokens: await tokenizeAll(embedder, docs) };
+      log(`eval --match: ads expanded from ${docs.length} documents of ${opts.expandFrom} (${expand.neighbours} nearest, weight ${expand.weight})`);
+    } else if (!opts.expandFrom) {
+      log('eval --match: ads not expanded (adEmbed.expand needs pages other than the scored ones: --holdout, or --expand-from FILE)');
+    }
+    const product = await productMatches(embedder, adEmbedder, pages, pageTokens, ads, adTokens, { k, mode, dir: path.join(work, 'store'), server: opts.config.server, expand, from });
     /** @type {Record<string, number[]>} */
     const hitsAt10 = {};
     const scored = (/** @type {string} */ name, /** @type {ArrayLike<number>[]} */ neighbours, /** @type {number[]} */ latencies) => {
@@ -171,7 +186,8 @@ export async function runMatchEval(opts) {
       pages: pages.length,
       label_field: opts.labelField,
       settings: {
-        k, search_mode: mode, embed: opts.config.embed, ...(adEmbed ? { ads_embed: adEmbed } : {}), match: matchListOptions(opts.config.server),
+        k, search_mode: mode, embed: opts.config.embed, ...(adEmbed ? { ads_embed: adEmbed } : {}),
+        ads_expand: expand && from ? { ...expand, from: path.resolve(/** @type {string} */ (opts.expandFrom)), from_documents: from.docs.length, mean_nnz_own: product.adNnz.own, mean_nnz_expanded: product.adNnz.stored } : null, match: matchListOptions(opts.config.server),
         layout: { kind: embedder.layout.kind, width: embedder.layout.width, scdvWidth: embedder.layout.scdvWidth, lexicalWidth: embedder.layout.lexicalWidth },
         train: manifest.hyperparameters ?? null,
       },
@@ -198,21 +214,39 @@ export async function runMatchEval(opts) {
  * @param {string[][]} pageTokens
  * @param {Text[]} ads
  * @param {string[][]} adTokens
- * @param {{k: number, mode: 'fast'|'exact', dir: string, server: import('../config.js').Config['server']}} o
+ * @param {{k: number, mode: 'fast'|'exact', dir: string, server: import('../config.js').Config['server'],
+ *   expand: import('../match/expand.js').ExpandSettings | null, from: {docs: Text[], tokens: string[][]} | null}} o expand, from: the
+ *   ads expanded from these documents (embedded as pages) by the product's code (pipeline/match/expand.js)
  */
 async function productMatches(embedder, adEmbedder, pages, pageTokens, ads, adTokens, o) {
   const store = openStore(o.dir);
   try {
-    const write = async (/** @type {string} */ name, /** @type {import('../embed/index.js').Embedder} */ e, /** @type {Text[]} */ docs, /** @type {string[][]} */ tokens) => {
+    const adNnz = { own: 0, stored: 0 };
+    /** @param {string} name @param {import('../embed/index.js').Embedder} e @param {Text[]} docs @param {string[][]} tokens @param {import('../store/index.js').CollectionHandle | null} [source] */
+    const write = async (name, e, docs, tokens, source = null) => {
       const c = await store.collection(name, { width: e.width });
+      const own = source && o.expand ? await store.collection(ownCollectionOf(name), { width: e.width }) : null;
       const writes = tokens.map((t, i) => ({ id: docs[i].id, vector: e.embedTokens(t), meta: { category: docs[i].label } }))
         .filter((w) => w.vector.indices.length).map((w) => ({ ...w, vector: { indices: w.vector.indices, values: w.vector.values } }));
-      for (let i = 0; i < writes.length; i += 500) await c.upsert(writes.slice(i, i + 500));
+      for (let i = 0; i < writes.length; i += 500) {
+        const batch = writes.slice(i, i + 500);
+        if (own && o.expand) await writeExpanded({ own, target: c, source }, batch, o.expand);
+        else await c.upsert(batch);
+      }
       await c.flush();
       return c;
     };
     const pageColl = await write('pages', embedder, pages, pageTokens);
-    const adColl = await write('ads', adEmbedder, ads, adTokens);
+    const fromColl = o.from ? await write('from', embedder, o.from.docs, o.from.tokens) : null;
+    const adColl = await write('ads', adEmbedder, ads, adTokens, fromColl);
+    for (const d of ads) {
+      const stored = await adColl.get(d.id);
+      const own = fromColl ? await (await store.collection(ownCollectionOf('ads'))).get(d.id) : stored;
+      adNnz.stored += stored?.vector.indices.length ?? 0;
+      adNnz.own += own?.vector.indices.length ?? 0;
+    }
+    adNnz.own = Math.round(adNnz.own / Math.max(1, ads.length));
+    adNnz.stored = Math.round(adNnz.stored / Math.max(1, ads.length));
     const adRow = new Map(ads.map((d, i) => [d.id, i]));
     const layout = embedder.layout;
     const alpha = layout.embed.hybrid.alpha;
@@ -239,7 +273,7 @@ async function productMatches(embedder, adEmbedder, pages, pageTokens, ads, adTo
         r.neighbours.push(hits.map((h) => /** @type {number} */ (adRow.get(h.id))));
       }
     }
-    return { methods: out, meanNnz: nnz / Math.max(1, withVector) };
+    return { methods: out, meanNnz: nnz / Math.max(1, withVector), adNnz };
   } finally {
     await store.close();
   }

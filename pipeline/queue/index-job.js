@@ -18,6 +18,8 @@ import { jobSettings } from './job-schemas.js';
  * @property {string} collection
  * @property {string} [modelFilesSha256] modelFilesDigest() of the model on the queuing host: a worker whose copy
  *   differs refuses the job (SCDV_MODEL_FILES_MISMATCH) instead of writing vectors of another space
+ * @property {import('../match/expand.js').ExpandSettings} [expand] an expanded ad collection: the own vectors go to
+ *   its companion collection, the expanded ones to `collection` (pipeline/match/expand.js)
  * @property {[number, number][]} [duplicates] lines of this shard whose id an earlier line has: [line, first line]
  */
 
@@ -59,6 +61,7 @@ export const backendOf = (config) => config.store.backend;
  * @param {import('../config.js').Config} run.config
  * @param {Map<number, {id: string, firstLine: number}>} run.duplicates the corpus's repeated ids (findDuplicateIds)
  * @param {string} [run.modelFilesSha256] with `travel`
+ * @param {import('../match/expand.js').ExpandSettings | null} [run.expand] the collection's expansion (expandSettingsOf)
  * @param {boolean} [run.travel] carry the shard's documents (see shardsTravel; the server's bulk jobs do not)
  * @param {import('../corpus/plan.js').Shard} shard
  * @returns {IndexShardJob}
@@ -70,6 +73,7 @@ export function indexShardJob(run, shard) {
     // Only how documents are cut and embedded (jobSettings): no store, queue or server settings (visible in Redis
     // and the board, and a worker uses its own), which the worker refuses (checkJob).
     collection: run.collection, config: /** @type {any} */ (jobSettings(run.config)), duplicates: duplicatesIn(run.duplicates, shard),
+    ...(run.expand ? { expand: run.expand } : {}),
     ...(run.travel ? { lines: shardBytes(run.corpus, shard), modelFilesSha256: run.modelFilesSha256 } : {}),
   };
 }

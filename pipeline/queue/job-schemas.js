@@ -67,6 +67,10 @@ export const JOB_SCHEMAS = {
     properties: {
       ...shardJob, model: str(64), backend: { enum: ['native', 'opensearch'] }, collection: { type: 'string', pattern: COLLECTION_NAME_RE.source },
       modelFilesSha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      expand: {
+        type: 'object', additionalProperties: false, required: ['from', 'neighbours', 'weight'],
+        properties: { from: { type: 'string', pattern: COLLECTION_NAME_RE.source }, neighbours: { type: 'integer', minimum: 1, maximum: 100 }, weight: { type: 'number', exclusiveMinimum: 0, maximum: 10 } },
+      },
       duplicates: { type: 'array', maxItems: 1_000_000, items: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'integer', minimum: 1 } } },
     },
   },

@@ -8,7 +8,7 @@
 //   match-thresholds.js  the derived default min_score of each target collection
 //   collection-embed.js  the embed settings of a collection's documents and of the texts compared with it
 export { activeModelFile, activeRecords } from './active.js';
-export { listModels, storeCollections, resolveModelName } from './model-choice.js';
+export { listModels, storeCollections, resolveModelName, listingOf } from './model-choice.js';
 export { activationShortfall, activationRefused, activateRecorded } from './activation.js';
 export {
   INDEXED_FILE, readIndexed, recordIndexed, recordCollectionLayout, recordLayoutIfNone, readLayoutsOf, checkModelFiles,

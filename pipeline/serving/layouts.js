@@ -13,6 +13,7 @@ import { writeFileAtomic } from '../fsutil.js';
 import { layoutDifference } from '../embed/layout.js';
 import { mayHaveModelStore, openModelStore, validateCollectionName } from '../store/index.js';
 import { modelFilesDigest } from '../model/files-digest.js';
+import { isOwnCollection, ownCollectionOf } from '../match/expand.js';
 
 /** @typedef {import('../config.js').Config} Config */
 /** @typedef {import('../embed/layout.js').VectorLayout} VectorLayout */
@@ -27,7 +28,7 @@ const modelDirOf = (model) => path.join(modelsDir(), validateModelName(model));
  * match_min_score and no layout).
  * @param {string} model
  * @returns {Record<string, {layout: VectorLayout, indexed_at: string, corpus_sha256?: string, corpus?: string, model_files_sha256?: string,
- *   match_min_score?: import('../match/threshold.js').MatchThreshold}>}
+ *   match_min_score?: import('../match/threshold.js').MatchThreshold, expansion?: import('./ad-expansion.js').ExpansionRecord}>}
  */
 export function readIndexed(model) {
   try {
@@ -197,6 +198,12 @@ export async function dropModelCollection(store, model, collection) {
   await store.dropCollection(validateCollectionName(collection));
   if (store.model !== model) throw new Error(`dropModelCollection: the store is model ${store.model}'s, not ${model}'s`);
   await layoutRecords(store).record(collection, null);
+  // An expanded ad collection's own vectors go with it (pipeline/match/expand.js).
+  const own = ownCollectionOf(collection);
+  if (!isOwnCollection(collection) && (await store.collectionInfo(own))) {
+    await store.dropCollection(own);
+    await layoutRecords(store).record(own, null);
+  }
 }
 
 /**

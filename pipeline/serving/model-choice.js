@@ -7,7 +7,7 @@ import { errors } from '../errors.js';
 import { MODEL_FORMAT } from '../model/format.js';
 import { mayHaveModelStore, openModelStore } from '../store/index.js';
 import { activeRecords } from './active.js';
-import { readMatchThresholds } from './match-thresholds.js';
+import { layoutRecords } from './layouts.js';
 
 /** @typedef {import('../config.js').Config} Config */
 /** @typedef {import('./active.js').ActiveRecords} ActiveRecords */
@@ -45,11 +45,21 @@ export async function storeCollections(model, config) {
   if (!mayHaveModelStore(model, config)) return [];
   const store = await openModelStore(model, config);
   try {
-    const thresholds = await readMatchThresholds(store);
-    return (await store.listCollections()).map((c) => (thresholds[c.name] ? { ...c, match_min_score: thresholds[c.name] } : c));
+    const records = await layoutRecords(store).read();
+    return (await store.listCollections()).map((c) => listingOf(c, records[c.name]));
   } finally {
     await store.close();
   }
+}
+
+/**
+ * A collection as the listings show it: with its derived match threshold and its expansion when recorded.
+ * @template {{name: string}} C
+ * @param {C} c
+ * @param {Record<string, any> | undefined} record its layout record
+ */
+export function listingOf(c, record) {
+  return { ...c, ...(record?.match_min_score ? { match_min_score: record.match_min_score } : {}), ...(record?.expansion ? { expansion: record.expansion } : {}) };
 }
 
 /**

@@ -73,7 +73,8 @@ export async function runHoldoutEval(opts) {
   const config = { ...opts.config, train: manifest.hyperparameters ?? opts.config.train, tokenizer: manifest.tokenizer?.config ?? opts.config.tokenizer };
   const trained = await runTrain({ corpus: split.train, name, config, redisUrl: opts.redisUrl, force: true, log, quiet: true });
   const r = opts.match
-    ? await runMatchEval({ ...opts, model: name, corpus: split.test, config, ads: opts.match.ads, log })
+    // Ads expanded (adEmbed.expand) from the training half: never from the pages scored.
+    ? await runMatchEval({ ...opts, model: name, corpus: split.test, config, ads: opts.match.ads, expandFrom: split.train, log })
     : await runEval({ ...opts, model: name, corpus: split.test, config, collection: null, log });
   r.holdout = { model: name, of: opts.model, fraction: opts.fraction, train_documents: trained.manifest.tokens?.trainingDocuments ?? split.trainLines, test_documents: r.corpus.documents };
   writeFileAtomic(path.join(modelsDir(), name, opts.match ? MATCH_EVAL_FILE : 'eval.json'), evalFileText(r));

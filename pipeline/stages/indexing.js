@@ -19,6 +19,8 @@ import { findDuplicateIds } from '../corpus/duplicates.js';
 import { modelLayout } from '../embed/index.js';
 import { newCollectionEmbed } from '../embed/layout.js';
 import { indexedLayoutDifference, recordCollectionLayout, rederiveThresholds } from '../serving/index.js';
+import { recordExpansion, refreshExpansions } from '../serving/ad-expansion.js';
+import { expandSettingsOf } from '../match/expand.js';
 import { errors } from '../errors.js';
 
 /**
@@ -51,6 +53,8 @@ import { errors } from '../errors.js';
  * @property {string} reportFile rejected and empty documents, one JSON object per line
  * @property {string | null} warning a high share of rejected lines (corpus.warnRejectedFraction)
  * @property {Record<string, import('../match/threshold.js').MatchThreshold>} matchThresholds default min_scores derived by the run, by target collection
+ * @property {Record<string, import('../serving/ad-expansion.js').ExpansionRecord | null>} expansions ad collections expanded by the run
+ *   (the collection itself when it is an expanded ad collection; the ads expanded from it again when it is their source)
  */
 
 
@@ -70,6 +74,8 @@ export async function runIndex(opts) {
   const layout = modelLayout(model, embed);
   model.wordTopics.close();
   const runConfig = embed === config.embed ? config : { ...config, embed };
+  // An ad collection borrowing from a page collection (adEmbed.expand): the workers keep the own vectors apart.
+  const expand = expandSettingsOf(config.adEmbed, collection);
   const corpus = path.resolve(opts.corpus);
   const storeDir = storeDirFor(opts.model);
   // The model's store, opened once for the run when first needed (opening a native store creates its folder) and
@@ -117,7 +123,7 @@ export async function runIndex(opts) {
       opts.onWorkersStarted?.(pool);
       await runShards({
         queueName: 'index', outDir, runKey, pending, config, redisUrl: opts.redisUrl, log, quiet: opts.quiet, pool, travel,
-        jobData: (shard) => indexShardJob({ runKey, corpus, outDir, model: opts.model, collection, config: runConfig, duplicates: dups, travel, modelFilesSha256 }, shard),
+        jobData: (shard) => indexShardJob({ runKey, corpus, outDir, model: opts.model, collection, config: runConfig, duplicates: dups, travel, modelFilesSha256, expand }, shard),
       });
     }
     /** @type {import('../corpus/document.js').LineIssue[]} */
@@ -148,15 +154,20 @@ export async function runIndex(opts) {
     // A run that wrote no document created no collection: there is no layout to record for it.
     /** @type {Record<string, import('../match/threshold.js').MatchThreshold>} */
     let matchThresholds = {};
+    /** @type {IndexSummary['expansions']} */
+    let expansions = {};
     if ((await collectionNow(store, collection)) !== null) {
       await recordCollectionLayout(store, collection, layout, plan.sha256, corpus, modelFilesSha256);
+      if (expand) expansions[collection] = await recordExpansion(store, collection, expand, true);
+      // The ads expanded from this collection are expanded again from its new contents (before their thresholds).
+      expansions = { ...expansions, ...(await refreshExpansions(store, collection, config)) };
       // Ads' default min_score against the articles (and, for the articles, the thresholds measured against them).
       matchThresholds = await rederiveThresholds(store, collection, CLI_DEFAULTS.collection, config);
     }
     return {
       collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes, writeBatchSize: config.index.writeBatchSize,
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,
-      matchThresholds,
+      matchThresholds, expansions,
     };
   } finally {
     try {

@@ -6,7 +6,9 @@ import { errors } from '../errors.js';
 import { closeWorkerQueue, openQueue } from '../queue/queues.js';
 import { checkJob } from '../queue/job-schemas.js';
 import { openModelStore } from '../store/index.js';
-import { collectionEmbedConfig, deriveAndRecordThreshold } from '../serving/index.js';
+import { collectionEmbedConfig, deriveAndRecordThreshold, layoutRecords } from '../serving/index.js';
+import { expansionIsStale, reexpandCollection } from '../serving/ad-expansion.js';
+import { expandSettingsOf, ownCollectionOf } from '../match/expand.js';
 import { createEmbedder } from '../embed/index.js';
 import { safetySettings, seedVectors } from '../match/safety.js';
 
@@ -32,7 +34,8 @@ import { safetySettings, seedVectors } from '../match/safety.js';
  * @param {PrecomputeProcessor} options.processor
  * @param {(p: {done: number, total: number}) => void} [options.onProgress]
  * @returns {Promise<{run: string, documents: number, written: number, missing: number, jobs: number, seconds: number,
- *   threshold: import('../match/threshold.js').MatchThreshold | null}>} threshold: the target's derived default min_score
+ *   threshold: import('../match/threshold.js').MatchThreshold | null, reexpanded: {record: import('../serving/ad-expansion.js').ExpansionRecord | null} | null}>}
+ *   threshold: the target's derived default min_score; reexpanded: the target's ads expanded again (stale, adEmbed.expand)
  */
 export async function runPrecompute(options) {
   const t0 = Date.now();
@@ -41,9 +44,17 @@ export async function runPrecompute(options) {
   const store = await openModelStore(options.model, config);
   let ids;
   let threshold;
+  /** @type {{record: import('../serving/ad-expansion.js').ExpansionRecord | null} | null} */
+  let reexpanded = null;
   try {
     await store.collection(options.target); // SCDV_COLLECTION_NOT_FOUND when missing
     ids = [...(await (await store.collection(options.source)).ids())];
+    // An expanded ad collection whose pages changed since (or whose settings did) is expanded again first.
+    const settings = expandSettingsOf(config.adEmbed, options.target);
+    const recorded = (await layoutRecords(store).read())[options.target]?.expansion;
+    if ((await store.collectionInfo(ownCollectionOf(options.target))) && (await expansionIsStale(store, recorded, settings))) {
+      reexpanded = { record: await reexpandCollection(store, options.target, settings) };
+    }
     // The target's default min_score, measured against these pages (served entries are cut by it when read).
     threshold = await deriveAndRecordThreshold(store, options.source, options.target, config);
   } finally {
@@ -87,7 +98,7 @@ export async function runPrecompute(options) {
     }
     const results = await Promise.all(jobs.map((j) => j.finished()));
     for (const r of results) { written += r.written; missing += r.missing; }
-    return { run, documents: total, written, missing, jobs: jobs.length, seconds: (Date.now() - t0) / 1000, threshold };
+    return { run, documents: total, written, missing, jobs: jobs.length, seconds: (Date.now() - t0) / 1000, threshold, reexpanded };
   } finally {
     await closeWorkerQueue(queue);
     await options.processor.close();

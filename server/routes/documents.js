@@ -2,6 +2,7 @@
 import { AD_FIELDS, META_FIELDS, parseDocument } from '../../pipeline/corpus/document.js';
 import { invalidate, invalidateCollection } from '../../pipeline/match/index.js';
 import { errors } from '../../pipeline/errors.js';
+import { ownCollectionOf } from '../../pipeline/match/expand.js';
 import { errorResponses, invalid } from '../error-replies.js';
 import { allowedCorpusPath, cancelBulkJobs, createBulkJob, discardUpload, newJobId, saveUpload } from '../bulk-uploads.js';
 import { adFieldsSchema, collectionListingSchema, collectionName, dateSchema, documentId, keyed } from '../schemas.js';
@@ -204,6 +205,8 @@ export default function documentRoutes(app, ctx) {
       const coll = await sm.collection(collection);
       if (!(await coll.get(id))) throw errors.DOCUMENT_NOT_FOUND(id, collection);
       await coll.delete([id]);
+      // An expanded ad's own vector goes with it (pipeline/match/expand.js).
+      if (await sm.store.collectionInfo(ownCollectionOf(collection))) await (await sm.store.collection(ownCollectionOf(collection))).delete([id]);
       ctx.relatedCache.forget(`${sm.name}\0${collection}`);
       if (ctx.hub) await invalidate(ctx.hub.redis, config.queue.prefix, sm.name, collection, [id]);
       return { id, collection, model: sm.name, deleted: true };

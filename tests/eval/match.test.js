@@ -112,6 +112,28 @@ test('scdv eval --match --ads-alpha, --ads-keep-fraction: the ads embedded with 
   assert.match(outside.stderr, /--ads-alpha goes with --match/);
 });
 
+test('scdv eval --match --expand-from: the ads expanded (adEmbed.expand) from documents that are not the scored pages; without it, not', () => {
+  const lines = fs.readFileSync(SAMPLE, 'utf8').trim().split('\n');
+  const pages = path.join(tmp, 'pages-half.jsonl');
+  const from = path.join(tmp, 'from-half.jsonl');
+  fs.writeFileSync(pages, lines.filter((_, i) => i % 2 === 0).join('\n') + '\n');
+  fs.writeFileSync(from, lines.filter((_, i) => i % 2 === 1).join('\n') + '\n');
+  const r = scdv(['eval', '--match', '--model', 'tiny', '--corpus', pages, '--expand-from', from, '--keep-fraction', '0.5', '--no-baselines']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout + r.stderr, /^product default \(hybrid α=0\.05; ads α=0\.5, keep 0\.1; expanded m=10, β=1\) +\d+\.\d/m);
+  const file = JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval-match.json'), 'utf8'));
+  const e = file.settings.ads_expand;
+  assert.deepEqual([e.neighbours, e.weight, e.from, e.from_documents], [10, 1, from, lines.length - Math.ceil(lines.length / 2)]);
+  assert.ok(e.mean_nnz_expanded > e.mean_nnz_own, JSON.stringify(e));
+  const plain = scdv(['eval', '--match', '--model', 'tiny', '--corpus', pages, '--keep-fraction', '0.5', '--no-baselines']);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(plain.stderr, /ads not expanded \(adEmbed\.expand needs pages other than the scored ones/);
+  assert.equal(JSON.parse(fs.readFileSync(path.join(tmp, 'models', 'tiny', 'eval-match.json'), 'utf8')).settings.ads_expand, null);
+  const both = scdv(['eval', '--match', '--model', 'tiny', '--corpus', pages, '--expand-from', from, '--holdout', '0.5']);
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /--holdout expands the ads from its training half: --expand-from does not go with it/);
+});
+
 test('the proxy: the title of every third document, pages the others, so that no page meets its own title', () => {
   const docs = Array.from({ length: 7 }, (_, i) => ({ id: `d${i}`, title: `title ${i}`, body: `body ${i}`, label: i % 2 ? 'x' : 'y', line: i + 1 }));
   const { pages, ads, proxy } = matchSets(docs, null, 'c.jsonl');

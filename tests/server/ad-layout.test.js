@@ -27,7 +27,9 @@ const PAGE = { title: '代表戦', body: 'サッカー日本代表は予選で�
 let srv;
 /** @type {string} */
 let redisUrl;
-const config = h.testConfig();
+// Ads' own layout without expansion (tests/server/ad-expansion.test.js tests it): the stored ad is the embedded one.
+const withExpand = h.testConfig();
+const config = { ...withExpand, adEmbed: { ...withExpand.adEmbed, expand: { ...withExpand.adEmbed.expand, weight: 0 } } };
 
 before(async () => {
   ({ redis: { url: redisUrl } } = await h.setup());
@@ -78,7 +80,7 @@ function assertSameVector(got, want, what) {
 }
 
 test('an ad written through the API gets the ads\' layout (as scdv embed with those settings, and scdv index), pages keep theirs', async () => {
-  assert.deepEqual(config.adEmbed, { collections: ['ads'], alpha: 0.5, keepFraction: 0.1 });
+  assert.deepEqual(withExpand.adEmbed, { collections: ['ads'], alpha: 0.5, keepFraction: 0.1, expand: { from: 'articles', neighbours: 10, weight: 1 } });
   const adSettings = { embed: { keepCount: null, keepFraction: 0.1, hybrid: { alpha: 0.5 } } };
   const [cliAd] = scdvEmbed(adSettings, [AD]);
   const [cliAsPage] = scdvEmbed({ embed: { keepCount: config.embed.keepCount } }, [AD]);
