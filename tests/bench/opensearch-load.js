@@ -4,16 +4,19 @@
 // native figure's ceiling for both; tests/bench/scdv-vectors.js prints it when it makes the vectors).
 //
 //   node tests/bench/opensearch-load.js --data X.csr --url http://127.0.0.1:9200 [--docs 100000]
-//     [--bulk 500,1000] [--concurrency 2,4] [--pid JVM_PID] [--merge]
+//     [--bulk 500,1000] [--concurrency 2,4] [--pid JVM_PID] [--merge] [--variants product,plain,…] [--repeats R]
 //
-// Per (bulk, concurrency): a fresh collection, every document upserted (`bulk` a request, `concurrency` in flight),
-// then flush (a refresh and the feature counts); documents/s over the whole, and with --pid the node's CPU
-// milliseconds per document (from /proc: the load-independent figure on a shared machine), in all and in the writes
-// alone (the rest is the flush: refresh and feature counts), and this process's CPU per document in the writes. With --merge, the last
-// collection is made durable in segments (`_flush`), its shard's retention leases are waited for (they pass a
-// load's operations within ~30 s; until then a merge keeps each document's `_recovery_source`), force-merged to
-// one segment, and its primaries' bytes per document printed. The native store: the same documents in batches of
-// 1,000, flushed. Progress on stderr; the last stdout line is JSON.
+// Per variant, (bulk, concurrency) and repeat (variants interleaved in each repeat): a fresh collection, every
+// document upserted (`bulk` a request, `concurrency` in flight), then flush (a refresh and the feature counts);
+// documents/s over the whole, and with --pid the node's CPU milliseconds per document (from /proc: the
+// load-independent figure on a shared machine), in all and in the writes alone (the rest is the flush: refresh and
+// feature counts), and this process's CPU per document in the writes. 'product' (the default) loads as `scdv index`
+// does (the store's beginLoad before the writes, endLoad after the flush); the other variants make the index first
+// with the store's mapping and other settings (VARIANTS below: 'plain' is the store's index without the load's
+// settings). With --merge, the last collection of each variant is merged as the end of a large `scdv index` merges
+// it (pipeline/store/opensearch/compact.js: `_flush`, the retention leases, one segment) and its primaries' bytes per
+// document printed. The native store: the same documents in batches of 1,000, flushed. Progress on stderr; the
+// last stdout line is JSON (each run, the medians by variant, bulk and concurrency, the merges, the load).
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
