@@ -18,7 +18,7 @@ export const command = {
     opt('--collection <name>', 'the collection to write into', { default: CLI_DEFAULTS.collection }),
     opt('--workers <n>', 'local worker processes (at most 2 per core, with a warning; 0: rely on scdv worker index)', { config: 'index.workers' }),
     opt('--allow-many-workers', 'lift the 2-per-core cap of --workers'),
-    opt('--batch-size <b>', 'documents per store write (one fsynced batch)', { config: 'index.writeBatchSize' }),
+    opt('--batch-size <b>', 'documents per store write (one fsynced batch; on OpenSearch one bulk request: store.opensearch.bulkDocs)', { config: 'index.writeBatchSize' }),
     opt('--shard-size <m>', 'corpus lines per queue job', { config: 'index.shardSize' }),
     CONFIG_OPTION,
   ],
@@ -36,6 +36,7 @@ async function run(values) {
   const config = configFromFlags(values, {
     index: { ...(workers ? { workers } : {}), ...(writeBatchSize ? { writeBatchSize } : {}), ...(shardSize ? { shardSize } : {}) },
     ...(values['allow-many-workers'] ? { workerProcesses: { allowMany: true } } : {}),
+    ...(writeBatchSize ? { store: { opensearch: { bulkDocs: writeBatchSize } } } : {}),
   });
   const { corpus, model, collection } = values;
   await withRedis(async (redisUrl) => {
@@ -49,7 +50,7 @@ export function printIndexSummary(summary) {
   const codes = Object.entries(summary.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(', ');
   process.stderr.write([
     `indexed ${plural(summary.documents, 'document')} into ${summary.model}/${summary.collection} in ${summary.seconds.toFixed(1)} s ` +
-      `(${plural(summary.writes, 'store write')} of up to ${summary.writeBatchSize} documents each: index.writeBatchSize, --batch-size)` +
+      `(${plural(summary.writes, 'store write')} of up to ${summary.writeBatchSize} documents each: --batch-size, index.writeBatchSize or on OpenSearch store.opensearch.bulkDocs)` +
       (summary.reusedShards ? `, ${summary.reusedShards} of ${plural(summary.shards, 'shard')} reused` : ''),
     `  empty (no known word, not indexed): ${summary.empty}; rejected lines: ${summary.rejected}${codes ? ` (${codes})` : ''}`,
     summary.empty || summary.rejected ? `  details: ${summary.reportFile}` : '',

@@ -249,6 +249,8 @@ export type Config = {
       compression: boolean;
       /** Documents per bulk request of `scdv index` (larger requests amortise the round trip). */
       bulkDocs: number;
+      /** `scdv index` ends by merging the collection's index to one segment a shard (after a commit and its retention leases: pipeline/store/opensearch/compact.js) when it wrote at least this many documents and at least half of the collection's; 0: never. */
+      compactAfterDocs: number;
       /** How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms. */
       versionPollMs: number;
       /** Documents re-ranked exactly in the engine per shard and search: max(min, perK·k) + perShard·(shards − 1), at most max. */

@@ -15,6 +15,15 @@ const Ajv = /** @type {typeof import('ajv').default} */ (/** @type {any} */ (Ajv
 
 /** @typedef {import('../config.js').Config} Config */
 
+/**
+ * Documents a shard job embeds and writes at a time: index.writeBatchSize on the native store (each write one
+ * fsynced batch), store.opensearch.bulkDocs on OpenSearch (each write one bulk request): the one place that picks.
+ * @param {Config} config
+ */
+export function writeBatchSizeOf(config) {
+  return config.store.backend === 'opensearch' ? config.store.opensearch.bulkDocs : config.index.writeBatchSize;
+}
+
 /** Tokenizer settings that name files (dictionary folders, user dictionaries): the worker's own are used. */
 const TOKENIZER_PATH_KEYS = ['dictionary', 'userDictionaries'];
 
@@ -26,7 +35,7 @@ export function jobSettings(config) {
   const tokenizer = Object.fromEntries(Object.entries(config.tokenizer).filter(([k]) => !TOKENIZER_PATH_KEYS.includes(k)));
   return {
     tokenizer, embed: config.embed, corpus: { maxDocumentBytes: config.corpus.maxDocumentBytes },
-    index: { writeBatchSize: config.index.writeBatchSize }, tokenize: { batchSize: config.tokenize.batchSize, hugePages: config.tokenize.hugePages },
+    index: { writeBatchSize: writeBatchSizeOf(config) }, tokenize: { batchSize: config.tokenize.batchSize, hugePages: config.tokenize.hugePages },
   };
 }
 

@@ -11,6 +11,7 @@ import { startShardWorkers } from '../queue/worker-pool.js';
 import { checkUsableRun, rejectUnreadableCorpus, runShards } from './sharded.js';
 import { prepareRunDir, readShardResult, shardMarker } from '../queue/shard.js';
 import { indexShardJob, shardsTravel } from '../queue/index-job.js';
+import { writeBatchSizeOf } from '../queue/job-schemas.js';
 import { modelFilesDigest } from '../model/files-digest.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { plural } from '../progress.js';
@@ -48,7 +49,7 @@ import { errors } from '../errors.js';
  * @property {number} shards
  * @property {number} reusedShards
  * @property {number} writes store write batches (of up to writeBatchSize documents each, one per shard at least)
- * @property {number} writeBatchSize index.writeBatchSize of the run
+ * @property {number} writeBatchSize documents a write of the run (writeBatchSizeOf: index.writeBatchSize, on OpenSearch store.opensearch.bulkDocs)
  * @property {number} seconds
  * @property {string} reportFile rejected and empty documents, one JSON object per line
  * @property {string | null} warning a high share of rejected lines (corpus.warnRejectedFraction)
@@ -86,6 +87,8 @@ export async function runIndex(opts) {
   const runStore = async () => (opened ??= await openModelStore(opts.model, config));
   /** @type {WorkerPool | null} */
   let pool = null;
+  /** @type {{created: boolean} | null} beginLoad's answer: a load to end (also when the run fails) */
+  let loading = null;
   try {
     // A collection holds vectors of one layout: adding documents embedded otherwise would make its scores meaningless.
     const diff = await indexedLayoutDifference(opts.model, collection, layout, config, mayHaveModelStore(opts.model, config) ? await runStore() : undefined);
@@ -117,6 +120,10 @@ export async function runIndex(opts) {
     log(`index: ${plural(plan.lines, 'line')} in ${plural(plan.shards.length, 'shard')}` +
       (plan.shards.length - pending.length ? ` (${plan.shards.length - pending.length} already done)` : '') +
       ` -> model ${opts.model}, collection ${collection}`);
+    // A load into a cluster runs with settings of its own (OpenSearch: refreshes every 10 s; a new index holds no
+    // replica until the end), restored when the run ends, fails or, after its process died, by the next run.
+    const loadStore = await runStore();
+    if (pending.length && loadStore.beginLoad) loading = await loadStore.beginLoad(collection, layout.width);
     if (pending.length) {
       // Workers start once the shards to do are known: never more workers than shards.
       pool = startShardWorkers({ stage: 'index', requested: opts.workers ?? config.index.workers, shards: pending.length, redisUrl: opts.redisUrl, config, log, allowPaths: [corpus] });
@@ -147,10 +154,23 @@ export async function runIndex(opts) {
     const reportFile = path.join(outDir, 'report.jsonl');
     writeFileAtomic(reportFile, issues.map((x) => JSON.stringify(x)).join('\n') + (issues.length ? '\n' : ''));
     const rejected = Object.values(rejectedByCode).reduce((a, b) => a + b, 0);
+    // A collection made for the load that received no document is dropped: a run that writes none creates none.
+    if (loading?.created && (await runStore()).endLoad) await endEmptyLoad(await runStore(), collection);
+    loading = null; // ended below, on success
     const warning = checkUsableRun({ corpus, lines: plan.lines, documents, empty, rejectedByCode, details: reportFile, config });
     // Workers write without waiting for searchability: everything they wrote becomes searchable now.
     const store = await runStore();
-    if ((await store.collectionInfo(collection)) !== null) await (await store.collection(collection)).flush();
+    if ((await store.collectionInfo(collection)) !== null) {
+      await (await store.collection(collection)).flush();
+      // A large load into a cluster ends compact: one segment a shard, without the load's recovery source.
+      const merged = store.compactAfterLoad ? await store.compactAfterLoad(collection, documents) : null;
+      if (merged) {
+        log(`index: merged ${collection} to ${plural(merged.segments, 'segment')}, ${merged.bytesPerDoc} bytes a document ` +
+          `(${(merged.waitedMs / 1000).toFixed(1)} s for the retention leases${merged.leasesPassed ? '' : ', which had not all passed'}, merge ${(merged.mergeMs / 1000).toFixed(1)} s)`);
+      }
+    }
+    // The load's settings are put back (also those of an earlier run whose process died).
+    if (store.endLoad && (await collectionNow(store, collection)) !== null) await store.endLoad(collection);
     // A run that wrote no document created no collection: there is no layout to record for it.
     /** @type {Record<string, import('../match/threshold.js').MatchThreshold>} */
     let matchThresholds = {};
@@ -165,19 +185,47 @@ export async function runIndex(opts) {
       matchThresholds = await rederiveThresholds(store, collection, CLI_DEFAULTS.collection, config);
     }
     return {
-      collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes, writeBatchSize: config.index.writeBatchSize,
+      collection, model: opts.model, storeDir, documents, empty, rejected, rejectedByCode, writes, writeBatchSize: writeBatchSizeOf(config),
       shards: plan.shards.length, reusedShards: plan.shards.length - pending.length, seconds: (Date.now() - t0) / 1000, reportFile, warning,
       matchThresholds, expansions,
     };
   } finally {
     try {
       await pool?.stop();
+      if (loading && opened) await endFailedLoad(opened, collection, loading.created, log);
     } finally {
       await /** @type {import('../store/index.js').StoreBackend | null} */ (opened)?.close(); // (assigned by runStore)
     }
   }
 }
 
+/**
+ * The end of a load that failed: its settings restored, and a collection it created and left empty dropped (a
+ * run that writes no document creates none). A failure here is logged, not thrown over the run's own.
+ * @param {import('../store/index.js').StoreBackend} store
+ * @param {string} collection
+ * @param {boolean} created
+ * @param {(m: string) => void} log
+ */
+async function endFailedLoad(store, collection, created, log) {
+  try {
+    await store.endLoad?.(collection);
+    if (created) await endEmptyLoad(store, collection);
+  } catch (err) {
+    log(`index: the load's settings of ${collection} could not be restored (the next \`scdv index\` of it restores them): ${/** @type {Error} */ (err).message}`);
+  }
+}
+
+/**
+ * A collection beginLoad created: dropped when it holds no document (it was made for this run alone).
+ * @param {import('../store/index.js').StoreBackend} store
+ * @param {string} collection
+ */
+async function endEmptyLoad(store, collection) {
+  const c = await store.collection(collection);
+  await c.flush();
+  if ((await store.collectionInfo(collection))?.count === 0) await store.dropCollection(collection);
+}
 
 /**
  * The collection as the store has it now, null when it does not exist (nothing is created: a collection is

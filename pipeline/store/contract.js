@@ -107,5 +107,13 @@ export const NO_OPTIONAL_CALLS = Object.freeze({ vectors: false, scores: false, 
  *   backend keeps them, so every host sees them); absent on the native store, whose record is the model folder's
  *   indexed.json (pipeline/serving: layoutRecords() is the one switch)
  * @property {(collection: string, entry: LayoutEntry | null) => Promise<void>} [recordLayout] null forgets
+ * @property {(collection: string, width: number) => Promise<{created: boolean}>} [beginLoad] the start of `scdv index`
+ *   (OpenSearch: the index, created when absent, set for a bulk load, its settings to restore recorded); absent on
+ *   the native store
+ * @property {(collection: string) => Promise<boolean>} [endLoad] the end of `scdv index`, also of a failed or an
+ *   interrupted one: beginLoad's settings restored (false: the collection was in no load)
+ * @property {(collection: string, documents: number) => Promise<{bytesPerDoc: number, segments: number, leasesPassed: boolean, waitedMs: number, mergeMs: number} | null>} [compactAfterLoad]
+ *   the end of `scdv index` that wrote `documents` (OpenSearch: a merge to one segment a shard when the run was
+ *   large, null when not merged); absent on the native store, which merges in the background
  */
 

@@ -103,5 +103,5 @@ test('scdv index to a pipe: the summary says what a store write is', async () =>
   assertReadableLog(r.stderr);
   const ads = fs.readFileSync(ADS, 'utf8').split('\n').filter(Boolean).length;
   assert.match(r.stderr, new RegExp(`^index \\[#+\\] ${ads}/${ads} lines \\(1 shard: \\d+ documents? accepted; done in \\d+s\\)$`, 'm'));
-  assert.match(r.stderr, /^indexed \d+ documents? into logged\/ads in [\d.]+ s \(\d+ store writes? of up to 4 documents each: index\.writeBatchSize, --batch-size\)$/m);
+  assert.match(r.stderr, /^indexed \d+ documents? into logged\/ads in [\d.]+ s \(\d+ store writes? of up to 4 documents each: --batch-size, index\.writeBatchSize or on OpenSearch store\.opensearch\.bulkDocs\)$/m);
 });

@@ -46,6 +46,9 @@ export const store = section('Where document vectors live (pipeline/store/): one
       why: 'worth it only over a slow link: it costs this process ~0.5 ms of CPU per indexed document (BENCHMARKS.md § Search on OpenSearch).',
     },
     bulkDocs: posInt(500, 'Documents per bulk request of `scdv index` (larger requests amortise the round trip).'),
+    compactAfterDocs: count0(10_000, '`scdv index` ends by merging the collection\'s index to one segment a shard (after a commit and its retention leases: pipeline/store/opensearch/compact.js) when it wrote at least this many documents and at least half of the collection\'s; 0: never.', {
+      why: 'a merge straight after a load keeps ~5 KB a document (the recovery source), this one ~3.2 KB; it waits up to 30 s for the leases and rewrites the whole index (docs/scale-out.md § Loading).',
+    }),
     versionPollMs: count0(250, "How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms."),
     candidates: section('Documents re-ranked exactly in the engine per shard and search: max(min, perK·k) + perShard·(shards − 1), at most max.', {
       min: posInt(400, 'Candidates at least.'),

@@ -47,15 +47,44 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  * @param {Float32Array} values
  */
 export function featureTerms(indices, values) {
-  let s = '';
+  const need = 18 * indices.length; // "p" + 10 digits + "|" + 5 digits + " " at most a term
+  if (termBytes.length < need) termBytes = Buffer.allocUnsafe(Math.max(need, 2 * termBytes.length));
+  const b = termBytes;
+  let p = 0;
   for (let j = 0; j < indices.length; j++) {
     const v = values[j];
     if (v === 0 || v !== v) continue;
     f32[0] = v < 0 ? -v : v;
     const q = Math.max(MIN_FEATURE_FREQ, u32[0] >>> FEATURE_SHIFT);
-    s += `${s ? ' ' : ''}${v > 0 ? 'p' : 'n'}${indices[j]}|${q}`;
+    if (p > 0) b[p++] = 32; // ' '
+    b[p++] = v > 0 ? 112 : 110; // 'p' | 'n'
+    p = writeDigits(b, p, indices[j]);
+    b[p++] = 124; // '|'
+    p = writeDigits(b, p, q);
   }
-  return s;
+  // Digits and ASCII letters written as bytes: ~4x faster than concatenating ~300 template strings a document.
+  return b.toString('latin1', 0, p);
+}
+
+/** The bytes of featureTerms, reused (grown as needed). */
+let termBytes = Buffer.allocUnsafe(18 * 1024);
+
+/**
+ * Writes the decimal digits of a non-negative integer below 2^32 at `p`; returns the position after them.
+ * @param {Buffer} b
+ * @param {number} p
+ * @param {number} x
+ */
+function writeDigits(b, p, x) {
+  let end = p + 1;
+  for (let t = x; t >= 10; t = Math.floor(t / 10)) end++;
+  for (let i = end - 1; i > p; i--) {
+    const t = Math.floor(x / 10);
+    b[i] = 48 + (x - 10 * t);
+    x = t;
+  }
+  b[p] = 48 + x;
+  return end;
 }
 
 /** The similarity of `f`: a clause's boost (the query's weight) times the term's weight, decoded from its frequency. */
@@ -99,19 +128,29 @@ export function decodeVector(b64) {
 }
 
 /**
- * The document of a prepared document (validate.js's PreparedDoc), as sent in a bulk request.
+ * A bulk request's lines (ndjson, newline-terminated) that index a prepared document (validate.js's PreparedDoc)
+ * through `alias`, built as text: the terms and the base64 doc value need no escaping and `meta` is already JSON,
+ * so nothing of the document is parsed or serialised again (an object per document and JSON.stringify of it cost
+ * the client about twice as much).
+ * @param {string} alias
  * @param {import('../validate.js').PreparedDoc} d
  */
-export function sourceOf(d) {
-  return {
-    id: d.id,
-    f: featureTerms(d.indices, d.values),
-    v: encodeVector(d.indices, d.values),
-    meta: JSON.parse(d.meta),
-    ...(d.site ? { site: d.site } : {}),
-    ...(d.cat ? { category: d.cat } : {}),
-    ...(Number.isNaN(d.time) ? {} : { published_at: d.time }),
-  };
+export function indexOperation(alias, d) {
+  let s = `{"index":{"_index":${JSON.stringify(alias)},"_id":${JSON.stringify(osId(d.id))},"require_alias":true}}\n`;
+  s += `{"id":${JSON.stringify(d.id)},"f":"${featureTerms(d.indices, d.values)}","v":"${encodeVector(d.indices, d.values)}","meta":${d.meta}`;
+  if (d.site) s += `,"site":${JSON.stringify(d.site)}`;
+  if (d.cat) s += `,"category":${JSON.stringify(d.cat)}`;
+  if (!Number.isNaN(d.time)) s += `,"published_at":${JSON.stringify(d.time)}`;
+  return `${s}}\n`;
+}
+
+/**
+ * A bulk request's line that deletes a document by id through `alias`.
+ * @param {string} alias
+ * @param {string} id
+ */
+export function deleteOperation(alias, id) {
+  return `${JSON.stringify({ delete: { _index: alias, _id: osId(id), require_alias: true } })}\n`;
 }
 
 /**

@@ -7,8 +7,16 @@ import { validateCollectionName } from '../names.js';
 import { createClient, request } from './connection.js';
 import { OS_FORMAT, analysisSettings, mappingOf, namesOf } from './encoding.js';
 import { OpenSearchCollection } from './collection.js';
+import { compactIndex } from './compact.js';
 
 /** @typedef {import('../../config.js').Config['store']['opensearch']} OpenSearchConfig */
+
+/**
+ * How often a collection's index refreshes while `scdv index` loads it (beginLoad): a refresh a second cut a
+ * load into segments of ~1,500 documents that the engine merged again and again (~40 % of its CPU a document,
+ * docs/scale-out.md § Loading); writes that wait for searchability meanwhile wait up to this long.
+ */
+const LOAD_REFRESH_INTERVAL = '10s';
 
 export class OpenSearchStore {
   #model;
@@ -227,8 +235,90 @@ export class OpenSearchStore {
       throw errors.COLLECTION_NOT_FOUND(name, this.#model);
     }
     const { layout: _old, ...rest } = found.meta;
-    const scdv = entry === null ? rest : { ...rest, layout: entry };
-    await request(() => this.#client.indices.putMapping({ index: this.#names.index(name), body: { _meta: { scdv } } }), this.#rctx('record layout', name));
+    await this.#putMeta(name, entry === null ? rest : { ...rest, layout: entry });
+  }
+
+  /**
+   * The start of `scdv index` into a collection: its index (created now when there is none) refreshes every
+   * LOAD_REFRESH_INTERVAL instead of every second, and a new one holds no replica until endLoad: its shard copies
+   * are then made from the loaded segment files instead of indexing every document again. The settings to
+   * restore are recorded first, in `_meta.scdv.load`, so a load whose process died is undone by the next
+   * `scdv index` of the collection (whose endLoad restores them; a beginLoad that finds them keeps them).
+   * Meanwhile writes that wait for searchability (`upsert` with refresh) wait up to that interval.
+   * @param {string} name
+   * @param {number} width
+   * @returns {Promise<{created: boolean}>}
+   */
+  async beginLoad(name, width) {
+    this.#checkOpen();
+    validateCollectionName(name);
+    const index = this.#names.index(name);
+    let found = await this.#describe(name);
+    let created = false;
+    if (!found) {
+      const made = await this.#create(name, width);
+      found = await this.#describe(name);
+      if (!found) throw errors.COLLECTION_NOT_FOUND(name, this.#model);
+      created = made.createdAt === found.createdAt;
+    }
+    if (found.width !== width) throw errors.STORE_WIDTH_MISMATCH(name, String(found.width), String(width));
+    if (found.meta.load) return { created };
+    const res = await request(() => this.#client.indices.getSettings({ index, name: ['index.refresh_interval', 'index.number_of_replicas'], include_defaults: true }), this.#rctx('begin a load', name));
+    const entry = /** @type {any} */ (res.body)[index];
+    const setting = (/** @type {string} */ k) => entry?.settings?.index?.[k] ?? entry?.defaults?.index?.[k];
+    const restore = { refresh_interval: String(setting('refresh_interval') ?? '1s'), number_of_replicas: Number(setting('number_of_replicas') ?? this.#cfg.replicas) };
+    await this.#putMeta(name, { ...found.meta, load: { since: new Date().toISOString(), restore } });
+    const during = { refresh_interval: LOAD_REFRESH_INTERVAL, ...(created ? { number_of_replicas: 0 } : {}) };
+    await request(() => this.#client.indices.putSettings({ index, body: { index: during } }), this.#rctx('begin a load', name));
+    return { created };
+  }
+
+  /**
+   * The end of a load (also of a failed one, and of one whose process died: the settings recorded by beginLoad are
+   * put back, then the record is removed). Nothing when the collection is in no load.
+   * @param {string} name
+   * @returns {Promise<boolean>} whether settings were restored
+   */
+  async endLoad(name) {
+    this.#checkOpen();
+    validateCollectionName(name);
+    const found = await this.#describe(name);
+    const load = found?.meta.load;
+    if (!found || !load) return false;
+    await request(() => this.#client.indices.putSettings({ index: this.#names.index(name), body: { index: load.restore } }), this.#rctx('end a load', name));
+    const { load: _done, ...rest } = found.meta;
+    await this.#putMeta(name, rest);
+    return true;
+  }
+
+  /** @param {string} name @param {Record<string, any>} scdv the whole `_meta.scdv` */
+  async #putMeta(name, scdv) {
+    await request(() => this.#client.indices.putMapping({ index: this.#names.index(name), body: { _meta: { scdv } } }), this.#rctx('record in _meta', name));
+  }
+
+  /**
+   * The end of `scdv index` on a collection: when the run wrote at least store.opensearch.compactAfterDocs
+   * documents and at least half of the collection's, its index is merged to one segment a shard without the
+   * load's recovery source (compact.js): ~3.2 KB a document instead of ~5. Smaller runs leave the merging to the
+   * engine: a merge rewrites the whole index.
+   * @param {string} name
+   * @param {number} documents written by the run
+   * @returns {Promise<{bytesPerDoc: number, segments: number, leasesPassed: boolean, waitedMs: number, mergeMs: number} | null>} null: not merged
+   */
+  async compactAfterLoad(name, documents) {
+    this.#checkOpen();
+    validateCollectionName(name);
+    const every = this.#cfg.compactAfterDocs;
+    if (every === 0 || documents < every) return null;
+    const count = await this.#count(name);
+    if (count === null || documents * 2 < count) return null;
+    const index = this.#names.index(name);
+    const shards = (await this.#describe(name))?.shards ?? this.#cfg.shards;
+    const done = await compactIndex({ client: this.#client, index, shards, ctx: this.#rctx('merge after a load', name) });
+    const res = await request(() => this.#client.indices.stats({ index, metric: ['store', 'segments', 'docs'] }), this.#rctx('merge after a load', name));
+    const all = /** @type {any} */ (res.body)._all?.primaries;
+    const docs = Number(all?.docs?.count ?? 0);
+    return { ...done, bytesPerDoc: docs ? Math.round(Number(all?.store?.size_in_bytes ?? 0) / docs) : 0, segments: Number(all?.segments?.count ?? 0) };
   }
 
   /**
