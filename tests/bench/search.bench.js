@@ -1,7 +1,7 @@
 // Vector store benchmark: index build, size, latency, throughput and recall, against exact brute force
 // (scipy) and Seismic (pyseismic-lsr), on the same vectors.
 //
-//   node tests/bench/search.bench.js --data vectors.csr            real vectors (format: search.data.js)
+//   node tests/bench/search.bench.js --data vectors.csr [--docs N]  real vectors (format: search.data.js); --docs: the first N
 //   node tests/bench/search.bench.js --generate 100000             SCDV-like synthetic vectors (cached in /tmp)
 //        [--coherence 0.5] [--seed 42] [--queries 2000] [--k 10] [--segments 16] [--write-docs 5000]
 //        [--budget B] [--candidates C] [--skip-seismic] [--seismic-timeout S] [--seismic-sweep 10:0.7,40:0.7,...]
@@ -66,6 +66,7 @@ const log = (m) => process.stderr.write(`[search.bench] ${m}\n`);
 const { values: opt } = parseArgs({
   options: {
     data: { type: 'string' },
+    docs: { type: 'string' },
     generate: { type: 'string' },
     coherence: { type: 'string', default: '0.5' },
     seed: { type: 'string', default: '42' },
@@ -135,7 +136,17 @@ const loadAvg = () => os.loadavg().map((x) => round(x, 2));
 function loadData() {
   if (opt.data) {
     log(`reading ${opt.data}`);
-    return { m: readCsr(opt.data), file: opt.data };
+    const all = readCsr(opt.data);
+    const n = opt.docs === undefined ? all.rows : Number(opt.docs);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--docs takes a positive integer, got ${opt.docs}`);
+    if (n >= all.rows) return { m: all, file: opt.data };
+    // the first n documents, as a file of their own for the scipy ground truth
+    const end = all.offsets[n];
+    const m = { rows: n, width: all.width, offsets: all.offsets.subarray(0, n + 1), indices: all.indices.subarray(0, end), values: all.values.subarray(0, end), ids: all.ids ? all.ids.slice(0, n) : null };
+    const file = path.join(os.tmpdir(), `${path.basename(opt.data, '.csr')}-first-${n}.csr`);
+    writeCsr(file, m);
+    log(`  its first ${n} of ${all.rows} documents (--docs) -> ${file}`);
+    return { m, file };
   }
   const n = Number(opt.generate ?? 100000);
   const coherence = Number(opt.coherence);
