@@ -17,7 +17,9 @@
 //  3. search: --os-queries of the benchmark's queries (warm-up first), each its own vector with itself excluded:
 //     p50/p99 latency as the client sees it (round trip, budgeted candidates, exact re-rank in the engine),
 //     recall@k against the exact ground truth, the largest difference of a returned score from the exact dot
-//     product (float64 over the float32 vectors), errors; queries/s with 1, 2 and 4 concurrent searchers; then mode
+//     product (float64 over the float32 vectors), errors, and the CPU milliseconds a query of the local nodes (from
+//     /proc: the figure a loaded shared machine does not distort) and of this process; queries/s with 1, 2 and 4
+//     concurrent searchers; then mode
 //     'exact' on --os-exact-queries of them (p50, recall);
 //  4. with --os-kill I (a cluster of several nodes): node I is stopped (--os-kill-signal KILL or TERM), the cluster
 //     waited for until it has one node less and is yellow (not red), and step 3 measured again; with --os-recover
@@ -83,6 +85,7 @@ const pct = (xs, p) => {
  * @property {number | null} kill node to stop after the first measurement
  * @property {'SIGKILL' | 'SIGTERM'} killSignal
  * @property {boolean} recover start the stopped node again and wait for green
+ * @property {() => number[]} [pids] the running local nodes' pids (set per cluster)
  */
 
 /**
@@ -171,6 +174,7 @@ async function stopPid(pid, signal) {
  */
 async function benchCluster(o, nodes, urls, rec, restarted) {
   const { m } = o;
+  o = { ...o, pids: () => (rec ? rec.nodes.map((x) => x.pid).filter(alive) : []) };
   const shards = o.shards ?? nodes;
   const replicas = o.replicas ?? (nodes > 1 ? 1 : 0);
   const loadReplicas = Math.min(replicas, o.loadReplicas ?? replicas);
@@ -317,6 +321,7 @@ async function benchCluster(o, nodes, urls, rec, restarted) {
 async function measure(o, c, idRow, label) {
   const { m, k, idOf, row } = o;
   const nq = Math.min(o.queryCount, o.queries.length);
+  const pidsOf = o.pids ?? (() => []);
   const loadBefore = loadAvg();
   let errors = 0;
   /** @type {string[]} */
@@ -363,6 +368,8 @@ async function measure(o, c, idRow, label) {
   /** @type {(string[] | null)[]} */
   const got = [];
   let worst = 0;
+  const cpu0 = clusterCpu(pidsOf());
+  const own0 = process.cpuUsage();
   for (let i = 0; i < nq; i++) {
     const t1 = now();
     const hits = await search(i);
@@ -373,6 +380,8 @@ async function measure(o, c, idRow, label) {
     got.push(hits ? hits.map((h) => h.id) : null);
   }
   const seqErrors = errors;
+  const cpuSeq = clusterCpu(pidsOf());
+  const ownSeq = process.cpuUsage(own0);
   /** @type {Record<number, number>} */
   const qps = {};
   for (const conc of [1, 2, 4]) {
@@ -400,6 +409,10 @@ async function measure(o, c, idRow, label) {
   }
   const r = {
     queries: nq, recall_at_10: round(recallOf(got, nq), 4), p50_ms: round(pct(lat, 0.5)), p99_ms: round(pct(lat, 0.99)),
+    // CPU a query, load-independent: the local nodes' (from /proc; null when they are not local) and this
+    // process's (the client: request, answer, and the score check), over the sequential pass
+    cluster_cpu_ms_per_query: cpu0 === null || cpuSeq === null ? null : round((cpuSeq - cpu0) / nq, 2),
+    client_cpu_ms_per_query: round((ownSeq.user + ownSeq.system) / 1000 / nq, 2),
     max_score_error: Number(worst.toExponential(2)), errors: seqErrors, errors_all: errors + seqErrors, warmup_errors: warmErrors, error_kinds: errorKinds,
     qps_1: round(qps[1], 1), qps_2: round(qps[2], 1), qps_4: round(qps[4], 1),
     exact_queries: ne, exact_p50_ms: ne ? round(pct(exactLat, 0.5)) : null, exact_p99_ms: ne ? round(pct(exactLat, 0.99)) : null,
@@ -407,6 +420,7 @@ async function measure(o, c, idRow, label) {
     load_avg_search: { before: loadBefore, after: loadAvg() },
   };
   log(`${label}: p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, recall@${k} ${r.recall_at_10}, largest score error ${r.max_score_error}, ` +
+    `cluster CPU ${r.cluster_cpu_ms_per_query} ms a query (client ${r.client_cpu_ms_per_query}), ` +
     `errors ${r.errors} of ${nq} (${r.errors_all} in all${errorKinds.length ? `: ${errorKinds.join(', ')}` : ''}); QPS 1: ${r.qps_1}, 2: ${r.qps_2}, 4: ${r.qps_4}; ` +
     `exact (${ne}): p50 ${r.exact_p50_ms} ms, recall ${r.exact_recall_at_10}; load ${loadBefore[0]} -> ${r.load_avg_search.after[0]}`);
   return r;
@@ -493,6 +507,24 @@ async function jvmStats(url, rec) {
     non_heap_mb: Math.round(n.jvm.mem.non_heap_used_in_bytes / 2 ** 20), resident_mb: Math.round(readRss(rec?.nodes.find((x) => x.name === n.name)?.pid ?? 0)),
     old_gc_count: n.jvm.gc.collectors.old?.collection_count ?? null,
   })).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * CPU milliseconds the local nodes have used so far (user + system, /proc), or null when one is not readable.
+ * @param {number[]} pids
+ */
+function clusterCpu(pids) {
+  if (!pids.length) return null;
+  let ms = 0;
+  for (const pid of pids) {
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ms += ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    } catch {
+      return null;
+    }
+  }
+  return ms;
 }
 
 /** @param {number} pid resident megabytes of a local process (0 when unknown) */
