@@ -205,7 +205,10 @@ async function benchCluster(o, nodes, urls, rec, restarted) {
     if (o.skipLoad) {
       const docs = await c.count();
       if (docs !== m.rows) throw new Error(`--os-skip-load: ${index} at ${urls[0]} holds ${docs} documents, the vectors file ${m.rows}: load it again without --os-skip-load`);
-      log(`attached to ${index} (${docs} documents) at ${urls.join(', ')}`);
+      // the index's own layout, not the options' defaults
+      const set = (await http(urls[0], 'GET', `/${index}/_settings`))[index].settings.index;
+      Object.assign(r, { shards: Number(set.number_of_shards), replicas: Number(set.number_of_replicas), load_replicas: null });
+      log(`attached to ${index} (${docs} documents, ${r.shards} shard(s), ${r.replicas} replica(s)) at ${urls.join(', ')}`);
       dropAtEnd = false;
     } else {
       const loadAvgLoad = loadAvg();
