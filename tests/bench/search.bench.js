@@ -1,13 +1,26 @@
 // Vector store benchmark: index build, size, latency, throughput and recall, against exact brute force
 // (scipy) and Seismic (pyseismic-lsr), on the same vectors.
 //
-//   node tests/bench/search.bench.js --data vectors.csr            real vectors (format: search.data.js)
+//   node tests/bench/search.bench.js --data vectors.csr [--docs N]  real vectors (format: search.data.js); --docs: the first N
 //   node tests/bench/search.bench.js --generate 100000             SCDV-like synthetic vectors (cached in /tmp)
 //        [--coherence 0.5] [--seed 42] [--queries 2000] [--k 10] [--segments 16] [--write-docs 5000]
 //        [--budget B] [--candidates C] [--skip-seismic] [--seismic-timeout S] [--seismic-sweep 10:0.7,40:0.7,...]
 //        [--skip-scipy] [--store DIR] [--keep]
-//        [--backend native|opensearch [--nodes 1,2] [--opensearch-url URL] [--os-queries 500] [--os-heap-mb 1024]
-//         [--os-prefix bench-]]
+//        [--backend native|opensearch [--nodes 1,2] [--opensearch-url URL[,URL...]] [--os-queries 500] [--os-heap-mb 1024]
+//         [--os-prefix bench-] [--shards S] [--replicas R] [--os-load-replicas R0] [--os-bulk 1000]
+//         [--os-bulk-concurrency 2] [--os-exact-queries 50] [--os-dir DIR] [--os-keep] [--os-skip-load]
+//         [--os-kill I [--os-kill-signal KILL|TERM] [--os-recover]]]
+//
+// The cluster case, e.g. a million documents on three local nodes, 6 primaries and a replica, loaded without the
+// replica (added after the force merge, copied from the merged primaries), a node SIGKILLed and started again,
+// the cluster left running in DIR for another run:
+//   node tests/bench/search.bench.js --data 1m.csr --skip-seismic --write-docs 0 --queries 1000 --backend opensearch
+//     --nodes 3 --shards 6 --replicas 1 --os-load-replicas 0 --os-bulk 500 --os-bulk-concurrency 4 --os-heap-mb 2048
+//     --os-dir DIR --os-keep --os-kill 2 --os-recover
+// and later, on the same vectors, queried again without loading (the URLs are in DIR/cluster.json):
+//   node tests/bench/search.bench.js --data 1m.csr --skip-seismic --write-docs 0 --queries 1000 --backend opensearch
+//     --nodes 3 --opensearch-url URL1,URL2,URL3 --os-skip-load --os-keep [--os-dir DIR --os-kill 2 --os-recover]
+// (options of the OpenSearch side: tests/bench/search.opensearch.js).
 //
 // Steps, in one run:
 //  1. queries: --queries distinct stored documents (seeded), each searched with its own vector, itself excluded;
@@ -28,7 +41,7 @@
 //     seismic_eq_interleaved;
 //  6. writes: --write-docs documents upserted in batches of 1, 10, 100 and 1,000 (each call awaited, durable);
 //  7. --backend opensearch: the same vectors, queries and ground truth on OpenSearch (search.opensearch.js), on a
-//     cluster of each --nodes size started by the test harness (or the one at --opensearch-url); the last line
+//     cluster of each --nodes size (1 to 9) started by the test harness (or the one at --opensearch-url); the last line
 //     then holds the OpenSearch figures (of the first cluster size) with "backend":"opensearch", every size under
 //     "clusters", and the native store's under "native".
 // Progress and the report go to stderr; the last stdout line is JSON.
@@ -53,6 +66,7 @@ const log = (m) => process.stderr.write(`[search.bench] ${m}\n`);
 const { values: opt } = parseArgs({
   options: {
     data: { type: 'string' },
+    docs: { type: 'string' },
     generate: { type: 'string' },
     coherence: { type: 'string', default: '0.5' },
     seed: { type: 'string', default: '42' },
@@ -74,11 +88,34 @@ const { values: opt } = parseArgs({
     'os-queries': { type: 'string', default: '500' },
     'os-heap-mb': { type: 'string', default: '1024' },
     'os-prefix': { type: 'string', default: 'bench-' },
+    shards: { type: 'string' },
+    replicas: { type: 'string' },
+    'os-load-replicas': { type: 'string' },
+    'os-bulk': { type: 'string', default: '1000' },
+    'os-bulk-concurrency': { type: 'string', default: '2' },
+    'os-exact-queries': { type: 'string', default: '50' },
+    'os-dir': { type: 'string' },
+    'os-keep': { type: 'boolean', default: false },
+    'os-skip-load': { type: 'boolean', default: false },
+    'os-kill': { type: 'string' },
+    'os-kill-signal': { type: 'string', default: 'KILL' },
+    'os-recover': { type: 'boolean', default: false },
   },
 });
 if (opt.backend !== 'native' && opt.backend !== 'opensearch') throw new Error(`--backend must be native or opensearch, got ${opt.backend}`);
 const clusterSizes = opt.nodes.split(',').map(Number);
-if (!clusterSizes.length || clusterSizes.some((n) => n !== 1 && n !== 2)) throw new Error(`--nodes takes 1, 2 or 1,2, got ${opt.nodes}`);
+if (!clusterSizes.length || clusterSizes.some((n) => !Number.isInteger(n) || n < 1 || n > 9)) throw new Error(`--nodes takes cluster sizes of 1 to 9 nodes, e.g. 1,2 or 3, got ${opt.nodes}`);
+/** @param {string} name @param {number} min */
+const intOpt = (name, min) => {
+  const v = /** @type {Record<string, any>} */ (opt)[name];
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} takes an integer of at least ${min}, got ${v}`);
+  return n;
+};
+if (opt['os-kill-signal'] !== 'KILL' && opt['os-kill-signal'] !== 'TERM') throw new Error(`--os-kill-signal must be KILL or TERM, got ${opt['os-kill-signal']}`);
+if (opt['os-skip-load'] && !opt['opensearch-url']) throw new Error('--os-skip-load attaches to a loaded cluster: give its --opensearch-url');
+if ((opt['os-keep'] || opt['os-skip-load']) && clusterSizes.length !== 1) throw new Error('--os-keep and --os-skip-load take one cluster size (--nodes N)');
 
 /** @param {number[]} xs @param {number} p */
 const pct = (xs, p) => {
@@ -99,7 +136,17 @@ const loadAvg = () => os.loadavg().map((x) => round(x, 2));
 function loadData() {
   if (opt.data) {
     log(`reading ${opt.data}`);
-    return { m: readCsr(opt.data), file: opt.data };
+    const all = readCsr(opt.data);
+    const n = opt.docs === undefined ? all.rows : Number(opt.docs);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--docs takes a positive integer, got ${opt.docs}`);
+    if (n >= all.rows) return { m: all, file: opt.data };
+    // the first n documents, as a file of their own for the scipy ground truth
+    const end = all.offsets[n];
+    const m = { rows: n, width: all.width, offsets: all.offsets.subarray(0, n + 1), indices: all.indices.subarray(0, end), values: all.values.subarray(0, end), ids: all.ids ? all.ids.slice(0, n) : null };
+    const file = path.join(os.tmpdir(), `${path.basename(opt.data, '.csr')}-first-${n}.csr`);
+    writeCsr(file, m);
+    log(`  its first ${n} of ${all.rows} documents (--docs) -> ${file}`);
+    return { m, file };
   }
   const n = Number(opt.generate ?? 100000);
   const coherence = Number(opt.coherence);
@@ -381,8 +428,14 @@ async function main() {
   let clusters = null;
   if (opt.backend === 'opensearch') {
     clusters = await benchOpenSearch({
-      m, queries, truth: /** @type {string[][]} */ (truth), k, idOf, row, nodes: clusterSizes, url: opt['opensearch-url'] ?? null,
+      m, queries, truth: /** @type {string[][]} */ (truth), k, idOf, row, nodes: clusterSizes,
+      url: opt['opensearch-url'] ? opt['opensearch-url'].split(',') : null,
       queryCount: Number(opt['os-queries']), writeDocs: wdocs, heapMb: Number(opt['os-heap-mb']), prefix: opt['os-prefix'],
+      shards: intOpt('shards', 1), replicas: intOpt('replicas', 0), loadReplicas: intOpt('os-load-replicas', 0),
+      bulk: /** @type {number} */ (intOpt('os-bulk', 1)), bulkConcurrency: /** @type {number} */ (intOpt('os-bulk-concurrency', 1)),
+      exactQueries: /** @type {number} */ (intOpt('os-exact-queries', 0)), dir: opt['os-dir'] ? path.resolve(opt['os-dir']) : null,
+      keep: opt['os-keep'], skipLoad: opt['os-skip-load'], kill: intOpt('os-kill', 0),
+      killSignal: opt['os-kill-signal'] === 'TERM' ? 'SIGTERM' : 'SIGKILL', recover: opt['os-recover'],
     });
   }
   if (!opt.keep) fs.rmSync(tmp, { recursive: true, force: true });

@@ -1,5 +1,7 @@
-// Real OpenSearch for tests, as tests/reliability start a private Redis: one or two local nodes from the cached
-// install (`npm run setup -- --opensearch`), on free ports, with private temporary data folders removed on stop().
+// Real OpenSearch for tests, as tests/reliability start a private Redis: local nodes (one or two for the tests, three
+// for the cluster benchmark) from the cached install (`npm run setup -- --opensearch`), on free ports, with private
+// temporary data folders removed on stop() — or, for a benchmark that keeps a loaded cluster, in a given folder that
+// stop() leaves in place.
 // The start code is the library's (pipeline/store/opensearch/node.js), the same that `scdv opensearch start` uses.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,24 +21,28 @@ import { startCluster } from '../../pipeline/store/opensearch/node.js';
  */
 
 /**
- * @param {{nodes?: 1 | 2, heapMb?: number, name?: string, settings?: Record<string, string | number | boolean | string[]>, fastStart?: boolean}} [opts]
+ * @param {{nodes?: number, heapMb?: number, name?: string, settings?: Record<string, string | number | boolean | string[]>, fastStart?: boolean, dir?: string, detached?: boolean}} [opts]
  *   fastStart (default true): the JIT stops at its first tier, which starts a node in about half the time and
  *   serves a test's few thousand requests faster too (measured: 12-16 s vs 30-34 s to start on this 2-core
  *   machine under load); benchmarks pass false, as a long-running node wants the optimising tier.
+ *   dir: the cluster's folder (one subfolder per node), created if missing and kept by stop(); default a temporary
+ *   one that stop() removes. detached: the nodes outlive this process (a loaded cluster queried again later).
  * @returns {Promise<TestOpenSearch>}
  */
 export async function startOpenSearch(opts = {}) {
   const name = opts.name ?? 'scdv-test';
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  const keep = Boolean(opts.dir);
+  const dir = opts.dir ? path.resolve(opts.dir) : fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  fs.mkdirSync(dir, { recursive: true });
   fs.chmodSync(dir, 0o755); // a root caller's nodes run as nobody, who must reach their folders
   let cluster;
   try {
     cluster = await startCluster({
       dir, name, nodes: opts.nodes ?? 1, heapMb: opts.heapMb ?? 512, settings: opts.settings,
-      jvmOptions: opts.fastStart === false ? [] : ['-XX:TieredStopAtLevel=1'],
+      jvmOptions: opts.fastStart === false ? [] : ['-XX:TieredStopAtLevel=1'], detached: opts.detached,
     });
   } catch (err) {
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   }
   const c = cluster;
@@ -46,7 +52,7 @@ export async function startOpenSearch(opts = {}) {
     get nodes() { return c.nodes; },
     async stop() {
       await c.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (!keep) fs.rmSync(dir, { recursive: true, force: true });
     },
     kill: (i) => c.kill(i),
     async restart(i) {
