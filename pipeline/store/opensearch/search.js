@@ -11,20 +11,22 @@ import { osId } from './encoding.js';
  * The exact dot product of the document's doc value `v` with the query (params.qi increasing, params.qv), in
  * double, in increasing index order (the native store's order and precision: float32 times float32 is exact).
  * The query is decoded once per segment, not per document: the first document a script instance scores puts the
- * query as a dense double[] (by feature index) into `params` under `_w`; the engine gives each segment's script
- * instance its own copy of the request's params (ScoreScript and FieldScript copy them per leaf), so the array is
- * that search's and that segment's only. A document's terms are then looked up there in the order it stores them
+ * query as a dense float[] by feature index (its values are float32: exact) into `params` under `_w`; the engine
+ * gives each segment's script instance its own copy of the request's params (ScoreScript and FieldScript copy them
+ * per leaf), and the params are the request's own: whatever instance finds `_w` finds this search's query. A document's terms are then looked up there in the order it stores them
  * (increasing index): the same products added in the same order as a merge of the two sorted lists, without
- * reading the boxed param lists for every document (that read was most of the re-ranking's cost).
+ * reading the boxed param lists for every document. (A merge of the document's indices against the query's as
+ * primitive arrays was slower than this lookup: its branches cost more than the boxing did.) The array takes
+ * 4 bytes a feature of the model's width for each segment a search re-ranks or scores hits in.
  * `SCORE` below maps it onto the positive scores Lucene requires, keeping its order.
  */
-const DOT = `def c = params['_w']; double[] w;
+const DOT = `def c = params['_w']; float[] w;
 if (c == null) {
   List qi = params.qi; List qv = params.qv; int m = qi.size();
-  w = new double[m == 0 ? 0 : (int) qi.get(m - 1) + 1];
-  for (int j = 0; j < m; j++) { w[(int) qi.get(j)] = (double) qv.get(j); }
+  w = new float[m == 0 ? 0 : (int) qi.get(m - 1) + 1];
+  for (int j = 0; j < m; j++) { w[(int) qi.get(j)] = (float) (double) qv.get(j); }
   params['_w'] = w;
-} else { w = (double[]) c; }
+} else { w = (float[]) c; }
 def d = doc['v']; double s = 0;
 if (d.size() != 0) {
   BytesRef b = d.value; byte[] a = b.bytes; int o = b.offset; int n = b.length >> 3; int vo = o + (n << 2); int wl = w.length;
@@ -32,10 +34,10 @@ if (d.size() != 0) {
     int p = o + (i << 2);
     int x = (a[p] & 255) | ((a[p + 1] & 255) << 8) | ((a[p + 2] & 255) << 16) | ((a[p + 3] & 255) << 24);
     if (x >= wl) { break; }
-    double q = w[x];
+    float q = w[x];
     if (q != 0) {
       int r = vo + (i << 2);
-      s += (double) Float.intBitsToFloat((a[r] & 255) | ((a[r + 1] & 255) << 8) | ((a[r + 2] & 255) << 16) | ((a[r + 3] & 255) << 24)) * q;
+      s += (double) Float.intBitsToFloat((a[r] & 255) | ((a[r + 1] & 255) << 8) | ((a[r + 2] & 255) << 16) | ((a[r + 3] & 255) << 24)) * (double) q;
     }
   }
 }`;
