@@ -10,22 +10,35 @@ import { osId } from './encoding.js';
 /**
  * The exact dot product of the document's doc value `v` with the query (params.qi increasing, params.qv), in
  * double, in increasing index order (the native store's order and precision: float32 times float32 is exact).
+ * The query is decoded once per segment, not per document: the first document a script instance scores puts the
+ * query as a dense float[] by feature index (its values are float32: exact) into `params` under `_w`; the engine
+ * gives each segment's script instance its own copy of the request's params (ScoreScript and FieldScript copy them
+ * per leaf), and the params are the request's own: whatever instance finds `_w` finds this search's query. A document's terms are then looked up there in the order it stores them
+ * (increasing index): the same products added in the same order as a merge of the two sorted lists, without
+ * reading the boxed param lists for every document. (A merge of the document's indices against the query's as
+ * primitive arrays was slower than this lookup: its branches cost more than the boxing did.) The array takes
+ * 4 bytes a feature of the model's width for each segment a search re-ranks or scores hits in.
  * `SCORE` below maps it onto the positive scores Lucene requires, keeping its order.
  */
-const DOT = `def d = doc['v']; double s = 0;
+const DOT = `def c = params['_w']; float[] w;
+if (c == null) {
+  List qi = params.qi; List qv = params.qv; int m = qi.size();
+  w = new float[m == 0 ? 0 : (int) qi.get(m - 1) + 1];
+  for (int j = 0; j < m; j++) { w[(int) qi.get(j)] = (float) (double) qv.get(j); }
+  params['_w'] = w;
+} else { w = (float[]) c; }
+def d = doc['v']; double s = 0;
 if (d.size() != 0) {
-  BytesRef b = d.value; byte[] a = b.bytes; int o = b.offset; int n = b.length >> 3; int vo = o + (n << 2);
-  List qi = params.qi; List qv = params.qv; int m = qi.size(); int i = 0; int j = 0;
-  int y = m > 0 ? (int) qi.get(0) : 0;
-  while (i < n && j < m) {
+  BytesRef b = d.value; byte[] a = b.bytes; int o = b.offset; int n = b.length >> 3; int vo = o + (n << 2); int wl = w.length;
+  for (int i = 0; i < n; i++) {
     int p = o + (i << 2);
     int x = (a[p] & 255) | ((a[p + 1] & 255) << 8) | ((a[p + 2] & 255) << 16) | ((a[p + 3] & 255) << 24);
-    if (x == y) {
-      int q = vo + (i << 2);
-      float v = Float.intBitsToFloat((a[q] & 255) | ((a[q + 1] & 255) << 8) | ((a[q + 2] & 255) << 16) | ((a[q + 3] & 255) << 24));
-      s += (double) v * (double) qv.get(j);
-      i++; j++; if (j < m) { y = (int) qi.get(j); }
-    } else if (x < y) { i++; } else { j++; if (j < m) { y = (int) qi.get(j); } }
+    if (x >= wl) { break; }
+    float q = w[x];
+    if (q != 0) {
+      int r = vo + (i << 2);
+      s += (double) Float.intBitsToFloat((a[r] & 255) | ((a[r + 1] & 255) << 8) | ((a[r + 2] & 255) << 16) | ((a[r + 3] & 255) << 24)) * (double) q;
+    }
   }
 }`;
 /** Rescore script: s ≥ 0 -> 1 + s, s < 0 -> 1 / (1 - s): positive, increasing, continuous. */
