@@ -79,6 +79,11 @@ export async function readFeatureCounts(c) {
   return p.length === c.width && n.length === c.width ? countsOf(p, n, docs) : null;
 }
 
+/** The counting aggregation reads every document: ~16 s at 300k on a busy 3-node cluster, so a million outgrow the
+ * client's request timeout (store.opensearch.requestTimeoutMs, 30 s), and a timed-out count would be retried from
+ * the start. It gets a timeout of its own. */
+const COUNT_TIMEOUT_MS = 10 * 60_000;
+
 /**
  * Counts the collection's documents per feature in the engine and keeps the result (see the top of the file).
  * @param {CountsContext} c
@@ -95,7 +100,7 @@ export async function computeFeatureCounts(c) {
       combine_script: { source: 'return [state.p, state.n];', lang: 'painless' },
       reduce_script: { source: REDUCE, lang: 'painless' },
     } } },
-  }) }), c.ctx);
+  }) }, { requestTimeout: COUNT_TIMEOUT_MS }), c.ctx);
   const body = /** @type {any} */ (res.body);
   const docs = Number(body.hits?.total?.value ?? 0);
   const [pl, nl] = body.aggregations.df.value;
