@@ -35,7 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../pipeline/config.js';
 import { openModelStore } from '../../pipeline/store/index.js';
-import { startNode } from '../../pipeline/store/opensearch/node.js';
+import { alive, startNode } from '../../pipeline/store/opensearch/node.js';
 import { startOpenSearch } from '../lib/opensearch.js';
 
 /** A batch size whose writes take longer than this is measured on the documents written so far. */
@@ -142,16 +142,6 @@ export async function benchOpenSearch(o) {
 /** @param {string} dir @param {any} rec */
 function writeRecord(dir, rec) {
   fs.writeFileSync(path.join(dir, 'cluster.json'), JSON.stringify({ ...rec, urls: rec.nodes.map((/** @type {NodeRecord} */ x) => x.url), at: new Date().toISOString() }, null, 2) + '\n');
-}
-
-/** @param {number} pid */
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM';
-  }
 }
 
 /** @param {number} pid @param {NodeJS.Signals} signal resolves once the process is gone */

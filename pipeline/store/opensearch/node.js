@@ -438,8 +438,8 @@ export async function startCluster(opts) {
 export const localNodeDir = () => path.join(dataDir(), 'opensearch');
 const localNodeFile = () => path.join(localNodeDir(), 'node.json');
 
-/** @param {number} pid */
-function alive(pid) {
+/** Whether a process of this id exists (one of another user's counts: EPERM). @param {number} pid */
+export function alive(pid) {
   try {
     process.kill(pid, 0);
     return true;
