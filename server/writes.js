@@ -42,7 +42,8 @@ export async function writeDocuments(ctx, servingModel, collection, docs) {
       if (!servingModel.records[collection]?.expansion) await recordExpansion(servingModel.store, collection, expand, expanded);
     } else await coll.upsert(rows);
     // The ads expanded from this collection no longer reflect it: marked stale (re-expanded by `scdv precompute`).
-    if (Object.values(servingModel.records).some((e) => e?.expansion?.from === collection)) await markExpansionsStale(servingModel.store, collection);
+    // Once the served records say so, a write reads no record (on OpenSearch that would be a request per write).
+    if (Object.values(servingModel.records).some((e) => e?.expansion?.from === collection && !e.expansion.stale)) await markExpansionsStale(servingModel.store, collection);
     if (!recorded) await servingModel.recordWrittenLayout(collection, embed);
     ctx.relatedCache.forget(`${servingModel.name}\0${collection}`);
     if (ctx.hub) await invalidate(ctx.hub.redis, ctx.config.queue.prefix, servingModel.name, collection, rows.map((r) => r.id));
