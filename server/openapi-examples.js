@@ -23,7 +23,7 @@ const RESULT = {
 /** The ads' derived default min_score (pipeline/match/threshold.js), as listed. */
 const THRESHOLD = {
   value: 0.127, quantile: 0.99, source: 'articles', basis: 'different-category', pairs: 29376, pages: 306, ads: 108, related_kept: 0.056,
-  computed_at: '2026-11-24T13:00:00.000Z',
+  known_share: { value: 0.216, ratio: 0.5, median: 0.433, pages: 306 }, computed_at: '2026-11-24T13:00:00.000Z',
 };
 const AD = {
   id: 'ad-soccer-goods', score: 0.336, title: 'サッカー日本代表のユニフォーム', category: 'sports-watch', site: 'sports-field.example',
@@ -145,7 +145,8 @@ export const EXAMPLES = {
     responses: {
       200: {
         ...ANSWER, source: 'articles', collection: 'ads', for: ARTICLE, served_from: 'precomputed', computed_at: '2026-11-24T13:00:00.000Z',
-        min_score: 0.127, min_score_from: 'derived', below_min_score: 1, results: [AD, { ...AD, id: 'ad-baseball-tickets', score: 0.291, title: 'プロ野球の観戦チケット', site: 'ticket-stadium.example', ad: { advertiser: 'チケットスタジアム', landing_url: 'https://www.ticket-stadium.example/baseball', keywords: ['プロ野球', '観戦チケット', '球場'] } }],
+        min_score: 0.127, min_score_from: 'derived', below_min_score: 1,
+        min_known_share: 0.216, min_known_share_from: 'derived', known_share: 0.4186, results: [AD, { ...AD, id: 'ad-baseball-tickets', score: 0.291, title: 'プロ野球の観戦チケット', site: 'ticket-stadium.example', ad: { advertiser: 'チケットスタジアム', landing_url: 'https://www.ticket-stadium.example/baseball', keywords: ['プロ野球', '観戦チケット', '球場'] } }],
       },
       404: NOT_FOUND,
     },
@@ -153,7 +154,10 @@ export const EXAMPLES = {
   'POST /v1/match': {
     body: { collection: 'ads', title: 'W杯予選', text: SOCCER, k: 3 },
     responses: {
-      200: { ...ANSWER, collection: 'ads', served_from: 'live', min_score: 0.127, min_score_from: 'derived', below_min_score: 2, results: [AD] },
+      200: {
+        ...ANSWER, collection: 'ads', served_from: 'live', min_score: 0.127, min_score_from: 'derived', below_min_score: 2,
+        min_known_share: 0.216, min_known_share_from: 'derived', known_share: 0.2857, results: [AD],
+      },
       422: NO_WORDS,
     },
   },

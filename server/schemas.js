@@ -117,6 +117,13 @@ export const collectionListingSchema = {
         basis: { type: 'string', enum: ['different-category', 'random'], description: 'unrelated pairs: pages and ads of different `category`, or random pairs when either side has no labels' },
         pairs: { type: 'integer' }, pages: { type: 'integer' }, ads: { type: 'integer' },
         related_kept: { type: ['number', 'null'], description: 'share of same-category pairs scoring at or above value' },
+        known_share: {
+          type: ['object', 'null'],
+          description: 'the default min_known_share of pages matched with this collection: ratio × the median known share (distinct words found in the model) '
+            + 'of `pages` pages of `source` written with their word counts; null: too few such pages (the known-word rule is off); absent: derived before the rule',
+          properties: { value: { type: 'number' }, ratio: { type: 'number' }, median: { type: 'number' }, pages: { type: 'integer' } },
+          required: ['value', 'ratio', 'median', 'pages'],
+        },
         computed_at: { type: 'string' },
       },
       required: ['value', 'quantile', 'source', 'basis', 'pairs', 'computed_at'],

@@ -286,6 +286,12 @@ export interface paths {
                          *             "pages": 306,
                          *             "ads": 108,
                          *             "related_kept": 0.056,
+                         *             "known_share": {
+                         *               "value": 0.216,
+                         *               "ratio": 0.5,
+                         *               "median": 0.433,
+                         *               "pages": 306
+                         *             },
                          *             "computed_at": "2026-11-24T13:00:00.000Z"
                          *           }
                          *         }
@@ -321,6 +327,13 @@ export interface paths {
                                      */
                                     basis: "different-category" | "random";
                                     computed_at: string;
+                                    /** @description the default min_known_share of pages matched with this collection: ratio × the median known share (distinct words found in the model) of `pages` pages of `source` written with their word counts; null: too few such pages (the known-word rule is off); absent: derived before the rule */
+                                    known_share?: {
+                                        median: number;
+                                        pages: number;
+                                        ratio: number;
+                                        value: number;
+                                    } | null;
                                     pages?: number;
                                     pairs: number;
                                     /** @description the quantile of the unrelated scores taken */
@@ -725,6 +738,8 @@ export interface paths {
                             category?: string;
                             collection: string;
                             id: string;
+                            /** @description distinct words of its text found in the model when it was written (absent: written before they were counted) */
+                            known_words?: number;
                             model: string;
                             /** @description non-zeros of its vector */
                             nnz?: number;
@@ -732,6 +747,8 @@ export interface paths {
                             published_at?: string;
                             site?: string;
                             title?: string;
+                            /** @description distinct words of its text not found in the model */
+                            unknown_words?: number;
                             url?: string;
                         };
                     };
@@ -1813,6 +1830,8 @@ export interface paths {
                     k?: number;
                     /** @description at most this many results per site (documents without a site are not capped) */
                     max_per_site?: number;
+                    /** @description a page knowing a smaller share of its distinct words (found in the model) gets no ads (blocked: unknown_words); 0: off. Default: the collection's derived minimum (0.5 × the median known share of the source's pages, shown in /v1/collections; off until derived). A stored page written before its word counts were kept is not judged by it (known_share null); docs/matching.md */
+                    min_known_share?: number;
                     /** @description drop results scoring below this; -1 keeps every result. Default: the collection's derived threshold (the 99th percentile of unrelated page-ad scores, shown in /v1/collections; 0.1 until derived), docs/matching.md */
                     min_score?: number;
                     /** @description prefer fresh documents: ranking_score = score − |score| · 0.5 · (1 − 0.5^(age / half-life)), age at query time, undated documents count as infinitely old; a whole number and s, m, h, d or w: 7d, 12h, 90m, 2w */
@@ -1865,6 +1884,9 @@ export interface paths {
                          *       "min_score": 0.127,
                          *       "min_score_from": "derived",
                          *       "below_min_score": 1,
+                         *       "min_known_share": 0.216,
+                         *       "min_known_share_from": "derived",
+                         *       "known_share": 0.4186,
                          *       "results": [
                          *         {
                          *           "id": "ad-soccer-goods",
@@ -1907,15 +1929,19 @@ export interface paths {
                             arm: string;
                             /** @description results among the first k cut because they scored below min_score (0: none) */
                             below_min_score: number;
-                            /** @description present when a rule keeps the page from ads (results are then empty): the request's block_category, block_site or block_keyword (value: the entry that matched; field: where the keyword is), or its collection's sensitive_topic (server.brandSafety: the closest topic, the page's similarity to it and the threshold it reached) */
+                            /** @description present when a rule keeps the page from ads (results are then empty): the request's block_category, block_site or block_keyword (value: the entry that matched; field: where the keyword is), its collection's sensitive_topic (server.brandSafety: the closest topic, the page's similarity to it and the threshold it reached), or unknown_words (the model knows too few of its words: its known share, its distinct words found and not found in the model, and the min_known_share it is below) */
                             blocked?: {
                                 /** @enum {string} */
                                 field?: "title" | "text" | "keywords";
+                                known_share?: number;
+                                known_words?: number;
+                                min_known_share?: number;
                                 /** @enum {string} */
-                                rule: "block_category" | "block_site" | "block_keyword" | "sensitive_topic";
+                                rule: "block_category" | "block_site" | "block_keyword" | "sensitive_topic" | "unknown_words";
                                 similarity?: number;
                                 threshold?: number;
                                 topic?: string;
+                                unknown_words?: number;
                                 value?: string;
                             };
                             collection: string;
@@ -1935,6 +1961,15 @@ export interface paths {
                                 id: string;
                             }[];
                             for?: string;
+                            /** @description the share of the page's distinct words found in the model; null: not counted (a stored page written before its word counts were kept) */
+                            known_share: number | null;
+                            /** @description the min_known_share applied (0: the known-word rule is off) */
+                            min_known_share: number;
+                            /**
+                             * @description where min_known_share comes from: the request, server.matchMinKnownShare, the collection's derived minimum, or none derived (off)
+                             * @enum {string}
+                             */
+                            min_known_share_from: "request" | "config" | "derived" | "none";
                             /** @description the min_score applied */
                             min_score: number;
                             /**
@@ -2024,6 +2059,8 @@ export interface paths {
                         keywords?: string[];
                         /** @description at most this many results per site (documents without a site are not capped) */
                         max_per_site?: number;
+                        /** @description a page knowing a smaller share of its distinct words (found in the model) gets no ads (blocked: unknown_words); 0: off. Default: the collection's derived minimum (0.5 × the median known share of the source's pages, shown in /v1/collections; off until derived). A stored page written before its word counts were kept is not judged by it (known_share null); docs/matching.md */
+                        min_known_share?: number;
                         /** @description drop results scoring below this; -1 keeps every result. Default: the collection's derived threshold (the 99th percentile of unrelated page-ad scores, shown in /v1/collections; 0.1 until derived), docs/matching.md */
                         min_score?: number;
                         /** @description document id (URL-encoded in paths) */
@@ -2080,6 +2117,9 @@ export interface paths {
                          *       "min_score": 0.127,
                          *       "min_score_from": "derived",
                          *       "below_min_score": 2,
+                         *       "min_known_share": 0.216,
+                         *       "min_known_share_from": "derived",
+                         *       "known_share": 0.2857,
                          *       "results": [
                          *         {
                          *           "id": "ad-soccer-goods",
@@ -2106,15 +2146,19 @@ export interface paths {
                             arm: string;
                             /** @description results among the first k cut because they scored below min_score (0: none) */
                             below_min_score: number;
-                            /** @description present when a rule keeps the page from ads (results are then empty): the request's block_category, block_site or block_keyword (value: the entry that matched; field: where the keyword is), or its collection's sensitive_topic (server.brandSafety: the closest topic, the page's similarity to it and the threshold it reached) */
+                            /** @description present when a rule keeps the page from ads (results are then empty): the request's block_category, block_site or block_keyword (value: the entry that matched; field: where the keyword is), its collection's sensitive_topic (server.brandSafety: the closest topic, the page's similarity to it and the threshold it reached), or unknown_words (the model knows too few of its words: its known share, its distinct words found and not found in the model, and the min_known_share it is below) */
                             blocked?: {
                                 /** @enum {string} */
                                 field?: "title" | "text" | "keywords";
+                                known_share?: number;
+                                known_words?: number;
+                                min_known_share?: number;
                                 /** @enum {string} */
-                                rule: "block_category" | "block_site" | "block_keyword" | "sensitive_topic";
+                                rule: "block_category" | "block_site" | "block_keyword" | "sensitive_topic" | "unknown_words";
                                 similarity?: number;
                                 threshold?: number;
                                 topic?: string;
+                                unknown_words?: number;
                                 value?: string;
                             };
                             collection: string;
@@ -2134,6 +2178,15 @@ export interface paths {
                                 id: string;
                             }[];
                             for?: string;
+                            /** @description the share of the page's distinct words found in the model; null: not counted (a stored page written before its word counts were kept) */
+                            known_share: number | null;
+                            /** @description the min_known_share applied (0: the known-word rule is off) */
+                            min_known_share: number;
+                            /**
+                             * @description where min_known_share comes from: the request, server.matchMinKnownShare, the collection's derived minimum, or none derived (off)
+                             * @enum {string}
+                             */
+                            min_known_share_from: "request" | "config" | "derived" | "none";
                             /** @description the min_score applied */
                             min_score: number;
                             /**
@@ -2251,6 +2304,12 @@ export interface paths {
                          *                 "pages": 306,
                          *                 "ads": 108,
                          *                 "related_kept": 0.056,
+                         *                 "known_share": {
+                         *                   "value": 0.216,
+                         *                   "ratio": 0.5,
+                         *                   "median": 0.433,
+                         *                   "pages": 306
+                         *                 },
                          *                 "computed_at": "2026-11-24T13:00:00.000Z"
                          *               }
                          *             }
@@ -2291,6 +2350,13 @@ export interface paths {
                                          */
                                         basis: "different-category" | "random";
                                         computed_at: string;
+                                        /** @description the default min_known_share of pages matched with this collection: ratio × the median known share (distinct words found in the model) of `pages` pages of `source` written with their word counts; null: too few such pages (the known-word rule is off); absent: derived before the rule */
+                                        known_share?: {
+                                            median: number;
+                                            pages: number;
+                                            ratio: number;
+                                            value: number;
+                                        } | null;
                                         pages?: number;
                                         pairs: number;
                                         /** @description the quantile of the unrelated scores taken */

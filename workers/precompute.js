@@ -1,7 +1,8 @@
 // Bull processor of the `precompute` queue: one job = one batch of source documents; each is searched for in
 // the target collection and its top k written to Redis as a match entry (layout: pipeline/match/), without the ads
-// that exclude the page, and with the page's similarity to the sensitive topics when the job carries their seeds
-// (pipeline/match/safety.js: the served entry is judged by the rules when it is served).
+// that exclude the page, with the page's similarity to the sensitive topics when the job carries their seeds, and
+// with the page's word counts as stored with it (pipeline/match/safety.js: the served entry is judged by the rules,
+// the known-word rule among them, when it is served).
 // `scdv precompute` runs it in its own process; `scdv worker precompute` lets more processes join.
 import { encodeEntry, keys, resultItem } from '../pipeline/match/index.js';
 import { rerankSignature } from '../pipeline/match/rerank.js';
@@ -83,6 +84,7 @@ export async function processPrecompute(job, redis, onProgress, config = { store
           ...(rerank.duplicateThreshold === null ? {} : { duplicates_dropped: r.dropped.length, dropped: r.dropped }),
           ...(job.safety && sens ? { safety: { seeds: job.safety.seeds, topic: sens.topic, similarity: sens.similarity } } : {}),
           ...(r.excluded.length ? { excluded_ads: r.excluded } : {}),
+          words: page.words ?? null,
           results: r.hits.map(resultItem),
         };
         encoded[j] = encodeEntry(entry);

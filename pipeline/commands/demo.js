@@ -226,13 +226,16 @@ async function showExamples(base, say) {
 }
 
 /**
- * What the answer's min_score did: an empty list is the threshold's doing, not a failure.
- * @param {{min_score: number, min_score_from: string, below_min_score: number, results: unknown[]}} m
+ * What the answer's min_score and known-word rule did: an empty list is their doing, not a failure.
+ * @param {{min_score: number, min_score_from: string, below_min_score: number, results: unknown[], blocked?: {rule: string},
+ *   known_share?: number | null, min_known_share?: number}} m
  */
 function cutLine(m) {
+  const words = m.known_share === undefined || m.known_share === null ? '' : `; the model knows ${m.known_share.toFixed(3)} of its words, min ${m.min_known_share}`;
+  if (m.blocked) return `  (no ad: blocked by ${m.blocked.rule}${words}; docs/matching.md)`;
   const from = { derived: 'the collection\'s derived threshold', fallback: 'the fallback: no threshold derived yet', config: 'server.matchMinScore', request: 'the request' }[m.min_score_from];
   const cut = m.below_min_score ? `${m.below_min_score} of the best ${m.results.length + m.below_min_score} scored below it` : 'none scored below it';
-  return `  (${m.results.length ? '' : 'no ad: '}min_score ${m.min_score}, ${from}; ${cut}; docs/matching.md)`;
+  return `  (${m.results.length ? '' : 'no ad: '}min_score ${m.min_score}, ${from}; ${cut}${words}; docs/matching.md)`;
 }
 
 /** Example ids: one article of three categories of the sample. */

@@ -318,12 +318,16 @@ export type Config = {
     defaultK: number;
     /** /v1/match's default min_score (docs/matching.md). */
     matchMinScore: number | null;
+    /** /v1/match's default min_known_share: a page knowing a smaller share of its distinct words (found in the model) gets no ads (docs/matching.md, "The known-word rule"). */
+    matchMinKnownShare: number | null;
     /** The derived threshold of a match target collection (docs/matching.md). */
     matchThreshold: {
       /** This quantile of unrelated page–ad scores. */
       quantile: number;
       /** The threshold of a collection never derived. */
       fallback: number;
+      /** The derived min_known_share: this times the median known share of the source collection's pages (those written with their word counts). */
+      knownShareRatio: number;
     };
     /** Brand safety of /v1/match: pages close to sensitive topics get no ads (docs/matching.md, "Brand-safety controls"). */
     brandSafety: {

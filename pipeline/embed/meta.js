@@ -9,6 +9,9 @@ import { META_FIELDS } from '../corpus/document.js';
  * @property {string} [category]
  * @property {string} [published_at] ISO 8601
  * @property {import('../corpus/document.js').AdFields} [ad] an ad's advertiser, landing URL, keywords and deal id
+ * @property {number} [known_words] distinct words of its text found in the model when it was embedded (the embedder's
+ *   count; absent: written before the count was stored), for the known-word rule of ad matching (pipeline/match/safety.js)
+ * @property {number} [unknown_words] distinct words of its text not found in the model
  */
 
 /**
@@ -25,9 +28,11 @@ export function documentMeta(doc) {
 /**
  * Store rows of embedded documents, the one place that turns a vector and a document into what the store keeps
  * (index workers, PUT, the synchronous bulk). A document none of whose words is in the model has an empty vector
- * and no row: its position is listed in `empty`.
+ * and no row: its position is listed in `empty`. The embedder's word counts (knownWords, unknownWords), when the
+ * vector carries them, are kept in the metadata as known_words and unknown_words: what a stored page is judged by
+ * when it is matched with ads (a page whose words the model mostly does not know gets none, pipeline/match/safety.js).
  * @param {import('../corpus/document.js').Document[]} docs
- * @param {{indices: Uint32Array | number[], values: Float32Array | number[]}[]} vectors one per document
+ * @param {{indices: Uint32Array | number[], values: Float32Array | number[], knownWords?: number, unknownWords?: number}[]} vectors one per document
  */
 export function storeRows(docs, vectors) {
   /** @type {{id: string, vector: {indices: Uint32Array | number[], values: Float32Array | number[]}, meta: DocumentMeta}[]} */
@@ -37,7 +42,16 @@ export function storeRows(docs, vectors) {
   docs.forEach((doc, i) => {
     const v = vectors[i];
     if (v.indices.length === 0) empty.push(i);
-    else rows.push({ id: doc.id, vector: { indices: v.indices, values: v.values }, meta: documentMeta(doc) });
+    else rows.push({ id: doc.id, vector: { indices: v.indices, values: v.values }, meta: { ...documentMeta(doc), ...wordCounts(v) } });
   });
   return { rows, empty };
+}
+
+/**
+ * The word counts a stored document keeps (none when the vector does not carry them).
+ * @param {{knownWords?: number, unknownWords?: number}} v an embedding
+ * @returns {{known_words?: number, unknown_words?: number}}
+ */
+export function wordCounts(v) {
+  return typeof v.knownWords === 'number' && typeof v.unknownWords === 'number' ? { known_words: v.knownWords, unknown_words: v.unknownWords } : {};
 }

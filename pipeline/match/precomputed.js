@@ -102,6 +102,8 @@ export function answerBytes(head, hits) {
  * @property {{seeds: string, topic: string, similarity: number}} [safety] the page's closest sensitive topic, measured
  *   against the seed list of digest `seeds` (safety.js: judged by the threshold when served; absent: not measured)
  * @property {import('./safety.js').ExcludedAd[]} [excluded_ads] ads left out because they exclude the page's site or category
+ * @property {import('./safety.js').WordCounts | null} [words] the page's word counts as stored with it (null: it was written
+ *   without them; absent: computed before they were recorded), for the known-word rule, judged when served (safety.js)
  * @property {ResultItem[]} results best first (always the last key)
  */
 

@@ -2,8 +2,10 @@
 // decision, used by every path that answers a match (GET and POST /v1/match, live or from a precomputed entry) and
 // by precompute jobs, so that a precomputed list and a live one are cut by the same rules:
 //
-// - pageBlock: a page gets no ads when a request's rule names it (block_category, block_site, block_keyword) or
-//   when its vector is close to a sensitive topic of its collection (server.brandSafety). The answer carries the
+// - pageBlock: a page gets no ads when a request's rule names it (block_category, block_site, block_keyword),
+//   when its vector is close to a sensitive topic of its collection (server.brandSafety), or when the model knows
+//   too few of its words (unknown_words: the share of its distinct words found in the model is below the minimum,
+//   server.matchMinKnownShare or the target's derived one, pipeline/match/threshold.js). The answer carries the
 //   rule as `blocked`.
 // - searchMatches: an ad that excludes the page's site or category (its exclude_sites, exclude_categories) is left
 //   out of the page's list, and the list is filled up from the next ads (the store searched again without it).
@@ -38,13 +40,18 @@ import { searchCollection } from './rerank.js';
  * @property {string} [title]
  * @property {string} [text]
  * @property {string[]} [keywords]
+ * @property {WordCounts} [words] its distinct words found and not found in the model (the embedder's counts: POST, the
+ *   text's; GET, those stored with the document when it was written; absent for a document written before they were)
  */
+
+/** @typedef {{known: number, unknown: number}} WordCounts distinct words found / not found in the model */
 
 /**
  * Why a page gets no ads, as the answer's `blocked` names it.
  * @typedef {{rule: 'block_category' | 'block_site', value: string}
  *   | {rule: 'block_keyword', value: string, field: 'title' | 'text' | 'keywords'}
- *   | {rule: 'sensitive_topic', topic: string, similarity: number, threshold: number}} Block
+ *   | {rule: 'sensitive_topic', topic: string, similarity: number, threshold: number}
+ *   | {rule: 'unknown_words', known_share: number, known_words: number, unknown_words: number, min_known_share: number}} Block
  */
 
 /** @typedef {{topic: string, text: string}} Seed a sensitive topic and the text that stands for it */
@@ -94,15 +101,27 @@ export function siteListed(site, listed) {
 }
 
 /**
+ * The share of a page's distinct words that the model knows (null: not counted, a document stored before the counts
+ * were; or no words at all).
+ * @param {WordCounts | undefined | null} words
+ */
+export function knownShare(words) {
+  if (!words || words.known + words.unknown === 0) return null;
+  return words.known / (words.known + words.unknown);
+}
+
+/**
  * The rule that keeps a page from ads, or null: the request's (category, site, keyword, in that order), then its
- * collection's sensitive topics.
+ * collection's sensitive topics, then the known-word rule.
  * @param {PageFacts} page
  * @param {BlockRules} rules
  * @param {Sensitivity | null} sensitivity the page's (null: not measured, the rule is off)
  * @param {SafetySettings | null} settings the page collection's sensitive-topic rule (null: off)
+ * @param {number} [minKnownShare] a page whose known share (knownShare of page.words) is below this gets no ads
+ *   (0 or absent: off; a page without counts is not judged by it)
  * @returns {Block | null}
  */
-export function pageBlock(page, rules, sensitivity, settings) {
+export function pageBlock(page, rules, sensitivity, settings, minKnownShare = 0) {
   if (rules.block_category?.length && page.category !== undefined && rules.block_category.includes(page.category)) {
     return { rule: 'block_category', value: page.category };
   }
@@ -119,6 +138,11 @@ export function pageBlock(page, rules, sensitivity, settings) {
   }
   if (settings && sensitivity && sensitivity.similarity >= settings.threshold) {
     return { rule: 'sensitive_topic', topic: sensitivity.topic, similarity: round(sensitivity.similarity), threshold: settings.threshold };
+  }
+  const share = minKnownShare > 0 ? knownShare(page.words) : null;
+  if (share !== null && share < minKnownShare) {
+    const words = /** @type {WordCounts} */ (page.words);
+    return { rule: 'unknown_words', known_share: round(share), known_words: words.known, unknown_words: words.unknown, min_known_share: minKnownShare };
   }
   return null;
 }
@@ -139,7 +163,18 @@ export function storedPage(meta) {
   if (typeof m.site === 'string') page.site = m.site;
   if (typeof m.title === 'string') page.title = m.title;
   if (Array.isArray(m.ad?.keywords)) page.keywords = m.ad.keywords;
+  const words = storedWords(m);
+  if (words) page.words = words;
   return page;
+}
+
+/**
+ * The word counts kept in a stored document's metadata (pipeline/embed/meta.js), or null (written before they were).
+ * @param {Record<string, any>} m the parsed metadata
+ * @returns {WordCounts | null}
+ */
+export function storedWords(m) {
+  return Number.isInteger(m.known_words) && Number.isInteger(m.unknown_words) ? { known: m.known_words, unknown: m.unknown_words } : null;
 }
 
 /** @type {WeakMap<object, Map<string, SafetySettings | null>>} settings by config section and page collection */

@@ -9,8 +9,17 @@
 // them through. Some differently labelled pairs are related (smartphones in two categories), so the true rate of
 // unrelated ads shown is lower. Without labels on either side (fewer than MIN_UNRELATED such pairs), the pairs are
 // random ones: they include the related pairs too, so the threshold is higher (fewer ads, never more unrelated).
+//
+// Beside it, the known-word rule's default (KnownShareThreshold): `knownShareRatio` (0.5) times the median known share
+// of the source's pages (the share of a page's distinct words found in the model, counted when it was written and
+// kept in its metadata): a page of which the model knows less than half the share of words a typical page of the
+// collection has gets no ads (pipeline/match/safety.js, pageBlock). A ratio to the median rather than a low quantile:
+// the pages a model was trained on know more of their words than new pages do (the vocabulary is theirs), most of all
+// in the tails, so a quantile of the training pages keeps a few percent of new ones from ads (docs/matching.md). Pages
+// written before the counts were kept are not counted; fewer than MIN_COUNTED counted pages: none derived, the rule off.
 import { seededRandom } from '../random.js';
 import { sparseDot } from '../embed/vectorizer.js';
+import { knownShare, storedWords } from './safety.js';
 
 /** The metadata field whose values tell related pairs from unrelated ones (the field results carry as `category`). */
 export const LABEL_FIELD = 'category';
@@ -21,6 +30,17 @@ export const MAX_ADS = 5_000;
 export const MAX_PAGES = 2_000;
 /** Fewer labelled unrelated pairs than this: the threshold comes from random pairs instead. */
 export const MIN_UNRELATED = 1_000;
+/** Fewer source pages with word counts than this: no known-share minimum derived. */
+export const MIN_COUNTED = 100;
+
+/**
+ * The derived minimum known share of pages matched with a target collection.
+ * @typedef {object} KnownShareThreshold
+ * @property {number} value ratio × median, rounded down to 3 decimals: a page whose known share is below it gets no ads
+ * @property {number} ratio
+ * @property {number} median the median known share of the pages counted
+ * @property {number} pages pages whose shares were counted
+ */
 
 /**
  * The derived threshold of a target collection, as recorded and shown in /v1/models and /v1/collections.
@@ -33,6 +53,8 @@ export const MIN_UNRELATED = 1_000;
  * @property {number} pages pages sampled
  * @property {number} ads ads sampled
  * @property {number | null} related_kept share of same-category pairs scoring at or above value (null: no labels)
+ * @property {KnownShareThreshold | null} [known_share] the known-word rule's default for pages matched with this target
+ *   (null: too few pages with counts; absent: derived before the rule)
  * @property {string} computed_at ISO 8601
  */
 
@@ -71,13 +93,14 @@ export function quantileOf(sorted, quantile) {
 /**
  * Measures the threshold of `ads` against `pages` (both collections of one model). Null when there is nothing to
  * measure (an empty collection). Deterministic for the same contents (seeded sampling).
- * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'capabilities' | 'scores'>} pages
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'capabilities' | 'scores' | 'metas'>} pages
  * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'capabilities' | 'scores'>} ads
- * @param {{source: string, quantile: number, seed?: number}} options
+ * @param {{source: string, quantile: number, knownShareRatio: number, seed?: number}} options
  * @returns {Promise<MatchThreshold | null>}
  */
 export async function deriveMatchThreshold(pages, ads, options) {
   const random = seededRandom(options.seed ?? 1);
+  const knownShareRecord = await deriveKnownShare(pages, options.knownShareRatio, seededRandom((options.seed ?? 1) + 1));
   const adIds = sample([...(await ads.ids())].sort(), MAX_ADS, random);
   if (!adIds.length) return null;
   const pageIds = sample([...(await pages.ids())].sort(), Math.min(MAX_PAGES, Math.max(1, Math.floor(MAX_PAIRS / adIds.length))), random);
@@ -115,8 +138,46 @@ export async function deriveMatchThreshold(pages, ads, options) {
     value, quantile: options.quantile, source: options.source, basis: labelled ? 'different-category' : 'random', pairs: basisScores.length,
     pages: pagesSeen, ads: adDocs.length,
     related_kept: labelled && related.length ? Math.round((related.filter((s) => s >= value).length / related.length) * 1000) / 1000 : null,
+    known_share: knownShareRecord,
     computed_at: new Date().toISOString(),
   };
+}
+
+/**
+ * The known-word rule's default from the pages of a source collection: `ratio` times the median known share of at
+ * most MAX_PAGES of them (seeded sample) that carry word counts; null with fewer than MIN_COUNTED such pages.
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'metas'>} pages
+ * @param {number} ratio
+ * @param {() => number} random
+ * @returns {Promise<KnownShareThreshold | null>}
+ */
+export async function deriveKnownShare(pages, ratio, random) {
+  const ids = sample([...(await pages.ids())].sort(), MAX_PAGES, random);
+  const metas = pages.metas ? await pages.metas(ids) : await Promise.all(ids.map(async (id) => (await pages.get(id))?.meta ?? null));
+  /** @type {number[]} */
+  const shares = [];
+  for (const meta of metas) {
+    if (meta === null || meta === undefined) continue;
+    const share = knownShare(storedWords(typeof meta === 'string' ? JSON.parse(meta) : meta));
+    if (share !== null) shares.push(share);
+  }
+  if (shares.length < MIN_COUNTED) return null;
+  const median = quantileOf(Float64Array.from(shares).sort(), 0.5);
+  return { value: Math.floor(ratio * median * 1000 + 1e-9) / 1000, ratio, median: Math.round(median * 1000) / 1000, pages: shares.length };
+}
+
+/**
+ * The minimum known share a match request applies when it sets none, and where it comes from: the config's number
+ * when server.matchMinKnownShare is one; else the target's derived one; else none (never derived, or derived before
+ * the rule or from pages without word counts): 0, the rule off.
+ * @param {{matchMinKnownShare: number | null}} settings config.server
+ * @param {MatchThreshold | undefined} derived
+ * @returns {{value: number, from: 'config' | 'derived' | 'none'}}
+ */
+export function defaultMinKnownShare(settings, derived) {
+  if (settings.matchMinKnownShare !== null) return { value: settings.matchMinKnownShare, from: 'config' };
+  if (derived?.known_share) return { value: derived.known_share.value, from: 'derived' };
+  return { value: 0, from: 'none' };
 }
 
 /**
@@ -141,5 +202,8 @@ export function defaultMinScore(settings, derived) {
 export function describeThreshold(target, threshold) {
   const pairs = threshold.basis === 'random' ? 'random pairs (no `category` on both sides)' : 'pairs of different categories';
   return `default min_score of "${target}": ${threshold.value} (the ${threshold.quantile * 100}th percentile of ${threshold.pairs.toLocaleString('en-US')} ` +
-    `${threshold.source}–${target} ${pairs}${threshold.related_kept === null ? '' : `; ${(threshold.related_kept * 100).toFixed(1)} % of same-category pairs score at or above it`})`;
+    `${threshold.source}–${target} ${pairs}${threshold.related_kept === null ? '' : `; ${(threshold.related_kept * 100).toFixed(1)} % of same-category pairs score at or above it`})` +
+    (threshold.known_share ? `; pages of which the model knows less than ${threshold.known_share.value} of the distinct words get no ads ` +
+      `(${threshold.known_share.ratio} × the median of ${threshold.known_share.pages.toLocaleString('en-US')} ${threshold.source}, ${threshold.known_share.median})`
+      : `; no known-word minimum (fewer than ${MIN_COUNTED} ${threshold.source} with word counts)`);
 }

@@ -1,5 +1,5 @@
-// The default min_score of each target collection (pipeline/match/threshold.js derives it), recorded beside the
-// target's layout (./layouts.js).
+// The default min_score of each target collection and the known-word minimum of the pages matched with it
+// (pipeline/match/threshold.js derives both), recorded beside the target's layout (./layouts.js).
 import { deriveMatchThreshold } from '../match/threshold.js';
 import { layoutRecords, readRecordsOf } from './layouts.js';
 
@@ -26,10 +26,12 @@ export async function readMatchThresholds(store, config) {
  * @param {import('../store/index.js').StoreBackend} store the model's store
  * @param {string} source
  * @param {string} target
- * @param {{server: {matchThreshold: {quantile: number}}}} config
+ * @param {{server: {matchThreshold: {quantile: number, knownShareRatio: number}}}} config
  */
 export async function deriveAndRecordThreshold(store, source, target, config) {
-  const t = await deriveMatchThreshold(await store.collection(source), await store.collection(target), { source, quantile: config.server.matchThreshold.quantile });
+  const t = await deriveMatchThreshold(await store.collection(source), await store.collection(target), {
+    source, quantile: config.server.matchThreshold.quantile, knownShareRatio: config.server.matchThreshold.knownShareRatio,
+  });
   if (!t) return null;
   const rec = layoutRecords(store);
   await rec.record(target, { ...((await rec.read())[target] ?? {}), match_min_score: t });
@@ -42,7 +44,7 @@ export async function deriveAndRecordThreshold(store, source, target, config) {
  * @param {import('../store/index.js').StoreBackend} store
  * @param {string} collection
  * @param {string} defaultSource CLI_DEFAULTS.collection
- * @param {{server: {matchThreshold: {quantile: number}}}} config
+ * @param {{server: {matchThreshold: {quantile: number, knownShareRatio: number}}}} config
  * @returns {Promise<Record<string, import('../match/threshold.js').MatchThreshold>>} the thresholds derived, by target
  */
 export async function rederiveThresholds(store, collection, defaultSource, config) {

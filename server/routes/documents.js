@@ -123,7 +123,10 @@ export default function documentRoutes(app, ctx) {
       response: {
         200: {
           type: 'object',
-          properties: { id: { type: 'string' }, collection: { type: 'string' }, model: { type: 'string' }, ...metaProps, ad: { $ref: 'AdFields#' }, nnz: { type: 'integer', description: 'non-zeros of its vector' } },
+          properties: { id: { type: 'string' }, collection: { type: 'string' }, model: { type: 'string' }, ...metaProps, ad: { $ref: 'AdFields#' }, nnz: { type: 'integer', description: 'non-zeros of its vector' },
+            known_words: { type: 'integer', description: 'distinct words of its text found in the model when it was written (absent: written before they were counted)' },
+            unknown_words: { type: 'integer', description: 'distinct words of its text not found in the model' },
+          },
           required: ['id', 'collection', 'model'],
         },
         ...errorResponses,

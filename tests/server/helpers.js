@@ -14,7 +14,7 @@ process.env.SCDV_STORE_DIR = path.join(tmp, 'store');
 const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { createEmbedder } = await import('../../pipeline/embed/index.js');
-const { documentMeta } = await import('../../pipeline/embed/meta.js');
+const { storeRows } = await import('../../pipeline/embed/meta.js');
 const { parseDocument } = await import('../../pipeline/corpus/document.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
@@ -67,9 +67,10 @@ export function testConfig(server = {}) {
       // The small models are 144 wide: keep a quarter of the entries, not the default 2 %.
       embed: { keepCount: 36, ...pure },
       // The handwritten ADS below are a few words long: against the tiny model's articles they score under the default
-      // match min_score (calibrated on a full model, docs/matching.md; match-min-score.test.js tests it there).
+      // match min_score (calibrated on a full model, docs/matching.md; match-min-score.test.js tests it there), and
+      // the known-word rule is off for the same reason (match-known-words.test.js tests it on the sample model).
       server: {
-        apiKeyHashes: [hashKey(API_KEY)], indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, matchMinScore: 0,
+        apiKeyHashes: [hashKey(API_KEY)], indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, matchMinScore: 0, matchMinKnownShare: 0,
         ...(pureScdv ? { rerank: { collapseRelated: false } } : {}), ...server,
       },
     },
@@ -124,8 +125,8 @@ export async function indexDocs(model, collection, docs, config) {
   const store = openStore(storeDirFor(model));
   const coll = store.collection(collection, { width: embedder.width });
   const vectors = await embedder.embedDocuments(docs);
-  const rows = docs.map((d, i) => ({ id: d.id, vector: { indices: vectors[i].indices, values: vectors[i].values }, meta: documentMeta(d) }))
-    .filter((r) => r.vector.indices.length > 0);
+  // As every write path makes its rows (the word counts kept in the metadata).
+  const { rows } = storeRows(docs, vectors);
   await coll.upsert(rows);
   await coll.flush();
   store.close();

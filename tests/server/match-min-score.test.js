@@ -1,6 +1,7 @@
 // The default min_score of /v1/match: derived per model and target collection from the scores of unrelated pairs
 // (pipeline/match/threshold.js), recorded when the ads are precomputed or indexed, shown in the listings, and
-// overridable by the config and by the request; checked with the bundled sample model (the demo's livedoor-sample:
+// overridable by the config and by the request (the known-word rule beside it is off in these requests:
+// match-known-words.test.js tests it); checked with the bundled sample model (the demo's livedoor-sample:
 // default training and embedding settings) and the demo's ads, through the API. Training the default model on the
 // sample takes one to three minutes the first time; later runs copy it from the test-model cache (tests/lib/tiny-model.js).
 import { test, before, after } from 'node:test';
@@ -89,7 +90,7 @@ test('precomputing derives the ads\' threshold: the 99th percentile of articleâ€
   const category = new Map(ADS.map((a) => [a.id, a.category]));
   /** @type {number[]} */ const unrelated = [];
   for (const a of articles) {
-    const r = await call(`/v1/match?collection=ads&for=${encodeURIComponent(a.id)}&k=${ADS.length}&min_score=-1`);
+    const r = await call(`/v1/match?collection=ads&for=${encodeURIComponent(a.id)}&k=${ADS.length}&min_score=-1&min_known_share=0`);
     assert.equal(r.body.results.length, ADS.length);
     for (const x of r.body.results) if (category.get(x.id) !== a.category) unrelated.push(x.score);
   }
@@ -118,8 +119,9 @@ test('the derived threshold applies to every match: the demo\'s example (precomp
   assert.deepEqual(demo.body.results, all.body.results.filter((/** @type {any} */ r) => r.score >= min));
 
   for (const text of [UNRELATED, RECIPE, SOCCER]) {
-    const r = await matchText(text);
-    const every = await matchText(text, { min_score: -1 });
+    // The score threshold alone (the lesson and the recipe are kept from ads by the known-word rule by default).
+    const r = await matchText(text, { min_known_share: 0 });
+    const every = await matchText(text, { min_score: -1, min_known_share: 0 });
     assert.deepEqual([every.body.results.length, every.body.below_min_score, every.body.min_score_from], [3, 0, 'request']);
     assert.deepEqual([r.body.min_score, r.body.min_score_from], [min, 'derived']);
     assert.deepEqual(r.body.results, every.body.results.filter((/** @type {any} */ x) => x.score >= min), text);
@@ -152,7 +154,7 @@ test('a number in server.matchMinScore replaces the derived threshold; a request
     config: { ...config, server: { ...config.server, matchMinScore: 0.02 } }, model: DEMO_MODEL, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0,
   });
   try {
-    const r = await h.inject(fixed.app, { method: 'POST', url: '/v1/match', payload: { collection: 'ads', text: UNRELATED, k: 3 } });
+    const r = await h.inject(fixed.app, { method: 'POST', url: '/v1/match', payload: { collection: 'ads', text: UNRELATED, k: 3, min_known_share: 0 } });
     assert.deepEqual([r.body.min_score, r.body.min_score_from], [0.02, 'config']);
     assert.ok(r.body.results.length >= 1, 'the chemistry lesson scores above 0.02 with some ads');
     const g = await h.inject(fixed.app, `/v1/match?collection=ads&for=${DEMO_EXAMPLE}&k=3&min_score=0.5`);
@@ -169,7 +171,7 @@ test('server.matchMinScore is null or a number from -1 to 1; the threshold\'s qu
   }
   assert.equal(loadConfig({ overrides: { server: { matchMinScore: -1 } } }).server.matchMinScore, -1);
   assert.equal(loadConfig().server.matchMinScore, null);
-  assert.deepEqual(loadConfig().server.matchThreshold, { quantile: 0.99, fallback: 0.1 });
+  assert.deepEqual(loadConfig().server.matchThreshold, { quantile: 0.99, fallback: 0.1, knownShareRatio: 0.5 });
   for (const q of [0.4, 1.5, null]) {
     assert.throws(() => loadConfig({ overrides: { server: { matchThreshold: { quantile: q } } } }), { message: /server\.matchThreshold\.quantile must be a number from 0\.5 to 1/ });
   }
@@ -183,7 +185,7 @@ test('the bundled sensitive topics at the threshold docs/matching.md measured ke
   try {
     /** @type {any[]} */ const blocked = [];
     for (const a of h.sampleDocs()) {
-      const r = await h.inject(guarded.app, `/v1/match?collection=ads&for=${encodeURIComponent(a.id)}&k=3&min_score=-1`);
+      const r = await h.inject(guarded.app, `/v1/match?collection=ads&for=${encodeURIComponent(a.id)}&k=3&min_score=-1&min_known_share=0`);
       assert.equal(r.status, 200, JSON.stringify(r.body));
       if (r.body.blocked) blocked.push({ id: a.id, ...r.body.blocked, results: r.body.results.length });
     }

@@ -56,9 +56,18 @@ export const server = section('`scdv serve`, the REST server (server/).', {
     type: ['number', 'null'], minimum: -1, maximum: 1, default: null, note: "null: each target collection's derived threshold",
     description: "/v1/match's default min_score (docs/matching.md).",
   },
+  matchMinKnownShare: {
+    type: ['number', 'null'], minimum: 0, maximum: 1, default: null, note: "null: each target collection's derived minimum; 0: off",
+    description: "/v1/match's default min_known_share: a page knowing a smaller share of its distinct words (found in the model) gets no ads (docs/matching.md, \"The known-word rule\").",
+  },
   matchThreshold: section('The derived threshold of a match target collection (docs/matching.md).', {
     quantile: { type: 'number', minimum: 0.5, maximum: 1, default: 0.99, description: 'This quantile of unrelated page–ad scores.' },
     fallback: { type: 'number', minimum: -1, maximum: 1, default: 0.1, description: 'The threshold of a collection never derived.' },
+    knownShareRatio: {
+      type: 'number', minimum: 0, maximum: 1, default: 0.5,
+      description: "The derived min_known_share: this times the median known share of the source collection's pages (those written with their word counts).",
+      why: '0.5 keeps a chemistry lesson from ads on the sample model and 1 in 1,461 held-out livedoor articles on a model of the other half (docs/matching.md, "The known-word rule").',
+    },
   }),
   brandSafety: section('Brand safety of /v1/match: pages close to sensitive topics get no ads (docs/matching.md, "Brand-safety controls").', {
     threshold: {
