@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 
 const h = await import('./helpers.js');
 const { waitFor } = await import('../lib/wait.js');
@@ -26,6 +27,8 @@ const { createEmbedder } = await import('../../pipeline/embed/index.js');
 const { openStore } = await import('../../pipeline/store/index.js');
 const { storeDirFor } = await import('../../pipeline/paths.js');
 const { keyDigest } = await import('../../pipeline/api-keys.js');
+const { keys } = await import('../../pipeline/match/index.js');
+const { redisOptions } = await import('../../pipeline/queue/redis.js');
 
 /** @type {import('../../server/start.js').RunningServer} */
 let srv;
@@ -133,6 +136,18 @@ test('a stored page gets the decision its text gets when POSTed: live, then from
   const off = await matchFor('lesson', '&min_known_share=0&min_score=-1');
   assert.deepEqual([off.body.served_from, off.body.blocked, off.body.results.length, off.body.min_known_share_from], ['precomputed', undefined, 3, 'request']);
   assert.deepEqual(off.body.results.map((/** @type {any} */ x) => x.id), (await matchText(LESSON, { min_known_share: 0, min_score: -1 })).body.results.map((/** @type {any} */ x) => x.id));
+  // An entry computed before the counts were recorded in entries (no `words`): the page's stored counts decide.
+  const raw = new Redis(redisOptions(redis.url));
+  try {
+    const key = keys(config.queue.prefix).entry(DEMO_MODEL, 'articles', 'ads', 'lesson');
+    const entry = /** @type {string} */ (await raw.get(key));
+    assert.match(entry, /"words":\{"known":3,"unknown":12\},/);
+    await raw.set(key, entry.replace(/"words":\{[^}]*\},/, ''), 'KEEPTTL');
+    const older = await matchFor('lesson');
+    assert.deepEqual([older.body.served_from, older.body.blocked, older.body.known_share], ['precomputed', posted.blocked, posted.known_share]);
+  } finally {
+    raw.disconnect();
+  }
 });
 
 test('the demo\'s examples and a football report keep their ads; a page written before the counts is not judged, and says so', async () => {
