@@ -153,7 +153,13 @@ export async function deriveMatchThreshold(pages, ads, options) {
  */
 export async function deriveKnownShare(pages, ratio, random) {
   const ids = sample([...(await pages.ids())].sort(), MAX_PAGES, random);
-  const metas = pages.metas ? await pages.metas(ids) : await Promise.all(ids.map(async (id) => (await pages.get(id))?.meta ?? null));
+  /** @type {unknown[]} */
+  let metas = [];
+  if (pages.metas) metas = await pages.metas(ids);
+  else {
+    // A store without metas() (OpenSearch): the documents read a few at a time, not 2,000 requests at once.
+    for (let i = 0; i < ids.length; i += 20) metas.push(...await Promise.all(ids.slice(i, i + 20).map(async (id) => (await pages.get(id))?.meta ?? null)));
+  }
   /** @type {number[]} */
   const shares = [];
   for (const meta of metas) {
