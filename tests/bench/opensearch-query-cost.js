@@ -4,8 +4,8 @@
 // index the store benchmark loaded and kept (search.bench.js --os-keep). Per variant: the round trip's p50/p99, the
 // engine's `took`, recall@10 against the exact top 10 (a brute force over the same vectors, each query a stored
 // document, itself excluded), interleaved query by query (the first of a query rotates); then, variant by variant in
-// blocks of 100 queries, the node's CPU a query from /proc (--pid: the figure a loaded machine distorts least).
-//   node tests/bench/opensearch-query-cost.js --data X.csr --index bench-1n-bench--bench --pid <jvm pid>
+// blocks of 100 queries, the nodes' CPU a query from /proc (--pid P[,P…]: the figure a loaded machine distorts least).
+//   node tests/bench/opensearch-query-cost.js --data X.csr --index bench-1n-bench--bench --pid <jvm pid[,pid…]>
 //     [--url http://127.0.0.1:9200] [--docs N] [--queries 200] [--variants product,client,w300,b0.85,candidates,empty]
 //     [--other INDEX]
 // Variants: product (the store's body: budgeted terms, its window, 2k hits), client (the store's own search call,
@@ -168,12 +168,13 @@ for (let i = 0; i < qs.length; i++) {
   }
 }
 const pct = (/** @type {number[]} */ xs, /** @type {number} */ f) => { const s = [...xs].sort((x, y) => x - y); return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * f))] : null; };
-const pid = a.pid ? Number(a.pid) : 0;
-const cpuMs = () => { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * (1000 / 100); };
+const pids = a.pid ? a.pid.split(',').map(Number) : [];
+/** CPU milliseconds of the nodes' processes so far (utime + stime, in clock ticks of 10 ms). */
+const cpuMs = () => pids.reduce((sum, pid) => { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return sum + (Number(f[11]) + Number(f[12])) * 10; }, 0);
 /** @type {Record<string, number | null>} */
 const cpu = {};
 for (const k of names) {
-  if (!pid) { cpu[k] = null; continue; }
+  if (!pids.length) { cpu[k] = null; continue; }
   const block = qs.slice(0, Math.min(100, qs.length));
   const c0 = cpuMs();
   for (const q of block) await run[k](q);
