@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { LESSON, SOCCER } from './match-texts.js';
 
 const h = await import('./helpers.js');
 const { waitFor } = await import('../lib/wait.js');
@@ -37,9 +38,6 @@ let redis;
 const config = loadConfig({ overrides: { server: { indexWorkers: 0, logLevel: 'silent', modelPollMs: 100, apiKeyHashes: [keyDigest(h.API_KEY)] } } });
 const KEY = { authorization: `Bearer ${h.API_KEY}` };
 const ADS = fs.readFileSync(path.join(REPO_ROOT, 'tests', 'fixtures', 'ads', 'sample.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-/** A chemistry lesson: the model knows 3 of its 15 distinct words (水, 反応, 合わせる), the disaster kit's. */
-const LESSON = '水素と酸素が反応すると水ができる。化学反応式では原子の数が両辺で等しくなるように係数を合わせる。触媒は反応の速さを変える。';
-const SOCCER = 'サッカー日本代表はワールドカップ予選で勝利し、監督は選手たちの粘り強さを称えた。次の試合ではスタジアムに多くのサポーターが集まる予定だ。';
 /** The demo's examples (articles of the sample). */
 const EXAMPLES = ['sports-watch-4597641', 'it-life-hack-6292880'];
 

@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { LESSON, RECIPE, SOCCER } from './match-texts.js';
 
 const h = await import('./helpers.js');
 const { waitFor } = await import('../lib/wait.js');
@@ -32,11 +33,6 @@ const config = loadConfig({ overrides: { server: { indexWorkers: 0, logLevel: 's
 const ADS = fs.readFileSync(path.join(REPO_ROOT, 'tests', 'fixtures', 'ads', 'sample.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 /** The article of the demo's printed example: `curl '…/v1/match?collection=ads&for=sports-watch-4597641&k=3'`. */
 const DEMO_EXAMPLE = 'sports-watch-4597641';
-/** A chemistry lesson: nothing any ad is about. */
-const UNRELATED = '水素と酸素が反応すると水ができる。化学反応式では原子の数が両辺で等しくなるように係数を合わせる。触媒は反応の速さを変える。';
-/** A recipe for miso soup: nothing any ad is about either. */
-const RECIPE = '味噌汁の作り方。鍋に水と昆布を入れて火にかけ、沸騰する前に昆布を取り出す。豆腐とわかめを入れ、火を止めてから味噌を溶き入れる。';
-const SOCCER = 'サッカー日本代表はワールドカップ予選で勝利し、監督は選手たちの粘り強さを称えた。次の試合ではスタジアムに多くのサポーターが集まる予定だ。';
 
 before(async () => {
   redis = await startPrivateRedis();
@@ -118,7 +114,7 @@ test('the derived threshold applies to every match: the demo\'s example (precomp
   const all = await call(`/v1/match?collection=ads&for=${DEMO_EXAMPLE}&k=3&min_score=-1`);
   assert.deepEqual(demo.body.results, all.body.results.filter((/** @type {any} */ r) => r.score >= min));
 
-  for (const text of [UNRELATED, RECIPE, SOCCER]) {
+  for (const text of [LESSON, RECIPE, SOCCER]) {
     // The score threshold alone (the lesson and the recipe are kept from ads by the known-word rule by default).
     const r = await matchText(text, { min_known_share: 0 });
     const every = await matchText(text, { min_score: -1, min_known_share: 0 });
@@ -154,7 +150,7 @@ test('a number in server.matchMinScore replaces the derived threshold; a request
     config: { ...config, server: { ...config.server, matchMinScore: 0.02 } }, model: DEMO_MODEL, redisUrl: redis.url, host: '127.0.0.1', port: 0, indexWorkers: 0,
   });
   try {
-    const r = await h.inject(fixed.app, { method: 'POST', url: '/v1/match', payload: { collection: 'ads', text: UNRELATED, k: 3, min_known_share: 0 } });
+    const r = await h.inject(fixed.app, { method: 'POST', url: '/v1/match', payload: { collection: 'ads', text: LESSON, k: 3, min_known_share: 0 } });
     assert.deepEqual([r.body.min_score, r.body.min_score_from], [0.02, 'config']);
     assert.ok(r.body.results.length >= 1, 'the chemistry lesson scores above 0.02 with some ads');
     const g = await h.inject(fixed.app, `/v1/match?collection=ads&for=${DEMO_EXAMPLE}&k=3&min_score=0.5`);
