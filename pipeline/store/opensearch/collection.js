@@ -303,7 +303,7 @@ export class OpenSearchCollection {
     for (;;) {
       const [res, edge] = await Promise.all([
         this.#query(rescoredSearch(query, indices, values, window, size), 'search'),
-        this.#query({ query, from: window - 1, size: 1, _source: false, track_total_hits: false }, 'search'),
+        this.#query({ ...query, from: window - 1, size: 1, _source: false, track_total_hits: false }, 'search'),
       ]);
       const hits = /** @type {any[]} */ (res.hits.hits);
       const ranked = exactHits(hits);
@@ -344,7 +344,7 @@ export class OpenSearchCollection {
   async #fill(ranked, qi, qv, o, window) {
     const { filter, mustNot } = filtersOf(o, ranked.map((h) => h.id));
     const w = o.exact ? MAX_WINDOW : Math.min(MAX_WINDOW, Math.max(window, 2 * o.k));
-    const res = await this.#query(rescoredSearch({ bool: { filter, must_not: mustNot } }, qi, qv, w, Math.min(w, 2 * o.k)), 'search');
+    const res = await this.#query(rescoredSearch({ query: { bool: { filter, must_not: mustNot } } }, qi, qv, w, Math.min(w, 2 * o.k)), 'search');
     const rest = exactHits(res.hits.hits);
     return [...ranked, ...rest].sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).slice(0, o.k);
   }

@@ -128,12 +128,17 @@ export function postingsBudget(counts, b) {
 }
 
 /**
- * The candidate query: one term clause per chosen term, of its sign, boosted by |weight| (the field's similarity
- * makes a clause's score boost × the document's weight); the filters inside.
+ * The candidate part of a search body: `query`, one term clause per chosen term, of its sign, boosted by |weight|
+ * (the field's similarity makes a clause's score boost × the document's weight), with the filters inside; the
+ * excluded ids in `post_filter`, applied as hits are collected. A bool of `should` clauses alone is scored window
+ * by window over the postings (Lucene's BooleanScorer); a `must_not` or `filter` beside them makes it a
+ * conjunction scored document by document through a heap, ~2 ms more a search at 100k documents
+ * (docs/scale-out.md), so a related search's exclusion of its own document does not go there.
  * @param {Uint32Array} indices
  * @param {Float32Array} values
  * @param {number[]} terms positions (candidateTerms)
  * @param {import('../native.js').NativeSearchOptions} o
+ * @returns {{query: object, post_filter?: object}}
  */
 export function candidateQuery(indices, values, terms, o) {
   const should = [];
@@ -141,23 +146,25 @@ export function candidateQuery(indices, values, terms, o) {
     const v = values[j];
     should.push({ term: { f: { value: `${v > 0 ? 'p' : 'n'}${indices[j]}`, boost: Math.abs(v) } } });
   }
-  const { filter, mustNot } = filtersOf(o);
-  return { bool: { should, minimum_should_match: 1, filter, must_not: mustNot } };
+  const { filter, mustNot } = filtersOf({ ...o, excludeIds: [] });
+  const bool = filter.length || mustNot.length ? { should, minimum_should_match: 1, filter, must_not: mustNot } : { should };
+  const ex = o.excludeIds ?? [];
+  return { query: { bool }, ...(ex.length ? { post_filter: { bool: { must_not: [{ ids: { values: ex.map(osId) } }] } } } : {}) };
 }
 
 /**
- * A search body: `query` ranked by it, the best `window` per shard re-ranked exactly in the engine, the best
- * `size` of those returned with their exact score (`fields.s`), id and metadata.
- * @param {object} query
+ * A search body: the candidates' `query` (and `post_filter`) ranked by it, the best `window` per shard re-ranked
+ * exactly in the engine, the best `size` of those returned with their exact score (`fields.s`), id and metadata.
+ * @param {{query: object, post_filter?: object}} candidates
  * @param {Uint32Array} qi
  * @param {Float32Array} qv
  * @param {number} window
  * @param {number} size
  */
-export function rescoredSearch(query, qi, qv, window, size) {
+export function rescoredSearch(candidates, qi, qv, window, size) {
   const params = { qi: Array.from(qi), qv: Array.from(qv) };
   return {
-    query, size, track_total_hits: false, _source: ['id', 'meta'],
+    ...candidates, size, track_total_hits: false, _source: ['id', 'meta'],
     rescore: {
       window_size: window,
       query: {
