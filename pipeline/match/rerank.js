@@ -274,6 +274,8 @@ export async function searchReranked(request) {
   const head = plan.head;
   for (;;) {
     const hits = await request.search(request.query, n, Math.min(n, head), withMeta);
+    // Feedback scored from the vectors reads the whole pool's: in one call, not its first docs' and then the rest.
+    if (fb && !request.scoresOf) await cached(hits.map((h) => h.id));
     const ranked = fb ? await feedbackRescored(hits, request.query, fb, cached, request.scoresOf ?? (async (ids, q) => dotsWith(q, await cached(ids)))) : hits;
     const r = await rerank(ranked, request.want, request.options, cached, fb ? request.query : null);
     if (r.hits.length >= request.want || hits.length < n || n >= request.maxK) {

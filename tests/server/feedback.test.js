@@ -131,6 +131,18 @@ test('related answers from the lean candidate pool (ids and scores, the kept hit
       assert.equal(JSON.stringify(body.results), JSON.stringify(want.hits.map(resultItem)), d.id);
       assert.ok(body.results.length > 0 && body.results.every((/** @type {any} */ x) => typeof x.title === 'string'), 'metadata fetched for the kept hits');
       assert.ok(res.body.includes(`"results":${JSON.stringify(want.hits.map(resultItem))}`), 'the same bytes in the answer');
+      // A backend with vectors(ids) but no in-place scores (OpenSearch): the same list, the pool's vectors read in one
+      // call per search round (not the feedback documents' first and then the rest), never a get() per id.
+      const calls = { searches: 0, vectors: 0, gets: 0 };
+      const networked = {
+        capabilities: { ...NO_OPTIONAL_CALLS, vectors: true },
+        searchAsync: (/** @type {any} */ v, /** @type {any} */ o) => { calls.searches++; return coll.searchAsync(v, o); },
+        get: (/** @type {string} */ id) => { calls.gets++; return coll.get(id); },
+        vectors: (/** @type {string[]} */ ids) => { calls.vectors++; return ids.map((id) => coll.get(id)?.vector ?? null); },
+      };
+      const viaVectors = await searchCollection(networked, doc.vector, { mode: config.server.searchMode, excludeIds: [d.id] }, 10, options, config.server);
+      assert.equal(JSON.stringify(viaVectors.hits.map(resultItem)), JSON.stringify(want.hits.map(resultItem)), d.id);
+      assert.deepEqual(calls, { searches: calls.searches, vectors: calls.searches, gets: 0 }, d.id);
       compared++;
     }
     assert.equal(compared, 12);

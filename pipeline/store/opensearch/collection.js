@@ -17,6 +17,8 @@ const SEARCH_DEFAULTS = { budget: 1, candidates: 0, minPostings: 0 };
 const MAX_WINDOW = 10_000;
 /** What #bulk reads of a bulk answer (filter_path): each item's outcome and error, the version document's _version. */
 const BULK_FILTER = 'items.*.status,items.*.result,items.*.error,items.*._version';
+/** The contract's optional calls this backend has: many stored vectors in one request (vectors). */
+const CAPABILITIES = Object.freeze({ ...NO_OPTIONAL_CALLS, vectors: true });
 /** How often a handle looks for newer feature counts (counts.js), ms: they steer candidates, not correctness. */
 const COUNTS_CHECK_MS = 60_000;
 
@@ -68,8 +70,8 @@ export class OpenSearchCollection {
   }
 
   get name() { return this.#name; }
-  /** @returns {Readonly<import('../contract.js').CollectionCapabilities>} none of the contract's optional calls */
-  get capabilities() { return NO_OPTIONAL_CALLS; }
+  /** @returns {Readonly<import('../contract.js').CollectionCapabilities>} of the contract's optional calls, vectors(ids) */
+  get capabilities() { return CAPABILITIES; }
   get width() { return this.#width; }
   /** @returns {string | null} */
   get createdAt() { return this.#createdAt; }
@@ -231,6 +233,38 @@ export class OpenSearchCollection {
       if (!hit) throw errors.BACKEND_UNAVAILABLE('opensearch', this.#s.nodes.join(', '), `get of document ${JSON.stringify(key)}: stored but not yet searchable`);
     }
     return hit ? storedDoc(hit) : null;
+  }
+
+  /**
+   * The stored vectors of many ids, in order (null: no live document), in one search per 10,000 distinct ids
+   * instead of a get() each: a related list's re-ranking reads its whole candidate pool (feedback, near-duplicates).
+   * An id the search does not see is read again by get(), which finds a document not yet searchable.
+   * @param {(string | number)[]} ids
+   * @returns {Promise<({indices: Uint32Array, values: Float32Array} | null)[]>}
+   */
+  async vectors(ids) {
+    this.#check();
+    if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', 'vectors takes an array of ids');
+    const keys = ids.map(normalizeId);
+    if (keys.length === 0) return [];
+    if (this.#createdAt === null && this.#writer && (await this.count()) === 0) return keys.map(() => null);
+    const distinct = [...new Set(keys)];
+    /** @type {Map<string, {indices: Uint32Array, values: Float32Array}>} */
+    const found = new Map();
+    for (let i = 0; i < distinct.length; i += MAX_WINDOW) {
+      const part = distinct.slice(i, i + MAX_WINDOW);
+      const body = { query: { ids: { values: part.map(osId) } }, size: part.length, _source: ['id'], docvalue_fields: ['v'], track_total_hits: false };
+      for (const hit of (await this.#query(body, 'vectors')).hits.hits) {
+        const doc = storedDoc(hit);
+        found.set(doc.id, doc.vector);
+      }
+    }
+    for (const key of distinct) {
+      if (found.has(key)) continue;
+      const doc = await this.get(key);
+      if (doc) found.set(key, doc.vector);
+    }
+    return keys.map((k) => found.get(k) ?? null);
   }
 
   /**
