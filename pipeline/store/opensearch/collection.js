@@ -223,22 +223,12 @@ export class OpenSearchCollection {
     this.#check();
     const key = normalizeId(id);
     if (this.#createdAt === null && this.#writer && (await this.count()) === 0) return null;
-    // The vector is a doc value, which a search reads; a document a search does not see yet (a batch write before
-    // its flush, a shard copy still recovering) but the real-time get API does is read again after a refresh.
-    const body = { query: { ids: { values: [osId(key)] } }, size: 1, _source: ['id', 'meta'], docvalue_fields: ['v'], track_total_hits: false };
-    let hit = (await this.#query(body, 'get')).hits.hits[0];
-    if (!hit && (await this.exists(key))) {
-      await request(() => this.#s.client.indices.refresh({ index: this.#index }), this.#ctx('get'));
-      hit = (await this.#query(body, 'get')).hits.hits[0];
-      if (!hit) throw errors.BACKEND_UNAVAILABLE('opensearch', this.#s.nodes.join(', '), `get of document ${JSON.stringify(key)}: stored but not yet searchable`);
-    }
-    return hit ? storedDoc(hit) : null;
+    return (await this.#stored([key], ['id', 'meta'], 'get')).get(key) ?? null;
   }
 
   /**
    * The stored vectors of many ids, in order (null: no live document), in one search per 10,000 distinct ids
    * instead of a get() each: a related list's re-ranking reads its whole candidate pool (feedback, near-duplicates).
-   * An id the search does not see is read again by get(), which finds a document not yet searchable.
    * @param {(string | number)[]} ids
    * @returns {Promise<({indices: Uint32Array, values: Float32Array} | null)[]>}
    */
@@ -248,23 +238,42 @@ export class OpenSearchCollection {
     const keys = ids.map(normalizeId);
     if (keys.length === 0) return [];
     if (this.#createdAt === null && this.#writer && (await this.count()) === 0) return keys.map(() => null);
-    const distinct = [...new Set(keys)];
-    /** @type {Map<string, {indices: Uint32Array, values: Float32Array}>} */
+    const found = await this.#stored([...new Set(keys)], ['id'], 'vectors');
+    return keys.map((k) => found.get(k)?.vector ?? null);
+  }
+
+  /**
+   * The stored documents of distinct ids by id (an id not stored is absent). The vector is a doc value, which a
+   * search reads; a document a search does not see yet (a batch write before its flush, a shard copy still
+   * recovering) but the real-time get API does is read again after one refresh.
+   * @param {string[]} keys distinct normalised ids
+   * @param {string[]} source the `_source` fields read
+   * @param {string} what the call, for errors
+   * @returns {Promise<Map<string, import('../collection.js').StoredDoc>>}
+   */
+  async #stored(keys, source, what) {
+    /** @type {Map<string, import('../collection.js').StoredDoc>} */
     const found = new Map();
-    for (let i = 0; i < distinct.length; i += MAX_WINDOW) {
-      const part = distinct.slice(i, i + MAX_WINDOW);
-      const body = { query: { ids: { values: part.map(osId) } }, size: part.length, _source: ['id'], docvalue_fields: ['v'], track_total_hits: false };
-      for (const hit of (await this.#query(body, 'vectors')).hits.hits) {
-        const doc = storedDoc(hit);
-        found.set(doc.id, doc.vector);
+    const read = async (/** @type {string[]} */ list) => {
+      for (let i = 0; i < list.length; i += MAX_WINDOW) {
+        const part = list.slice(i, i + MAX_WINDOW);
+        const body = { query: { ids: { values: part.map(osId) } }, size: part.length, _source: source, docvalue_fields: ['v'], track_total_hits: false };
+        for (const hit of (await this.#query(body, what)).hits.hits) {
+          const doc = storedDoc(hit);
+          found.set(doc.id, doc);
+        }
       }
-    }
-    for (const key of distinct) {
-      if (found.has(key)) continue;
-      const doc = await this.get(key);
-      if (doc) found.set(key, doc.vector);
-    }
-    return keys.map((k) => found.get(k) ?? null);
+    };
+    await read(keys);
+    const missing = keys.filter((k) => !found.has(k));
+    if (missing.length === 0) return found;
+    const late = (await Promise.all(missing.map(async (k) => ((await this.exists(k)) ? k : null)))).filter((k) => k !== null);
+    if (late.length === 0) return found;
+    await request(() => this.#s.client.indices.refresh({ index: this.#index }), this.#ctx(what));
+    await read(late);
+    const unseen = late.find((k) => !found.has(k));
+    if (unseen !== undefined) throw errors.BACKEND_UNAVAILABLE('opensearch', this.#s.nodes.join(', '), `${what} of document ${JSON.stringify(unseen)}: stored but not yet searchable`);
+    return found;
   }
 
   /**
