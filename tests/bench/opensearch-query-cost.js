@@ -8,7 +8,8 @@
 //   node tests/bench/opensearch-query-cost.js --data X.csr --index bench-1n-bench--bench --pid <jvm pid[,pid…]>
 //     [--url http://127.0.0.1:9200] [--docs N] [--queries 200] [--variants product,client,w300,b0.85,candidates,empty]
 //     [--other INDEX]
-// Variants: product (the store's body: budgeted terms, its window, 2k hits), client (the store's own search call,
+// Variants: product (the store's body: budgeted terms, its window, 2k hits), listparams (the same with the query
+// as two JSON lists of numbers, qi and qv, instead of one base64 string), client (the store's own search call,
 // through its client: the client's share), wN (window N), bF (budget × F), wNbF, size10, nosource (no `_source`),
 // candidates (the candidate query alone, no re-rank, no script fields), empty (a size-0 match_all: the floor),
 // other (the product's body on --other, e.g. a `_split` of the index into 2 shards or a `_clone` whose `f`
@@ -19,7 +20,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../pipeline/config.js';
 import { openModelStore } from '../../pipeline/store/index.js';
-import { candidateCount, candidateQuery, candidateTerms, exactHits, rescoredSearch } from '../../pipeline/store/opensearch/search.js';
+import { candidateCount, candidateQuery, candidateTerms, EXACT_SCRIPT, exactHits, rescoredSearch, SCORE_SCRIPT } from '../../pipeline/store/opensearch/search.js';
 import { readCsr, row } from './search.data.js';
 
 const { values: a } = parseArgs({ options: {
@@ -99,7 +100,7 @@ const shards = await shardsOf(a.index);
 const window = candidateCount(10, shards, cfg.candidates);
 /**
  * The product's request for query row q, with a variant's changes.
- * @param {number} q @param {{w?: number, b?: number, size?: number, nosource?: boolean, candidates?: boolean}} o
+ * @param {number} q @param {{w?: number, b?: number, size?: number, nosource?: boolean, candidates?: boolean, lists?: boolean}} o
  */
 function body(q, o = {}) {
   const v = row(m, q);
@@ -107,8 +108,28 @@ function body(q, o = {}) {
   /** @type {Record<string, any>} */
   const b = rescoredSearch(candidateQuery(v.indices, v.values, terms, { k: 10, exact: false, excludeIds: [idOf(q)] }), v.indices, v.values, o.w ?? window, o.size ?? 20);
   if (o.nosource) b._source = false;
+  if (o.lists) {
+    const params = { qi: Array.from(v.indices), qv: Array.from(v.values) };
+    b.rescore.query.rescore_query.script_score.script = { lang: 'painless', source: withListQuery(SCORE_SCRIPT), params };
+    b.script_fields.s.script = { lang: 'painless', source: withListQuery(EXACT_SCRIPT), params };
+  }
   if (o.candidates) { delete b.rescore; delete b.script_fields; b._source = false; }
   return b;
+}
+
+/**
+ * A re-rank script with the query read from the lists params.qi and params.qv instead of the base64 params.q.
+ * @param {string} source
+ */
+function withListQuery(source) {
+  const start = source.indexOf('if (c == null) {');
+  const end = source.indexOf('} else { w = (float[]) c; }');
+  return `${source.slice(0, start)}if (c == null) {
+  List qi = params.qi; List qv = params.qv; int m = qi.size();
+  w = new float[m == 0 ? 0 : (int) qi.get(m - 1) + 1];
+  for (int j = 0; j < m; j++) { w[(int) qi.get(j)] = (float) (double) qv.get(j); }
+  params['_w'] = w;
+${source.slice(end)}`;
 }
 
 const config = loadConfig({ overrides: { store: { backend: 'opensearch', opensearch: { nodes: [a.url], indexPrefix: a.index.replace(/bench--bench$/, ''), replicas: 0 } } } });
@@ -130,6 +151,7 @@ async function timed(path, b) {
 function variant(spec) {
   const search = `/${a.index}/_search`;
   if (spec === 'product') return (q) => timed(search, body(q));
+  if (spec === 'listparams') return (q) => timed(search, body(q, { lists: true }));
   if (spec === 'size10') return (q) => timed(search, body(q, { size: 10 }));
   if (spec === 'nosource') return (q) => timed(search, body(q, { nosource: true }));
   if (spec === 'candidates') return (q) => timed(search, body(q, { candidates: true }));
