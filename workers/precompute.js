@@ -5,7 +5,7 @@
 // the known-word rule among them, when it is served).
 // `scdv precompute` runs it in its own process; `scdv worker precompute` lets more processes join.
 import { encodeEntry, keys, resultItem } from '../pipeline/match/index.js';
-import { rerankSignature } from '../pipeline/match/rerank.js';
+import { rerankSignature, storedDocs } from '../pipeline/match/rerank.js';
 import { searchMatches, sensitivity, storedPage } from '../pipeline/match/safety.js';
 import { runQueueWorker } from '../pipeline/queue/queue-worker.js';
 import { DEFAULT_CONFIG } from '../pipeline/config.js';
@@ -61,8 +61,9 @@ export async function processPrecompute(job, redis, onProgress, config = { store
   let missing = 0;
   for (let i = 0; i < job.ids.length; i += 100) {
     const ids = job.ids.slice(i, i + 100);
-    // A few searches in flight: a networked store answers each after a round trip. Each page is read whole (its
-    // metadata decides which ads may follow it: pipeline/match/safety.js).
+    // The pages read whole, in one call where the store has it (their metadata decides which ads may follow them:
+    // pipeline/match/safety.js); then a few searches in flight: a networked store answers each after a round trip.
+    const docs = await storedDocs(src, ids);
     /** @type {(string | null)[]} */
     const encoded = new Array(ids.length).fill(null);
     let next = 0;
@@ -70,7 +71,7 @@ export async function processPrecompute(job, redis, onProgress, config = { store
       while (next < ids.length) {
         const j = next++;
         const id = ids[j];
-        const doc = await src.get(id);
+        const doc = docs[j];
         if (!doc) continue;
         const page = storedPage(doc.meta);
         const r = await searchMatches(tgt, doc.vector, { mode: job.mode, ...(job.source === job.target ? { excludeIds: [id] } : {}) }, job.k, rerank, settings, page);

@@ -353,6 +353,7 @@ export async function feedbackRescored(hits, query, feedback, vectorsOf, scoresO
  * @property {(v: SparseVector, o: any) => Promise<Hit[]>} searchAsync
  * @property {(id: string) => any} get
  * @property {(ids: string[]) => any} [vectors] capabilities.vectors: the stored vectors of many ids in one call
+ * @property {(ids: string[]) => any} [getMany] capabilities.getMany: the stored documents of many ids in one call
  * @property {(ids: string[], v: SparseVector) => Float64Array | Promise<Float64Array>} [scores] capabilities.scores:
  *   stored vectors dotted with a query in place
  * @property {(v: SparseVector, o: any) => Promise<{id: string, score: number}[]>} [searchAsyncIds] capabilities.leanSearch:
@@ -398,6 +399,18 @@ export async function storedVectors(coll, ids) {
 }
 
 /**
+ * The stored documents of ids, in order (null: not stored): in one call when the backend has one (OpenSearch's
+ * getMany: one request instead of one each), else get() per id.
+ * @param {Pick<SearchTarget, 'capabilities' | 'get' | 'getMany'>} coll
+ * @param {string[]} ids
+ * @returns {Promise<(import('../store/collection.js').StoredDoc | null)[]>}
+ */
+export async function storedDocs(coll, ids) {
+  if (coll.capabilities.getMany) return declared(coll.getMany).call(coll, ids);
+  return Promise.all(ids.map((id) => coll.get(id)));
+}
+
+/**
  * A collection searched with a query derived from the one given (an arm's method: its part of a hybrid vector):
  * searches and feedback scores use `queryOf(query)` (an empty derived query finds nothing), stored vectors and
  * metadata are the collection's. The store's fused re-ranking searches, expands and collapses with one vector, so
@@ -413,13 +426,14 @@ export function searchView(coll, queryOf, unchanged) {
   const fusedById = fused && caps.fusedRerankById;
   return {
     // Feedback re-scores candidates with the derived part of its expanded query too: scores always derive.
-    capabilities: Object.freeze({ vectors: caps.vectors, scores: true, leanSearch: caps.leanSearch, fusedRerank: fused, fusedRerankById: fusedById }),
+    capabilities: Object.freeze({ vectors: caps.vectors, getMany: caps.getMany, scores: true, leanSearch: caps.leanSearch, fusedRerank: fused, fusedRerankById: fusedById }),
     searchAsync: async (v, opts) => {
       const q = queryOf(v);
       return q.indices.length === 0 ? [] : coll.searchAsync(q, opts);
     },
     get: (id) => coll.get(id),
     ...(caps.vectors ? { vectors: (/** @type {string[]} */ ids) => declared(coll.vectors).call(coll, ids) } : {}),
+    ...(caps.getMany ? { getMany: (/** @type {string[]} */ ids) => declared(coll.getMany).call(coll, ids) } : {}),
     scores: (ids, v) => storedScores(coll, ids, queryOf(v)),
     // The pool without metadata, the kept hits' fetched after: the loop drops most candidates.
     ...(caps.leanSearch ? {

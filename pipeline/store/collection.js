@@ -8,7 +8,7 @@ import { DEFAULT_ENGINE_OPTIONS } from './engine.js';
  * Every optional call of the backend contract (contract.js): the native store has them all.
  * @type {Readonly<import('./contract.js').CollectionCapabilities>}
  */
-const NATIVE_CAPABILITIES = Object.freeze({ vectors: true, scores: true, leanSearch: true, fusedRerank: true, fusedRerankById: true });
+const NATIVE_CAPABILITIES = Object.freeze({ vectors: true, getMany: false, scores: true, leanSearch: true, fusedRerank: true, fusedRerankById: true });
 
 /** Search defaults while a collection does not exist yet (its searches answer nothing anyway). */
 const { budget, candidates, minPostings } = DEFAULT_ENGINE_OPTIONS;

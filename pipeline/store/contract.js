@@ -15,6 +15,8 @@
  * (tests/store/contract.js) checks on each backend that every declared call is there and every other one absent.
  * @typedef {object} CollectionCapabilities
  * @property {boolean} vectors `vectors(ids)`: many stored vectors in one call (without it: get() per id)
+ * @property {boolean} getMany `getMany(ids)`: many stored documents, metadata included, in one call (without it: get()
+ *   per id; a networked backend's round trip each)
  * @property {boolean} scores `scores(ids, vector)`: stored vectors dotted with a query in place (without it: from the
  *   fetched vectors)
  * @property {boolean} leanSearch `searchAsyncIds` and `metas`: a search without metadata, and the metadata of the
@@ -31,6 +33,7 @@
  */
 export const CAPABILITY_METHODS = Object.freeze({
   vectors: ['vectors'],
+  getMany: ['getMany'],
   scores: ['scores'],
   leanSearch: ['searchAsyncIds', 'metas'],
   fusedRerank: ['searchRerankedAsync'],
@@ -41,7 +44,7 @@ export const CAPABILITY_METHODS = Object.freeze({
  * The capabilities of a handle that has none of the optional calls.
  * @type {Readonly<CollectionCapabilities>}
  */
-export const NO_OPTIONAL_CALLS = Object.freeze({ vectors: false, scores: false, leanSearch: false, fusedRerank: false, fusedRerankById: false });
+export const NO_OPTIONAL_CALLS = Object.freeze({ vectors: false, getMany: false, scores: false, leanSearch: false, fusedRerank: false, fusedRerankById: false });
 
 /**
  * @typedef {object} CollectionHandle
@@ -56,6 +59,8 @@ export const NO_OPTIONAL_CALLS = Object.freeze({ vectors: false, scores: false, 
  * @property {(id: string) => MaybePromise<import('./collection.js').StoredDoc | null>} get
  * @property {(ids: string[]) => MaybePromise<({indices: Uint32Array, values: Float32Array} | null)[]>} [vectors] optional
  *   (capabilities.vectors): the stored vectors of many ids in one call (null: no live document)
+ * @property {(ids: string[]) => MaybePromise<(import('./collection.js').StoredDoc | null)[]>} [getMany] optional
+ *   (capabilities.getMany): get() of many ids in one call, in order (null: no live document)
  * @property {(id: string) => MaybePromise<boolean>} exists
  * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => MaybePromise<import('./collection.js').SearchHit[]>} search
  * @property {(vector: import('./validate.js').SparseVectorInput, opts?: import('./validate.js').SearchOptions) => Promise<import('./collection.js').SearchHit[]>} searchAsync without blocking the event loop

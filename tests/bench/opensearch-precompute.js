@@ -4,11 +4,12 @@
 // searched for its own documents, each itself excluded) written to a private Redis.
 //
 //   node tests/bench/opensearch-precompute.js --data X.csr --url http://127.0.0.1:9200 [--docs 20000]
-//     [--sources 1000] [--jobs 2]
+//     [--sources 1000] [--jobs 2] [--pid <jvm pid[,pid…]>]
 //
 // Both stores get the first --docs vectors (OpenSearch: flushed and force-merged to one segment, as after a load);
 // then --sources of them are precomputed in batches of 500 (server.precompute.batchSize), --jobs batches at a time
-// (server.precompute.concurrency). Progress on stderr; the last stdout line is JSON.
+// (server.precompute.concurrency). With --pid, the node's CPU a document during the precompute, from /proc (the
+// figure a loaded machine distorts least). Progress on stderr; the last stdout line is JSON.
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +22,7 @@ import { startPrivateRedis, redisOptions } from '../../pipeline/queue/redis.js';
 
 const { values: opt } = parseArgs({ options: {
   data: { type: 'string' }, url: { type: 'string' }, docs: { type: 'string', default: '20000' },
-  sources: { type: 'string', default: '1000' }, jobs: { type: 'string', default: '2' },
+  sources: { type: 'string', default: '1000' }, jobs: { type: 'string', default: '2' }, pid: { type: 'string' },
 } });
 if (!opt.data || !opt.url) { console.error('usage: --data X.csr --url http://host:port [--docs N] [--sources N] [--jobs N]'); process.exit(2); }
 /** @param {string} m */
@@ -36,6 +37,9 @@ const m = readCsr(opt.data);
 const n = Math.min(m.rows, Number(opt.docs));
 const sources = Math.min(n, Number(opt.sources));
 const jobs = Number(opt.jobs);
+const pids = opt.pid ? opt.pid.split(',').map(Number) : [];
+/** CPU milliseconds the node processes have used (utime + stime, clock ticks of 10 ms). */
+const nodeCpuMs = () => pids.reduce((sum, pid) => { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return sum + (Number(f[11]) + Number(f[12])) * 10; }, 0);
 const load0 = os.loadavg();
 const redisServer = await startPrivateRedis();
 const redis = new Redis(redisOptions(redisServer.url));
@@ -64,6 +68,7 @@ try {
     const batches = [];
     for (let i = 0; i < ids.length; i += 500) batches.push(ids.slice(i, i + 500));
     t = performance.now();
+    const cpu0 = nodeCpuMs();
     let written = 0;
     let next = 0;
     await Promise.all(Array.from({ length: jobs }, async () => {
@@ -75,6 +80,7 @@ try {
     }));
     const s = (performance.now() - t) / 1000;
     out[backend] = { docs_per_s: round(sources / s), seconds: round(s, 2), written, load_1m: round(os.loadavg()[0], 2) };
+    if (backend === 'opensearch' && pids.length) out[backend].node_cpu_ms_per_doc = round((nodeCpuMs() - cpu0) / sources, 2);
     log(`${backend}: precomputed ${written} related lists in ${s.toFixed(1)} s: ${out[backend].docs_per_s} documents/s (load ${os.loadavg()[0].toFixed(1)})`);
     await closePrecomputeStores();
     if (backend === 'opensearch') await store.dropCollection('docs');

@@ -9,7 +9,7 @@ import {
 import { NO_OPTIONAL_CALLS } from '../../pipeline/store/index.js';
 
 const plain = { duplicateThreshold: null, halfLifeMs: null, recencyWeight: 0.5, maxPerSite: null, now: 0 };
-const ALL = { vectors: true, scores: true, leanSearch: true, fusedRerank: true, fusedRerankById: true };
+const ALL = { vectors: true, getMany: true, scores: true, leanSearch: true, fusedRerank: true, fusedRerankById: true };
 
 test('feedback is on when docs and weight are both above 0; its settings, default and signature follow that one test', () => {
   for (const [f, on] of /** @type {[any, boolean][]} */ ([

@@ -115,6 +115,12 @@ export function contractTests(makeBackend) {
       const v = { indices: [1], values: [1] };
       // Each declared call answers as the contract says.
       if (caps.vectors) assert.deepEqual([...(/** @type {any} */ (await reader.vectors?.(['a', 'nope', 'a'])))].map((x) => x && [...x.indices]), [[1], null, [1]]);
+      if (caps.getMany) {
+        const many = /** @type {any[]} */ (await reader.getMany?.(['a', 'nope', 'a']));
+        assert.deepEqual(many.map((d) => d && [d.id, [...d.vector.indices], d.meta]), [['a', [1], {}], null, ['a', [1], {}]], 'getMany: get() of each id, in order');
+        assert.deepEqual(await reader.getMany?.([]), []);
+        await assert.rejects(async () => reader.getMany?.(/** @type {any} */ ('a')), { code: 'SCDV_STORE_DOC_INVALID' }, 'getMany takes an array');
+      }
       if (caps.scores) assert.deepEqual([...(await reader.scores?.(['a', 'nope'], v) ?? [])].map((x) => (Number.isNaN(x) ? 'NaN' : Math.round(x * 1000) / 1000)), [1, 'NaN']);
       if (caps.leanSearch) {
         assert.deepEqual((await reader.searchAsyncIds?.(v, { k: 5 }))?.map((h) => h.id), ['a']);

@@ -18,7 +18,7 @@ const MAX_WINDOW = 10_000;
 /** What #bulk reads of a bulk answer (filter_path): each item's outcome and error, the version document's _version. */
 const BULK_FILTER = 'items.*.status,items.*.result,items.*.error,items.*._version';
 /** The contract's optional calls this backend has: many stored vectors in one request (vectors). */
-const CAPABILITIES = Object.freeze({ ...NO_OPTIONAL_CALLS, vectors: true });
+const CAPABILITIES = Object.freeze({ ...NO_OPTIONAL_CALLS, vectors: true, getMany: true });
 /** How often a handle looks for newer feature counts (counts.js), ms: they steer candidates, not correctness. */
 const COUNTS_CHECK_MS = 60_000;
 
@@ -240,6 +240,22 @@ export class OpenSearchCollection {
     if (this.#createdAt === null && this.#writer && (await this.count()) === 0) return keys.map(() => null);
     const found = await this.#stored([...new Set(keys)], ['id'], 'vectors');
     return keys.map((k) => found.get(k)?.vector ?? null);
+  }
+
+  /**
+   * get() of many ids, in order (null: no live document), in one search per 10,000 distinct ids instead of a round
+   * trip each: a precompute batch reads its source pages (workers/precompute.js).
+   * @param {(string | number)[]} ids
+   * @returns {Promise<(import('../collection.js').StoredDoc | null)[]>}
+   */
+  async getMany(ids) {
+    this.#check();
+    if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', 'getMany takes an array of ids');
+    const keys = ids.map(normalizeId);
+    if (keys.length === 0) return [];
+    if (this.#createdAt === null && this.#writer && (await this.count()) === 0) return keys.map(() => null);
+    const found = await this.#stored([...new Set(keys)], ['id', 'meta'], 'getMany');
+    return keys.map((k) => found.get(k) ?? null);
   }
 
   /**
