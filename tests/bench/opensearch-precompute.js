@@ -83,8 +83,9 @@ try {
     if (backend === 'opensearch' && pids.length) out[backend].node_cpu_ms_per_doc = round((nodeCpuMs() - cpu0) / sources, 2);
     log(`${backend}: precomputed ${written} related lists in ${s.toFixed(1)} s: ${out[backend].docs_per_s} documents/s (load ${os.loadavg()[0].toFixed(1)})`);
     await closePrecomputeStores();
-    if (backend === 'opensearch') await store.dropCollection('docs');
     await store.close();
+    // The collection and the store's versions index: nothing of the run stays on the node.
+    if (backend === 'opensearch') await fetch(`${opt.url}/${prefix}*`, { method: 'DELETE' });
   }
 } finally {
   redis.disconnect();
