@@ -253,12 +253,14 @@ export type Config = {
       compactAfterDocs: number;
       /** How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms. */
       versionPollMs: number;
-      /** Documents re-ranked exactly in the engine per shard and search: max(min, perK·k) + perShard·(shards − 1), at most max. */
+      /** Documents re-ranked exactly in the engine per shard and search. The search wants T = max(min, perK·k) candidates in all; on s shards each re-ranks its share T/s plus `spread` standard deviations of that share (the ids are spread over the shards at random), plus perShard·(s − 1); at most max. One shard: T. */
       candidates: {
-        /** Candidates at least. */
+        /** Candidates at least, in all. */
         min: number;
         /** Candidates per result asked for. */
         perK: number;
+        /** Standard deviations of a shard's share of the candidates added to it (binomial: √(T/s · (1 − 1/s))). */
+        spread: number;
         /** Candidates added per shard beyond the first. */
         perShard: number;
         /** Candidates at most (at least candidates.min). */

@@ -50,10 +50,11 @@ export const store = section('Where document vectors live (pipeline/store/): one
       why: 'a merge straight after a load keeps ~5 KB a document (the recovery source), this one ~3.2 KB; it waits up to 30 s for the leases and rewrites the whole index (docs/scale-out.md § Loading).',
     }),
     versionPollMs: count0(250, "How often a process asks the cluster for a collection's version (cache invalidation across hosts), ms."),
-    candidates: section('Documents re-ranked exactly in the engine per shard and search: max(min, perK·k) + perShard·(shards − 1), at most max.', {
-      min: posInt(400, 'Candidates at least.'),
+    candidates: section('Documents re-ranked exactly in the engine per shard and search. The search wants T = max(min, perK·k) candidates in all; on s shards each re-ranks its share T/s plus `spread` standard deviations of that share (the ids are spread over the shards at random), plus perShard·(s − 1); at most max. One shard: T.', {
+      min: posInt(400, 'Candidates at least, in all.'),
       perK: { type: 'number', minimum: 1, default: 3, description: 'Candidates per result asked for.' },
-      perShard: count0(10, 'Candidates added per shard beyond the first.'),
+      spread: { type: 'number', minimum: 0, default: 4, description: "Standard deviations of a shard's share of the candidates added to it (binomial: √(T/s · (1 − 1/s)))." },
+      perShard: count0(0, 'Candidates added per shard beyond the first.'),
       max: posInt(10_000, 'Candidates at most (at least candidates.min).', { maximum: 10_000, note: "OpenSearch's max_result_window" }),
     }, { why: 'BENCHMARKS.md § Search on OpenSearch.' }),
     postingsBudget: section("Postings a fast search's candidate terms may reach: max(min, fraction of the collection's postings) (store/opensearch/search.js).", {

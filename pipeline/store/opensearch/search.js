@@ -56,14 +56,20 @@ export const SCORE_SCRIPT = `${DOT}\nreturn s >= 0 ? 1 + s : 1 / (1 - s);`;
 export const EXACT_SCRIPT = `${DOT}\nreturn s;`;
 
 /**
- * Documents re-ranked per shard (the rescore window) for k results: max(min, perK·k) + perShard·(shards − 1),
- * at most max (index.max_rescore_window).
+ * Documents re-ranked per shard (the rescore window) for k results. The search wants T = max(min, perK·k) candidates
+ * in all. Ids are routed to shards by hash, so the number of the T best candidates one of s shards holds is
+ * binomial (T, 1/s): each shard re-ranks its share T/s plus `spread` standard deviations √(T/s · (1 − 1/s)), plus
+ * perShard·(s − 1); at most max (index.max_rescore_window). One shard: T. (6 shards, T 400: 97 a shard, not 400.)
  * @param {number} k
  * @param {number} shards
- * @param {{min: number, perK: number, perShard: number, max: number}} c store.opensearch.candidates
+ * @param {{min: number, perK: number, spread: number, perShard: number, max: number}} c store.opensearch.candidates
  */
 export function candidateCount(k, shards, c) {
-  return Math.min(c.max, Math.max(c.min, Math.ceil(c.perK * k)) + c.perShard * Math.max(0, shards - 1));
+  const total = Math.max(c.min, Math.ceil(c.perK * k));
+  const s = Math.max(1, shards);
+  const share = total / s;
+  const perShard = Math.ceil(share + c.spread * Math.sqrt(share * (1 - 1 / s))) + c.perShard * (s - 1);
+  return Math.min(c.max, perShard);
 }
 
 /**
