@@ -233,13 +233,7 @@ export class OpenSearchCollection {
    * @returns {Promise<({indices: Uint32Array, values: Float32Array} | null)[]>}
    */
   async vectors(ids) {
-    this.#check();
-    if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', 'vectors takes an array of ids');
-    const keys = ids.map(normalizeId);
-    if (keys.length === 0) return [];
-    if (this.#createdAt === null && this.#writer && (await this.count()) === 0) return keys.map(() => null);
-    const found = await this.#stored([...new Set(keys)], ['id'], 'vectors');
-    return keys.map((k) => found.get(k)?.vector ?? null);
+    return (await this.#many(ids, ['id'], 'vectors')).map((d) => d?.vector ?? null);
   }
 
   /**
@@ -249,12 +243,23 @@ export class OpenSearchCollection {
    * @returns {Promise<(import('../collection.js').StoredDoc | null)[]>}
    */
   async getMany(ids) {
+    return this.#many(ids, ['id', 'meta'], 'getMany');
+  }
+
+  /**
+   * The stored documents of a list of ids, in its order (null: no live document).
+   * @param {(string | number)[]} ids
+   * @param {string[]} source the `_source` fields read
+   * @param {string} what the call, for errors
+   * @returns {Promise<(import('../collection.js').StoredDoc | null)[]>}
+   */
+  async #many(ids, source, what) {
     this.#check();
-    if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', 'getMany takes an array of ids');
+    if (!Array.isArray(ids)) throw errors.STORE_DOC_INVALID('?', `${what} takes an array of ids`);
     const keys = ids.map(normalizeId);
     if (keys.length === 0) return [];
     if (this.#createdAt === null && this.#writer && (await this.count()) === 0) return keys.map(() => null);
-    const found = await this.#stored([...new Set(keys)], ['id', 'meta'], 'getMany');
+    const found = await this.#stored([...new Set(keys)], source, what);
     return keys.map((k) => found.get(k) ?? null);
   }
 
