@@ -45,7 +45,7 @@ function howToUse(url) {
   return `OpenSearch runs at ${url}\n` +
     'Use it with a config file holding\n' +
     `  { "store": { "backend": "opensearch", "opensearch": { "nodes": ["${url}"], "replicas": 0 } } }\n` +
-    `or with the environment: SCDV_STORE_BACKEND=opensearch SCDV_OPENSEARCH_NODES=${url}\n` +
+    `or with the environment: SCDV_STORE_BACKEND=opensearch SCDV_OPENSEARCH_NODES=${url} SCDV_STORE_OPENSEARCH_REPLICAS=0\n` +
     '(one node holds no replica: replicas 0 keeps its health green)\n';
 }
 

@@ -38,7 +38,7 @@ test('start --detach, status, a second start refused, stop; the data stays; Ctrl
   assert.equal(started.status, 0, started.stderr);
   const url = `http://127.0.0.1:${port}`;
   assert.ok(started.stdout.includes(`OpenSearch runs at ${url}`), started.stdout);
-  assert.ok(started.stdout.includes(`"nodes": ["${url}"]`) && started.stdout.includes(`SCDV_OPENSEARCH_NODES=${url}`), started.stdout);
+  assert.ok(started.stdout.includes(`"nodes": ["${url}"]`) && started.stdout.includes(`SCDV_OPENSEARCH_NODES=${url} SCDV_STORE_OPENSEARCH_REPLICAS=0`), started.stdout);
 
   const status = scdv('status', '--json');
   assert.equal(status.status, 0, status.stderr);
