@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readCsr, row } from './search.data.js';
+import { processCpuMs } from './process-cpu.js';
 import { loadConfig } from '../../pipeline/config.js';
 import { openModelStore } from '../../pipeline/store/index.js';
 import { openStore } from '../../pipeline/store/store.js';
@@ -44,8 +45,7 @@ const now = () => performance.now();
 /** @returns {number} CPU seconds of the node's process so far (0 without --pid) */
 const nodeCpu = () => {
   if (!opt.pid) return 0;
-  const f = fs.readFileSync(`/proc/${opt.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
+  return processCpuMs(Number(opt.pid)) / 1000;
 };
 /** @param {string} method @param {string} p */
 const http = async (method, p) => /** @type {any} */ (await (await fetch(`${opt.url}${p}`, { method })).json());

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { readCsr, row } from './search.data.js';
+import { processesCpuMs } from './process-cpu.js';
 import { loadConfig } from '../../pipeline/config.js';
 import { usePaths } from '../../pipeline/paths.js';
 import { startPrivateRedis, redisOptions } from '../../pipeline/queue/redis.js';
@@ -38,8 +39,7 @@ const n = Math.min(m.rows, Number(opt.docs));
 const sources = Math.min(n, Number(opt.sources));
 const jobs = Number(opt.jobs);
 const pids = opt.pid ? opt.pid.split(',').map(Number) : [];
-/** CPU milliseconds the node processes have used (utime + stime, clock ticks of 10 ms). */
-const nodeCpuMs = () => pids.reduce((sum, pid) => { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return sum + (Number(f[11]) + Number(f[12])) * 10; }, 0);
+const nodeCpuMs = () => processesCpuMs(pids);
 const load0 = os.loadavg();
 const redisServer = await startPrivateRedis();
 const redis = new Redis(redisOptions(redisServer.url));

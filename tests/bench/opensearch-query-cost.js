@@ -22,6 +22,7 @@ import { loadConfig } from '../../pipeline/config.js';
 import { openModelStore } from '../../pipeline/store/index.js';
 import { candidateCount, candidateQuery, candidateTerms, EXACT_SCRIPT, exactHits, rescoredSearch, SCORE_SCRIPT } from '../../pipeline/store/opensearch/search.js';
 import { readCsr, row } from './search.data.js';
+import { processesCpuMs } from './process-cpu.js';
 
 const { values: a } = parseArgs({ options: {
   data: { type: 'string' }, docs: { type: 'string' }, url: { type: 'string', default: 'http://127.0.0.1:9200' },
@@ -192,7 +193,7 @@ for (let i = 0; i < qs.length; i++) {
 const pct = (/** @type {number[]} */ xs, /** @type {number} */ f) => { const s = [...xs].sort((x, y) => x - y); return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * f))] : null; };
 const pids = a.pid ? a.pid.split(',').map(Number) : [];
 /** CPU milliseconds of the nodes' processes so far (utime + stime, in clock ticks of 10 ms). */
-const cpuMs = () => pids.reduce((sum, pid) => { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return sum + (Number(f[11]) + Number(f[12])) * 10; }, 0);
+const cpuMs = () => processesCpuMs(pids);
 /** @type {Record<string, number | null>} */
 const cpu = {};
 for (const k of names) {

@@ -37,6 +37,7 @@ import { loadConfig } from '../../pipeline/config.js';
 import { openModelStore } from '../../pipeline/store/index.js';
 import { alive, startNode } from '../../pipeline/store/opensearch/node.js';
 import { startOpenSearch } from '../lib/opensearch.js';
+import { processCpuMs } from './process-cpu.js';
 
 /** A batch size whose writes take longer than this is measured on the documents written so far. */
 const WRITE_SECONDS = 30;
@@ -511,8 +512,7 @@ function clusterCpu(pids) {
   let ms = 0;
   for (const pid of pids) {
     try {
-      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ms += ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+      ms += processCpuMs(pid);
     } catch {
       return null;
     }

@@ -68,8 +68,7 @@ export function candidateCount(k, shards, c) {
   const total = Math.max(c.min, Math.ceil(c.perK * k));
   const s = Math.max(1, shards);
   const share = total / s;
-  const perShard = Math.ceil(share + c.spread * Math.sqrt(share * (1 - 1 / s))) + c.perShard * (s - 1);
-  return Math.min(c.max, perShard);
+  return Math.min(c.max, Math.ceil(share + c.spread * Math.sqrt(share * (1 - 1 / s))) + c.perShard * (s - 1));
 }
 
 /**
