@@ -20,6 +20,7 @@
 import { seededRandom } from '../random.js';
 import { sparseDot } from '../embed/vectorizer.js';
 import { knownShare, storedWords } from './safety.js';
+import { storedDocs } from './rerank.js';
 
 /** The metadata field whose values tell related pairs from unrelated ones (the field results carry as `category`). */
 export const LABEL_FIELD = 'category';
@@ -32,6 +33,23 @@ export const MAX_PAGES = 2_000;
 export const MIN_UNRELATED = 1_000;
 /** Fewer source pages with word counts than this: no known-share minimum derived. */
 export const MIN_COUNTED = 100;
+/** Documents read per call: OpenSearch's getMany answers them in one request, the native store reads each in memory. */
+const READ_BATCH = 500;
+
+/**
+ * The stored documents of ids, READ_BATCH at a time (storedDocs: one getMany each where the store has it), the
+ * missing ones (deleted meanwhile) left out.
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'get' | 'capabilities' | 'getMany'>} coll
+ * @param {string[]} ids
+ */
+async function readDocs(coll, ids) {
+  /** @type {import('../store/collection.js').StoredDoc[]} */
+  const docs = [];
+  for (let i = 0; i < ids.length; i += READ_BATCH) {
+    for (const d of await storedDocs(coll, ids.slice(i, i + READ_BATCH))) if (d) docs.push(d);
+  }
+  return docs;
+}
 
 /**
  * The derived minimum known share of pages matched with a target collection.
@@ -93,8 +111,8 @@ export function quantileOf(sorted, quantile) {
 /**
  * Measures the threshold of `ads` against `pages` (both collections of one model). Null when there is nothing to
  * measure (an empty collection). Deterministic for the same contents (seeded sampling).
- * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'capabilities' | 'scores' | 'metas'>} pages
- * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'capabilities' | 'scores'>} ads
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'getMany' | 'capabilities' | 'scores' | 'metas'>} pages
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'getMany' | 'capabilities' | 'scores'>} ads
  * @param {{source: string, quantile: number, knownShareRatio: number, seed?: number}} options
  * @returns {Promise<MatchThreshold | null>}
  */
@@ -106,18 +124,14 @@ export async function deriveMatchThreshold(pages, ads, options) {
   const pageIds = sample([...(await pages.ids())].sort(), Math.min(MAX_PAGES, Math.max(1, Math.floor(MAX_PAIRS / adIds.length))), random);
   /** @type {{id: string, label: string | null, vector: {indices: ArrayLike<number>, values: ArrayLike<number>}}[]} */
   const adDocs = [];
-  for (const id of adIds) {
-    const d = await ads.get(id);
-    if (d) adDocs.push({ id, label: labelOf(d.meta), vector: d.vector });
-  }
+  for (const d of await readDocs(ads, adIds)) adDocs.push({ id: d.id, label: labelOf(d.meta), vector: d.vector });
   const ids = adDocs.map((a) => a.id);
   /** @type {number[]} */ const unrelated = [];
   /** @type {number[]} */ const related = [];
   /** @type {number[]} */ const all = [];
   let pagesSeen = 0;
-  for (const id of pageIds) {
-    const page = await pages.get(id);
-    if (!page) continue;
+  for (const page of await readDocs(pages, pageIds)) {
+    const id = page.id;
     pagesSeen++;
     const label = labelOf(page.meta);
     const scores = ads.capabilities.scores
@@ -146,7 +160,7 @@ export async function deriveMatchThreshold(pages, ads, options) {
 /**
  * The known-word rule's default from the pages of a source collection: `ratio` times the median known share of at
  * most MAX_PAGES of them (seeded sample) that carry word counts; null with fewer than MIN_COUNTED such pages.
- * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'metas'>} pages
+ * @param {Pick<import('../store/index.js').CollectionHandle, 'ids' | 'get' | 'getMany' | 'capabilities' | 'metas'>} pages
  * @param {number} ratio
  * @param {() => number} random
  * @returns {Promise<KnownShareThreshold | null>}
@@ -154,12 +168,7 @@ export async function deriveMatchThreshold(pages, ads, options) {
 export async function deriveKnownShare(pages, ratio, random) {
   const ids = sample([...(await pages.ids())].sort(), MAX_PAGES, random);
   /** @type {unknown[]} */
-  let metas = [];
-  if (pages.metas) metas = await pages.metas(ids);
-  else {
-    // A store without metas() (OpenSearch): the documents read a few at a time, not 2,000 requests at once.
-    for (let i = 0; i < ids.length; i += 20) metas.push(...await Promise.all(ids.slice(i, i + 20).map(async (id) => (await pages.get(id))?.meta ?? null)));
-  }
+  const metas = pages.metas ? await pages.metas(ids) : (await readDocs(pages, ids)).map((d) => d.meta); // OpenSearch has no metas()
   /** @type {number[]} */
   const shares = [];
   for (const meta of metas) {

@@ -50,7 +50,7 @@ const stored = async (docs) => storeRows(docs, await embedder.embedDocuments(doc
 
 const sourceRows = await stored(read(o.source));
 const metas = new Map(sourceRows.map((r) => [r.id, r.meta]));
-const derived = await deriveKnownShare({ ids: async () => [...metas.keys()], get: async () => null, metas: async (ids) => ids.map((id) => JSON.stringify(metas.get(id))) },
+const derived = await deriveKnownShare({ ids: async () => [...metas.keys()], get: async () => null, capabilities: { vectors: false, getMany: false, scores: false, leanSearch: true, fusedRerank: false, fusedRerankById: false }, metas: async (ids) => ids.map((id) => JSON.stringify(metas.get(id))) },
   ratio, seededRandom(2));
 if (!derived) throw new Error(`fewer than 100 pages of ${o.source}`);
 const skip = o.skip ? new Set(read(o.skip).map((d) => d.id)) : undefined;

@@ -9,16 +9,22 @@ import { storeRows } from '../../pipeline/embed/meta.js';
 import { seededRandom } from '../../pipeline/random.js';
 
 /**
- * A collection of documents whose metadata is given, with or without metas() (the OpenSearch store has none).
+ * A collection of documents whose metadata is given: with metas() as the native store has it, or without it and
+ * with getMany() as the OpenSearch store (whose get() the derivation must not call a page at a time: it throws).
  * @param {Record<string, unknown>[]} metas
  * @param {boolean} batch
  */
 function collectionOf(metas, batch) {
   const byId = new Map(metas.map((m, i) => [`p${String(i).padStart(4, '0')}`, JSON.stringify(m)]));
+  const doc = (/** @type {string} */ id) => (byId.has(id) ? { id, meta: JSON.parse(/** @type {string} */ (byId.get(id))), vector: { indices: new Uint32Array(0), values: new Float32Array(0) } } : null);
+  const calls = { getMany: 0 };
   return {
+    calls,
     ids: async () => [...byId.keys()],
-    get: async (/** @type {string} */ id) => (byId.has(id) ? { id, meta: JSON.parse(/** @type {string} */ (byId.get(id))), vector: { indices: new Uint32Array(0), values: new Float32Array(0) } } : null),
-    ...(batch ? { metas: async (/** @type {string[]} */ ids) => ids.map((id) => byId.get(id) ?? null) } : {}),
+    get: async (/** @type {string} */ id) => { if (!batch) throw new Error(`get(${id}) a page at a time`); return doc(id); },
+    ...(batch
+      ? { capabilities: { getMany: false }, metas: async (/** @type {string[]} */ ids) => ids.map((id) => byId.get(id) ?? null) }
+      : { capabilities: { getMany: true }, getMany: async (/** @type {string[]} */ ids) => { calls.getMany++; return ids.map(doc); } }),
   };
 }
 
@@ -29,11 +35,13 @@ test('the minimum is ratio × the median share of the pages with counts, rounded
     ...Array.from({ length: 50 }, () => ({ title: 'old' })),
   ];
   for (const batch of [true, false]) {
-    const d = await deriveKnownShare(collectionOf(metas, batch), 0.5, seededRandom(2));
+    const pages = collectionOf(metas, batch);
+    const d = await deriveKnownShare(/** @type {any} */ (pages), 0.5, seededRandom(2));
     assert.deepEqual(d, { value: 0.15, ratio: 0.5, median: 0.3, pages: 201 }, `metas() ${batch}`);
+    assert.equal(pages.calls.getMany, batch ? 0 : 1, 'without metas(), the 251 pages are read in one getMany');
   }
   const few = metas.slice(0, MIN_COUNTED - 1).concat(metas.slice(201));
-  assert.equal(await deriveKnownShare(collectionOf(few, true), 0.5, seededRandom(2)), null);
+  assert.equal(await deriveKnownShare(/** @type {any} */ (collectionOf(few, true)), 0.5, seededRandom(2)), null);
 });
 
 test('a page below the minimum is blocked and the rule names its counts; without counts, or with the rule at 0, it is not', () => {

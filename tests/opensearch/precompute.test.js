@@ -116,3 +116,45 @@ async function runBatch(redis, config, backend) {
   const raw = await Promise.all(ids.slice(0, 149).map((id) => redis.get(k.entry('pc', 'pages', 'pages', id))));
   return raw.map((e) => JSON.parse(/** @type {string} */ (e)));
 }
+
+test('the match threshold derived on OpenSearch reads pages and ads in a few getMany calls and equals the native store\'s', async () => {
+  const { deriveMatchThreshold } = await import('../../pipeline/match/threshold.js');
+  /** @type {Record<string, any>} */
+  const derived = {};
+  const calls = { getMany: 0, get: 0 };
+  const labels = ['a', 'b', 'c'];
+  for (const backend of /** @type {const} */ (['native', 'opensearch'])) {
+    const config = loadConfig({ overrides: { store: { backend, opensearch: { nodes: [url], indexPrefix: prefix, shards: 2, replicas: 0 } } } });
+    const store = await openModelStore('th', config);
+    try {
+      const pages = await store.collection('pages', { width: WIDTH });
+      const ads = await store.collection('ads', { width: WIDTH });
+      // Word counts in the pages' metadata, as every write keeps them (the known-word rule's default is derived too).
+      await pages.upsert(Array.from({ length: N }, (_, i) => ({ id: `p${i}`, vector: vectorOf(i), meta: { category: labels[i % 3], known_words: 50 + (i % 40), unknown_words: 10 } })));
+      await ads.upsert(Array.from({ length: 40 }, (_, i) => ({ id: `ad${i}`, vector: vectorOf(1000 + i), meta: { category: labels[i % 3] } })));
+      await pages.flush();
+      await ads.flush();
+      if (backend === 'opensearch') {
+        const proto = Object.getPrototypeOf(pages);
+        const { getMany, get } = proto;
+        proto.getMany = function (/** @type {string[]} */ ids) { calls.getMany++; return getMany.call(this, ids); };
+        proto.get = function (/** @type {string} */ id) { calls.get++; return get.call(this, id); };
+        try {
+          derived[backend] = await deriveMatchThreshold(pages, ads, { source: 'pages', quantile: 0.99, knownShareRatio: 0.5 });
+        } finally {
+          proto.getMany = getMany;
+          proto.get = get;
+        }
+      } else {
+        derived[backend] = await deriveMatchThreshold(pages, ads, { source: 'pages', quantile: 0.99, knownShareRatio: 0.5 });
+      }
+    } finally {
+      await store.close();
+    }
+  }
+  assert.equal(calls.get, 0, 'no get a document at a time');
+  assert.equal(calls.getMany, 3, 'one getMany for the known-word sample (300 pages), one for the 40 ads, one for the pages scored');
+  const strip = (/** @type {any} */ t) => ({ ...t, computed_at: null });
+  assert.ok(derived.native && derived.native.pairs > 1000, `the native store derives from labelled pairs: ${JSON.stringify(derived.native)}`);
+  assert.deepEqual(strip(derived.opensearch), strip(derived.native));
+});
