@@ -82,7 +82,8 @@ test('every key refuses a bad value of each kind, naming the key, its rule and t
 
 test('the rules words say: bounds, choices, null and notes', () => {
   const at = (/** @type {string} */ key) => /** @type {KeySchema} */ (schemaKeys().find((k) => k.key === key)?.schema);
-  assert.equal(describeRule(at('train.gmm.n_components')), 'a whole number from 1 to 1000');
+  assert.equal(describeRule(at('train.word2vec.vector_size')), 'a whole number from 1 to 1000');
+  assert.equal(describeRule(at('train.gmm.n_components')), 'a whole number from 1 to 1000, or null (null: √(N/2) for N training documents, rounded, from 2 to 60)');
   assert.equal(describeRule(at('tokenize.shardSize')), 'a positive integer');
   assert.equal(describeRule(at('train.topics.keep_fraction')), 'a number above 0 and at most 1, or null');
   assert.equal(describeRule(at('store.backend')), 'native or opensearch');

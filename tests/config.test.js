@@ -39,7 +39,7 @@ test('hashOf ignores key order and sees every value', () => {
 
 test('every training parameter is checked against its range when the config loads, not after tokenising', () => {
   const bad = /** @type {[string, string, unknown, RegExp][]} */ ([
-    ['gmm', 'n_components', 0, /train\.gmm\.n_components must be a whole number from 1 to 1000, got 0/],
+    ['gmm', 'n_components', 0, /train\.gmm\.n_components must be a whole number from 1 to 1000, or null \(null: √\(N\/2\) .*\), got 0/],
     ['word2vec', 'vector_size', -5, /train\.word2vec\.vector_size must be a whole number from 1 to 1000, got -5/],
     ['word2vec', 'window', 2.5, /train\.word2vec\.window must be a whole number from 1 to 100, got 2\.5/],
     ['word2vec', 'epochs', 0, /train\.word2vec\.epochs/],
@@ -55,6 +55,7 @@ test('every training parameter is checked against its range when the config load
       (err) => /** @type {any} */ (err).code === 'SCDV_CONFIG_INVALID' && message.test(/** @type {Error} */ (err).message), `${section}.${key} = ${value}`);
   }
   assert.equal(loadConfig({ overrides: { train: { topics: { keep_fraction: null, keep_count: 40 } } } }).train.topics.keep_count, 40);
+  assert.equal(loadConfig({ overrides: { train: { gmm: { n_components: 12 } } } }).train.gmm.n_components, 12);
   assert.throws(() => loadConfig({ overrides: { corpus: { warnRejectedFraction: 1.5 } } }), /corpus\.warnRejectedFraction must be a number from 0 to 1, got 1\.5/);
   assert.throws(() => loadConfig({ overrides: { workerProcesses: { maxPerCore: 0 } } }), /workerProcesses\.maxPerCore must be a positive integer/);
 });

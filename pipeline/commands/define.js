@@ -9,6 +9,8 @@ import { DEFAULT_CONFIG } from '../config.js';
  * @property {string} help
  * @property {string} [config] the config key the option overrides (e.g. 'train.gmm.n_components'): help shows
  *   its built-in default from the config schema (pipeline/config/schema/)
+ * @property {string} [nullValue] the flag's word for the config key's null (e.g. --clusters auto), shown as the
+ *   default when the built-in value is null
  * @property {string} [default] the value when the option is not given (CLI_DEFAULTS, from pipeline/config/schema/cli.js)
  * @property {string[]} [choices] allowed values: shown in help and offered by completion (run checks them, with
  *   its own message)
@@ -54,11 +56,20 @@ export function configDefault(key) {
   return v;
 }
 
+/**
+ * The built-in value of an option's config key as help shows it: JSON, or the flag's word for null.
+ * @param {OptionSpec} o
+ */
+export function shownDefault(o) {
+  const v = configDefault(/** @type {string} */ (o.config));
+  return v === null && o.nullValue ? o.nullValue : JSON.stringify(v);
+}
+
 /** @param {OptionSpec} o */
 function toOption(o) {
   const notes = [
     ...(o.choices ? [`one of ${o.choices.join(', ')}`] : []),
-    ...(o.config ? [`default: ${JSON.stringify(configDefault(o.config))} from config ${o.config}`] : []),
+    ...(o.config ? [`default: ${shownDefault(o)} from config ${o.config}`] : []),
   ];
   const help = notes.length ? `${o.help} (${notes.join('; ')})` : o.help;
   const option = new Option(o.flags, help);

@@ -17,7 +17,7 @@ export const command = {
     opt('--corpus <file>', 'the corpus: JSON Lines, one {"id", "body", …} per line (required)'),
     opt('--name <name>', 'the model name: models/NAME/', { default: CLI_DEFAULTS.modelName }),
     opt('--force', 'replace an existing model of that name'),
-    opt('--clusters <k>', 'GMM clusters (topics)', { config: 'train.gmm.n_components' }),
+    opt('--clusters <k>', 'GMM clusters (topics); auto: √(N/2) for N training documents, from 2 to 60', { config: 'train.gmm.n_components', nullValue: 'auto' }),
     opt('--dims <d>', 'word vector dimensions', { config: 'train.word2vec.vector_size' }),
     opt('--epochs <e>', 'word2vec epochs', { config: 'train.word2vec.epochs' }),
     opt('--min-count <m>', 'words seen fewer times are dropped', { config: 'train.word2vec.min_count' }),
@@ -37,13 +37,14 @@ async function run(values) {
   if (!values.corpus) throw errors.USAGE('scdv train needs --corpus FILE');
   existingFileFlag(values.corpus);
   const w2v = /** @type {Record<string, number>} */ ({});
-  const gmm = /** @type {Record<string, number|string>} */ ({});
+  const gmm = /** @type {Record<string, number|string|null>} */ ({});
   const set = (/** @type {Record<string, any>} */ o, /** @type {string} */ k, /** @type {number|undefined} */ v) => { if (v !== undefined) o[k] = v; };
   // Each flag is checked against its parameter's range now, before any work (pipeline/config.js TRAIN_RANGES).
   set(w2v, 'vector_size', trainFlag(values.dims, '--dims', 'word2vec.vector_size'));
   set(w2v, 'epochs', trainFlag(values.epochs, '--epochs', 'word2vec.epochs'));
   set(w2v, 'min_count', trainFlag(values['min-count'], '--min-count', 'word2vec.min_count'));
-  set(gmm, 'n_components', trainFlag(values.clusters, '--clusters', 'gmm.n_components'));
+  if (values.clusters === 'auto') gmm.n_components = null; // resolved from the corpus by the training (workers/scdv/config.py)
+  else set(gmm, 'n_components', trainFlag(values.clusters, '--clusters', 'gmm.n_components'));
   const seed = trainFlag(values.seed, '--seed', 'word2vec.seed');
   set(w2v, 'seed', seed);
   set(gmm, 'seed', seed);
@@ -96,7 +97,7 @@ export function printTrainSummary(modelDir, manifest, opts = {}) {
     opts.reused
       ? `model "${manifest.name}" reused, trained earlier (${manifest.created_at ?? 'date unknown'}, in ${formatSeconds(t.total_s)}): ${modelDir}`
       : `model "${manifest.name}" trained in ${formatSeconds(t.total_s)}: ${modelDir}`,
-    `  documents ${manifest.tokens.trainingDocuments}, vocabulary ${c.vocabulary}, clusters ${c.clusters} (${manifest.hyperparameters.gmm.covariance_type}), ` +
+    `  documents ${manifest.tokens.trainingDocuments}, vocabulary ${c.vocabulary}, clusters ${c.clusters}${manifest.hyperparameters.gmm.n_components === null ? ' (auto, √(N/2))' : ''} (${manifest.hyperparameters.gmm.covariance_type}), ` +
       `word-topic dims ${c.dims}, density ${c.density == null ? '?' : `${(100 * c.density).toFixed(2)} %`}`,
     `  stages: ${stages.join(', ')}`,
   ].join('\n') + '\n');

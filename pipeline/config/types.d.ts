@@ -110,8 +110,8 @@ export type Config = {
     };
     /** The Gaussian mixture that clusters the word vectors. */
     gmm: {
-      /** Clusters K (--clusters). */
-      n_components: number;
+      /** Clusters K (--clusters; --clusters auto is null). */
+      n_components: number | null;
       /** Covariance of the components. */
       covariance_type: 'tied' | 'diag' | 'full';
       /** EM iterations at most. */

@@ -56,7 +56,7 @@ export const sampleTrain = (seed = 1) => ({
  */
 function trainingInputsHash(corpus, settings) {
   return inputsHash([settings, crypto.createHash('sha256').update(fs.readFileSync(corpus)).digest('hex')], [
-    'pipeline/stages/train.js', 'dictionaries/build/active.json', 'workers/scdv', 'pipeline/tokenizer', 'pipeline/model',
+    'pipeline/stages/train.js', 'pipeline/config/schema', 'dictionaries/build/active.json', 'workers/scdv', 'pipeline/tokenizer', 'pipeline/model',
     'dictionaries/stopwords', 'build/Release/scdv_mecab.node', 'tests/lib/tiny-model.js',
   ]);
 }

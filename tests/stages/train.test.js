@@ -12,6 +12,7 @@ const { loadConfig } = await import('../../pipeline/config.js');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { runTrain } = await import('../../pipeline/stages/train.js');
 const { WordTopics } = await import('../../pipeline/model/word-topics.js');
+const { clusterAdvice } = await import('../../pipeline/inspect/advice.js');
 const { ANIMALS, TWO_TOPIC_TRAIN, VEHICLES, writeTwoTopicCorpus } = await import('../lib/tiny-model.js');
 
 /** The two-topic corpus: 240 documents, each listing ten words of one group (context separates the groups). */
@@ -75,6 +76,13 @@ test('scdv train builds a complete model whose clusters follow the contexts; a r
   assert.equal(changed.manifest.stages.word2vec.reused, true, 'word2vec reused when only the GMM changes');
   assert.equal(changed.manifest.stages.gmm.reused, undefined, 'gmm retrained');
   assert.equal(changed.manifest.hyperparameters.gmm.covariance_type, 'diag');
+
+  // n_components null (the default): √(N/2) clusters for N training documents, the count the advice rule gives.
+  const auto = await runTrain({ corpus, name: 'toy', config: smallConfig({ n_components: null }), redisUrl: redis.url, quiet: true, log, force: true });
+  assert.equal(auto.manifest.stages.word2vec.reused, true);
+  assert.equal(auto.manifest.hyperparameters.gmm.n_components, null, 'the manifest keeps the setting as given');
+  assert.equal(auto.manifest.counts.clusters, 11, 'round(√(240/2)) = 11');
+  assert.equal(clusterAdvice({ analysis: { clusters: [], corpus: { documents: 240 } }, judged: [], manifest: auto.manifest }).ruleOfThumb, 11);
 });
 
 test('a failing Python stage fails the run with the worker\'s own message and leaves no model', async () => {

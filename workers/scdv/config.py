@@ -7,7 +7,7 @@ ignored silently). Defaults::
       "word2vec": {"vector_size": 200, "window": 10, "negative": 10, "sample": 1e-3,
                    "min_count": 5, "epochs": 10, "workers": 2, "seed": 1, "sg": 1,
                    "hs": 0, "compute_loss": true},
-      "gmm":      {"n_components": 60, "covariance_type": "tied", "max_iter": 100,
+      "gmm":      {"n_components": null, "covariance_type": "tied", "max_iter": 100,
                    "tol": 1e-3, "reg_covar": 1e-6, "init_params": "kmeans", "seed": 1,
                    "max_fit_words": 200000, "dtype": "float32", "n_init": 1},
       "topics":   {"prob_threshold": 0.0, "keep_fraction": 0.03, "keep_count": null,
@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Optional, get_type_hints
 
 from .errors import InputError
 
-__all__ = ["Word2VecConfig", "GmmConfig", "TopicsConfig", "Config", "parse_config"]
+__all__ = ["Word2VecConfig", "GmmConfig", "TopicsConfig", "Config", "parse_config", "clusters_for"]
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,23 @@ class Word2VecConfig:
     compute_loss: bool = True
 
 
+# A corpus of N documents supports about √(N/2) topics (the rule pipeline/inspect/advice.js advises by); more
+# clusters than that split topics into near-duplicates, which costs ad matching on short texts and search time
+# (docs/matching.md § The cluster count). 60 stays the most: the count every figure above a few thousand documents
+# was measured at.
+AUTO_CLUSTERS_MIN = 2
+AUTO_CLUSTERS_MAX = 60
+
+
+def clusters_for(n_documents: int) -> int:
+    """The cluster count of ``gmm.n_components: null``: √(N/2) rounded half up (as JavaScript's Math.round), between 2 and 60."""
+    return max(AUTO_CLUSTERS_MIN, min(AUTO_CLUSTERS_MAX, math.floor(math.sqrt(max(n_documents, 0) / 2) + 0.5)))
+
+
 @dataclass(frozen=True)
 class GmmConfig:
-    n_components: int = 60
+    # None: clusters_for(the training documents)
+    n_components: Optional[int] = None
     covariance_type: str = "tied"
     max_iter: int = 100
     tol: float = 1e-3

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .errors import InputError
 
-__all__ = ["CorpusSample", "check_corpus", "is_japanese_char"]
+__all__ = ["CorpusSample", "check_corpus", "count_documents", "is_japanese_char"]
 
 FORMAT_HINT = "expected UTF-8 text, one document per line, tokens separated by spaces"
 
@@ -121,6 +121,16 @@ def check_corpus(path: str, sample_lines: int = 2000) -> CorpusSample:
         letter_token_share=round(letter_share, 4),
         japanese_token_share=round(ja_tokens / tokens, 4),
     )
+
+
+def count_documents(path: str) -> int:
+    """Non-blank lines of the corpus file: its documents (one pass over the bytes, about 1 s a GB)."""
+    n = 0
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if raw.strip():
+                n += 1
+    return n
 
 
 def _looks_like_json(text: str) -> bool:

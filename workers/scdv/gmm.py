@@ -126,7 +126,7 @@ class FastGaussianMixture(BaseEstimator):
 
     def __init__(
         self,
-        n_components: int = _DEFAULTS.n_components,
+        n_components: int,
         *,
         covariance_type: str = _DEFAULTS.covariance_type,
         tol: float = _DEFAULTS.tol,

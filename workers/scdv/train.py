@@ -18,6 +18,7 @@ or one ``error`` line, and the exit code is 0 or 1. Logs go to stderr.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -48,8 +49,8 @@ if __name__ == "__main__":  # before the heavy imports below, which take seconds
 import numpy as np  # noqa: E402
 
 from . import model_io
-from .config import Config, parse_config
-from .corpus import check_corpus
+from .config import Config, clusters_for, parse_config
+from .corpus import check_corpus, count_documents
 from .errors import InputError
 from .idf import IdfCounter
 from .progress import EtaClock, emit, emit_error, emit_result, log
@@ -81,8 +82,17 @@ def blas_info() -> list[dict[str, Any]]:
     ]
 
 
+def with_cluster_count(cfg: Config, corpus: str) -> Config:
+    """``cfg`` with gmm.n_components set: as configured, or (null) clusters_for(the corpus's documents)."""
+    if cfg.gmm.n_components is not None:
+        return cfg
+    k = clusters_for(count_documents(corpus))
+    return dataclasses.replace(cfg, gmm=dataclasses.replace(cfg.gmm, n_components=k))
+
+
 def check_vocab_size(n_words: int, cfg: Config) -> None:
     k = cfg.gmm.n_components
+    assert k is not None, "with_cluster_count(cfg, corpus) first"
     if n_words < MIN_WORDS_PER_CLUSTER * k:
         raise InputError(
             f"vocabulary of {n_words} words is too small for {k} clusters: lower gmm.n_components or "
@@ -98,6 +108,7 @@ def stage_word2vec(corpus: str, out: str, cfg: Config) -> dict[str, Any]:
     from .word2vec import Word2VecTrainer
 
     sample = check_corpus(corpus)
+    cfg = with_cluster_count(cfg, corpus)
     if sample.japanese_token_share < 0.2:
         log(f"warning: only {sample.japanese_token_share:.0%} of sampled tokens contain Japanese characters")
     c = cfg.word2vec
@@ -156,6 +167,7 @@ def stage_gmm(corpus: str, out: str, cfg: Config) -> dict[str, Any]:
 
     from .gmm import FastGaussianMixture
 
+    cfg = with_cluster_count(cfg, corpus)
     g = cfg.gmm
     vectors = model_io.load_word_vectors(out)
     n_words = vectors.shape[0]

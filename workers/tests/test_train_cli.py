@@ -133,3 +133,24 @@ def test_missing_corpus_and_bad_config(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 1 and "unknown config key(s) gmm.n_component" in lines[-1]["message"]
     code, lines = run_main(capsys, "bogus", "--corpus", str(corpus), "--out", str(tmp_path / "m"))
     assert code == 1 and lines[-1]["type"] == "error" and "bad arguments" in lines[-1]["message"]
+
+
+def test_cluster_count_follows_the_corpus_when_null() -> None:
+    from scdv.config import clusters_for
+
+    # √(N/2) rounded half up, from 2 to 60
+    assert [clusters_for(n) for n in (0, 1, 8, 306, 1435, 2896, 7200, 100_000)] == [2, 2, 2, 12, 27, 38, 60, 60]
+    assert clusters_for(2 * 12.5**2) == 13  # a half rounds up, as Math.round does in pipeline/inspect/advice.js
+
+
+def test_null_cluster_count_is_resolved_from_the_documents(tmp_path: Path) -> None:
+    corpus = two_group_corpus(tmp_path / "tokens.txt", lines=300)
+    (tmp_path / "tokens.txt").open("a", encoding="utf-8").write("\n\n")  # blank lines are no documents
+    out = tmp_path / "model"
+    cfg = {**SMALL, "gmm": {"n_components": None, "seed": 0}}
+    code, lines, stderr = run_cli("all", "--corpus", str(corpus), "--out", str(out), "--config", json.dumps(cfg))
+    assert code == 0, stderr
+    gmm = lines[-1]["stages"]["gmm"]
+    assert gmm["n_components"] == 12  # round(√(300/2)) = 12
+    assert np.load(out / "posteriors.npy").shape[1] == 12
+    assert any(x["stage"] == "gmm" and x.get("n_components") == 12 for x in lines)
