@@ -65,3 +65,12 @@ print(json.dumps({k: parameters(v) for k, v in json.loads(${JSON.stringify(JSON.
   assert.deepEqual(problems, []);
   assert.equal(checked, 26, 'every training parameter but gmm.max_fit_words was checked');
 });
+
+test('the schema says the cluster count that gmm.n_components null trains, as workers/scdv/config.py computes it', async () => {
+  const { CONFIG_SCHEMA } = await import('../../pipeline/config/schema.js');
+  const note = CONFIG_SCHEMA.properties.train.properties.gmm.properties.n_components.note;
+  const bounds = python('import json; from scdv import config as c; print(json.dumps([c.AUTO_CLUSTERS_MIN, c.AUTO_CLUSTERS_MAX, [c.clusters_for(n) for n in (306, 2896, 7200)]]))');
+  assert.equal(note, `null: √(N/2) for N training documents, rounded, from ${bounds[0]} to ${bounds[1]}`);
+  // round(√(N/2)) as pipeline/inspect/advice.js computes its rule of thumb
+  assert.deepEqual(bounds[2], [306, 2896, 7200].map((n) => Math.min(bounds[1], Math.max(bounds[0], Math.round(Math.sqrt(n / 2))))));
+});
