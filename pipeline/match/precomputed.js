@@ -108,48 +108,31 @@ export function answerBytes(head, hits) {
  */
 
 /**
- * The head of an entry (every field but the results) and the results' JSON text as stored.
- * @typedef {{head: Omit<MatchEntry, 'results'>, results: string}} RawEntry
+ * The head of an entry (every field but the results) and the results' JSON as stored (UTF-8 bytes).
+ * @typedef {{head: Omit<MatchEntry, 'results'>, results: Buffer}} RawEntry
  */
 
-const RESULTS_KEY = ',"results":';
+const RESULTS_KEY = Buffer.from(',"results":');
 /** The signature of entries computed without re-ranking (and of entries written before it existed). */
 const NO_RERANK = rerankSignature({ duplicateThreshold: null, halfLifeMs: null, recencyWeight: 0, maxPerSite: null, now: 0 });
 
 /**
- * An entry as stored: JSON with `results` last and every non-ASCII character escaped (\uXXXX), so that the
- * match route can pass the results through without parsing them and answer with a one-byte string.
+ * An entry as stored: JSON (UTF-8) with `results` last, so that the match route can pass the results' bytes
+ * through without decoding or parsing them (entries written by earlier versions escaped non-ASCII characters as
+ * \uXXXX: the same JSON, passed through as it is).
  * @param {MatchEntry} entry
  */
-export function encodeEntry(entry) {
-  return JSON.stringify(entry).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/**
- * The inverse of encodeEntry's escaping, for the results the match route passes through unparsed: the answer is
- * then UTF-8 JSON as every live answer is. `\\` stays (an escaped backslash, not the start of an escape); control
- * characters and lone surrogates stay escaped, as JSON.stringify writes them.
- * @param {string} text JSON text
- */
-export function unescapeNonAscii(text) {
-  if (!text.includes('\\u')) return text;
-  return text.replace(/\\(\\|u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|u([0-9a-f]{4}))/g, (all, _esc, hi, lo, one) => {
-    if (hi) return String.fromCharCode(parseInt(hi, 16), parseInt(lo, 16));
-    if (!one) return all;
-    const c = parseInt(one, 16);
-    return c >= 0x7f && (c < 0xd800 || c > 0xdfff) ? String.fromCharCode(c) : all;
-  });
-}
+export const encodeEntry = (entry) => JSON.stringify(entry);
 
 /**
  * Split a stored entry into its parsed head and its raw results (a JSON string cannot contain the
  * sequence ,"results": unescaped, so its first occurrence is the key).
- * @param {string} raw
+ * @param {Buffer} raw
  * @returns {RawEntry}
  */
 export function splitEntry(raw) {
   const i = raw.indexOf(RESULTS_KEY);
-  return { head: JSON.parse(`${raw.slice(0, i)}}`), results: raw.slice(i + RESULTS_KEY.length, -1) };
+  return { head: JSON.parse(`${raw.toString('utf8', 0, i)}}`), results: raw.subarray(i + RESULTS_KEY.length, raw.length - 1) };
 }
 
 /** @param {string} prefix */
@@ -175,14 +158,15 @@ export async function lookupMatch(redis, prefix, request) {
   const k = keys(prefix);
   let raw;
   try {
-    raw = await redis.mget(k.entry(request.model, request.source, request.target, request.id), k.gen(request.model, request.target));
+    // As bytes: the results are passed through to the answer undecoded.
+    raw = await redis.mgetBuffer(k.entry(request.model, request.source, request.target, request.id), k.gen(request.model, request.target));
   } catch {
     return { entry: null, reason: 'redis-down' };
   }
   if (!raw[0]) return { entry: null, reason: 'missing' };
   const entry = splitEntry(raw[0]);
   const { head } = entry;
-  const gen = Number(raw[1] ?? 0);
+  const gen = Number(raw[1]?.toString() ?? 0);
   // Fresh: computed against the target as it is now, and holding the k asked for (or the whole target).
   if (head.target_gen !== gen || (head.k < request.k && head.count >= head.k)) return { entry: null, reason: 'stale' };
   if (JSON.stringify(head.rerank ?? NO_RERANK) !== JSON.stringify(request.rerank ?? NO_RERANK)) return { entry: null, reason: 'other-options' };

@@ -5,7 +5,7 @@
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../error-replies.js';
 import { idProblem } from '../../pipeline/corpus/document.js';
-import { lookupMatch, resultItem, unescapeNonAscii } from '../../pipeline/match/index.js';
+import { lookupMatch, resultItem } from '../../pipeline/match/index.js';
 import { defaultMinKnownShare, defaultMinScore } from '../../pipeline/match/threshold.js';
 import { rerankSignature, searchCollection } from '../../pipeline/match/rerank.js';
 import {
@@ -24,6 +24,9 @@ function aboveMinScore(hits, min) {
   const kept = hits.filter((h) => h.score >= min.value);
   return { min_score: min.value, min_score_from: min.from, below_min_score: hits.length - kept.length, results: kept.map(resultItem) };
 }
+
+/** The end of a precomputed answer after its results' bytes. */
+const CLOSE_BRACE = Buffer.from('}');
 
 /**
  * The answer's fields when a rule keeps the page from ads: no results, and the rule.
@@ -222,19 +225,18 @@ export default function matchRoutes(app, ctx) {
           const dropped = head.dropped === undefined ? '' : `"duplicates_dropped":${head.dropped.length},"dropped":${JSON.stringify(head.dropped)},`;
           const excluded = head.excluded_ads === undefined ? '' : `"excluded_ads":${JSON.stringify(head.excluded_ads)},`;
           // The usual ad-server call (k covering the entry, every result at or above min_score) passes the stored
-          // results through unparsed, only their \uXXXX escapes undone: UTF-8 as a live answer.
-          let results = unescapeNonAscii(entry.results);
+          // results' bytes through, neither decoded nor parsed.
+          let results = entry.results;
           let below = 0;
           if (!(q.k >= head.count && (head.lowest_score ?? -Infinity) >= min)) {
-            const all = /** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results));
+            const all = /** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results.toString()));
             below = all.slice(0, q.k).filter((r) => r.score < min).length;
-            results = JSON.stringify(all.filter((r) => r.score >= min).slice(0, q.k));
+            results = Buffer.from(JSON.stringify(all.filter((r) => r.score >= min).slice(0, q.k)));
           }
-          return reply.type('application/json; charset=utf-8').send(
-            arm.splice(`{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
+          const fields = `{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
             `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}${excluded}` +
-            `"min_score":${min},"min_score_from":"${minScore.from}","below_min_score":${below},${knownText},"results":${results}}`),
-          );
+            `"min_score":${min},"min_score_from":"${minScore.from}","below_min_score":${below},${knownText},"results":`;
+          return reply.type('application/json; charset=utf-8').send(arm.spliceBytes(Buffer.concat([Buffer.from(fields), results, CLOSE_BRACE])));
         }
         metrics.precomputed.inc({ served_from: reason === 'redis-down' ? 'live-redis-down' : 'live' });
       } else {

@@ -1,14 +1,25 @@
-// Precomputed match entries are stored with non-ASCII escaped; the route passes their results through with the
-// escapes undone, so that a precomputed answer is UTF-8 JSON like a live one, byte for byte.
+// Precomputed match entries are stored as UTF-8 JSON with `results` last; the route splits the head from the
+// results' bytes and passes those through undecoded, so that a precomputed answer is UTF-8 JSON like a live one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeEntry, unescapeNonAscii } from '../../pipeline/match/index.js';
+import { encodeEntry, splitEntry } from '../../pipeline/match/index.js';
 
-test('unescapeNonAscii undoes encodeEntry: the text JSON.stringify writes, Japanese and emoji as UTF-8', () => {
-  for (const title of ['サッカー日本代表', 'emoji 😀 and é', 'a literal \\u00e9 in the text', 'a lone \ud800 surrogate', 'control \u0001 char', 'plain']) {
-    const entry = { k: 1, results: [{ id: 'ad-1', score: 0.5, title }] };
-    const stored = encodeEntry(/** @type {any} */ (entry));
-    assert.match(stored, /^[\x20-\x7e]*$/, 'stored as ASCII');
-    assert.equal(unescapeNonAscii(stored), JSON.stringify(entry), title);
+const TITLES = ['サッカー日本代表', 'emoji 😀 and é', 'a literal \\u00e9 and ,"results": in the text', 'a lone \ud800 surrogate', 'control \u0001 char', 'plain'];
+
+test('splitEntry gives the head parsed and the results as the UTF-8 bytes JSON.stringify writes', () => {
+  for (const title of TITLES) {
+    const entry = { k: 1, count: 1, computed_at: '2026-12-07T00:00:00.000Z', results: [{ id: 'ad-1', score: 0.5, title }] };
+    const { head, results } = splitEntry(Buffer.from(encodeEntry(/** @type {any} */ (entry))));
+    assert.deepEqual(head, { k: 1, count: 1, computed_at: entry.computed_at }, title);
+    assert.ok(Buffer.isBuffer(results));
+    assert.ok(results.equals(Buffer.from(JSON.stringify(entry.results))), title);
   }
+});
+
+test('an entry written with non-ASCII escaped (earlier versions) splits into the same JSON', () => {
+  const entry = { k: 1, results: [{ id: 'ad-1', score: 0.5, title: TITLES[0] }] };
+  const escaped = JSON.stringify(entry).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const { head, results } = splitEntry(Buffer.from(escaped));
+  assert.deepEqual(head, { k: 1 });
+  assert.deepEqual(JSON.parse(results.toString()), entry.results);
 });
