@@ -104,6 +104,8 @@ export function answerBytes(head, hits) {
  * @property {import('./safety.js').ExcludedAd[]} [excluded_ads] ads left out because they exclude the page's site or category
  * @property {import('./safety.js').WordCounts | null} [words] the page's word counts as stored with it (null: it was written
  *   without them; absent: computed before they were recorded), for the known-word rule, judged when served (safety.js)
+ * @property {number[]} [scores] each result's score, in order (absent: written by an earlier version)
+ * @property {number[]} [ends] the byte offset just after each result in the results' UTF-8 JSON (entryResults)
  * @property {ResultItem[]} results best first (always the last key)
  */
 
@@ -117,12 +119,59 @@ const RESULTS_KEY = Buffer.from(',"results":');
 const NO_RERANK = rerankSignature({ duplicateThreshold: null, halfLifeMs: null, recencyWeight: 0, maxPerSite: null, now: 0 });
 
 /**
- * An entry as stored: JSON (UTF-8) with `results` last, so that the match route can pass the results' bytes
- * through without decoding or parsing them (entries written by earlier versions escaped non-ASCII characters as
- * \uXXXX: the same JSON, passed through as it is).
+ * An entry as stored: JSON (UTF-8) with `results` last, and in the head each result's score (`scores`) and the byte
+ * offset just after it in the results' JSON (`ends`), so that the match route answers with a slice of the stored
+ * bytes, neither decoded nor parsed, for any k and min_score that keep a prefix of the results (entryResults).
+ * Entries written by earlier versions (no `ends`; non-ASCII escaped as \uXXXX) are parsed when cut, passed through
+ * otherwise.
  * @param {MatchEntry} entry
+ * @returns {string} the same JSON as JSON.stringify({...head, scores, ends, results})
  */
-export const encodeEntry = (entry) => JSON.stringify(entry);
+export function encodeEntry(entry) {
+  const { results, ...head } = entry;
+  const items = results.map((r) => JSON.stringify(r));
+  /** @type {number[]} */
+  const ends = [];
+  let at = 1; // after '['
+  for (const item of items) {
+    at += Buffer.byteLength(item);
+    ends.push(at);
+    at += 1; // ',' or ']'
+  }
+  const h = JSON.stringify({ ...head, scores: results.map((r) => r.score), ends });
+  return `${h.slice(0, -1)},"results":[${items.join(',')}]}`;
+}
+
+const CLOSE_BRACKET = Buffer.from(']');
+
+/**
+ * The results of an answer from a stored entry: the first k results scoring at least `min` (as JSON bytes) and how
+ * many of the first k scored below it. A slice of the stored bytes when those are a prefix of the stored results
+ * and the entry records its items' ends; parsed and written again otherwise.
+ * @param {RawEntry} entry
+ * @param {number} k
+ * @param {number} min
+ * @returns {{bytes: Buffer, below: number}}
+ */
+export function entryResults({ head, results }, k, min) {
+  const { scores, ends } = head;
+  if (scores && ends && scores.length === ends.length) {
+    const below = scores.slice(0, k).filter((x) => x < min).length;
+    let prefix = 0;
+    while (prefix < scores.length && prefix < k && scores[prefix] >= min) prefix++;
+    if (Math.min(k, scores.filter((x) => x >= min).length) === prefix) {
+      if (prefix === scores.length) return { bytes: results, below };
+      return { bytes: Buffer.concat([results.subarray(0, prefix ? ends[prefix - 1] : 1), CLOSE_BRACKET]), below };
+    }
+  } else if (k >= head.count && (head.lowest_score ?? -Infinity) >= min) {
+    return { bytes: results, below: 0 };
+  }
+  const all = /** @type {ResultItem[]} */ (JSON.parse(results.toString()));
+  return {
+    bytes: Buffer.from(JSON.stringify(all.filter((r) => r.score >= min).slice(0, k))),
+    below: all.slice(0, k).filter((r) => r.score < min).length,
+  };
+}
 
 /**
  * Split a stored entry into its parsed head and its raw results (a JSON string cannot contain the

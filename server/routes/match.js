@@ -5,7 +5,7 @@
 import { errors } from '../../pipeline/errors.js';
 import { errorResponses, invalid } from '../error-replies.js';
 import { idProblem } from '../../pipeline/corpus/document.js';
-import { lookupMatch, resultItem } from '../../pipeline/match/index.js';
+import { entryResults, lookupMatch, resultItem } from '../../pipeline/match/index.js';
 import { defaultMinKnownShare, defaultMinScore } from '../../pipeline/match/threshold.js';
 import { rerankSignature, searchCollection } from '../../pipeline/match/rerank.js';
 import {
@@ -224,15 +224,8 @@ export default function matchRoutes(app, ctx) {
           const knownText = JSON.stringify(knownFields(known, words)).slice(1, -1);
           const dropped = head.dropped === undefined ? '' : `"duplicates_dropped":${head.dropped.length},"dropped":${JSON.stringify(head.dropped)},`;
           const excluded = head.excluded_ads === undefined ? '' : `"excluded_ads":${JSON.stringify(head.excluded_ads)},`;
-          // The usual ad-server call (k covering the entry, every result at or above min_score) passes the stored
-          // results' bytes through, neither decoded nor parsed.
-          let results = entry.results;
-          let below = 0;
-          if (!(q.k >= head.count && (head.lowest_score ?? -Infinity) >= min)) {
-            const all = /** @type {import('../../pipeline/match/index.js').ResultItem[]} */ (JSON.parse(entry.results.toString()));
-            below = all.slice(0, q.k).filter((r) => r.score < min).length;
-            results = Buffer.from(JSON.stringify(all.filter((r) => r.score >= min).slice(0, q.k)));
-          }
+          // The stored results' bytes, cut to k and min_score (a slice: neither decoded nor parsed).
+          const { bytes: results, below } = entryResults(entry, q.k, min);
           const fields = `{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
             `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}${excluded}` +
             `"min_score":${min},"min_score_from":"${minScore.from}","below_min_score":${below},${knownText},"results":`;
