@@ -5,12 +5,15 @@
 // `npm run build:store` there), the constant route, live related by id and related for a text at --connections,
 // --rounds rounds alternating old/new; medians of req/s, p99 and the server's CPU time per request (/proc: all its
 // threads, and its event-loop thread alone; a loaded machine moves req/s with the scheduler's share, CPU per request much less).
-//   node tests/bench/api.ab.js --old <dir> [--rounds 3] [--duration 6] [--connections 10] [--old-env JSON] [--new-env JSON]
+//   node tests/bench/api.ab.js --old <dir> [--rounds 3] [--duration 6] [--connections 10] [--old-env JSON] [--new-env JSON] [--match]
 // --old-env / --new-env: environment variables of that server (e.g. '{"SCDV_TOKENIZE_HUGE_PAGES":"false"}'); `--old .`
 // compares this checkout with itself under two environments.
 // Each run also reports the share of the machine's CPU time left idle (/proc/stat).
+// --match adds precomputed /v1/match (ads for an article, k 10 and k 3): each server gets its own Redis, filled by its
+// own checkout's `scdv precompute` (top 10 of the 2,000 ads for every article), so each reads entries as it writes them.
 // Run `npm run bench:api` once first: it builds the collection (.scdv/bench/api) both servers read.
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +31,7 @@ process.env.SCDV_STORE_DIR = path.join(BENCH_DIR, 'store');
 const { values: opt } = parseArgs({ options: {
   old: { type: 'string' }, rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '6' },
   connections: { type: 'string', default: '10' }, docs: { type: 'string', default: '100000' },
-  'old-env': { type: 'string', default: '{}' }, 'new-env': { type: 'string', default: '{}' },
+  'old-env': { type: 'string', default: '{}' }, 'new-env': { type: 'string', default: '{}' }, match: { type: 'boolean', default: false },
 } });
 if (!opt.old) throw new Error('usage: api.ab.js --old <dir>');
 const nDocs = Number(opt.docs);
@@ -43,11 +46,21 @@ const machineCpu = () => {
   const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   return [f[3] + f[4], f.reduce((a, b) => a + b, 0)];
 };
-const redis = await startPrivateRedis();
+const roots = { old: path.resolve(opt.old), new: REPO };
+// One Redis for both, or (--match) one each, holding the entries its checkout's precompute wrote.
+const redis = { old: await startPrivateRedis(), new: opt.match ? await startPrivateRedis() : null };
+const redisOf = (/** @type {'old' | 'new'} */ build) => /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */ (redis[build] ?? redis.old);
+if (opt.match) {
+  for (const build of /** @type {const} */ (['old', 'new'])) {
+    execFileSync(process.execPath, [path.join(roots[build], 'pipeline', 'scdv.cjs'), 'precompute', '--model', 'bench-livedoor-dev', '--target', 'ads', '--k', '10'], {
+      stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, REDIS_URL: redisOf(build).url },
+    });
+  }
+}
 const script = path.join(REPO, 'tests', 'bench', 'api.bench.js');
 const servers = {
-  old: forkBenchServer(script, { redisUrl: redis.url, server: {} }, { root: path.resolve(opt.old), name: 'old', env: JSON.parse(opt['old-env']) }),
-  new: forkBenchServer(script, { redisUrl: redis.url, server: {} }, { name: 'new', env: JSON.parse(opt['new-env']) }),
+  old: forkBenchServer(script, { redisUrl: redisOf('old').url, server: {} }, { root: roots.old, name: 'old', env: JSON.parse(opt['old-env']) }),
+  new: forkBenchServer(script, { redisUrl: redisOf('new').url, server: {} }, { name: 'new', env: JSON.parse(opt['new-env']) }),
 };
 try {
   const urls = { old: await servers.old.listening, new: await servers.new.listening };
@@ -60,6 +73,10 @@ try {
     ceiling: () => ({ path: '/bench/ceiling' }),
     related_live: (n) => ({ path: `/v1/collections/articles/documents/${everyId[(offset + n) % nDocs]}/related?k=10` }),
     text: (n) => ({ method: 'POST', path: '/v1/collections/articles/related', headers: { 'content-type': 'application/json' }, body: texts[n % texts.length] }),
+    ...(opt.match ? {
+      match_k10: (/** @type {number} */ n) => ({ path: `/v1/match?collection=ads&for=${everyId[n % nDocs]}&k=10` }),
+      match_k3: (/** @type {number} */ n) => ({ path: `/v1/match?collection=ads&for=${everyId[n % nDocs]}&k=3` }),
+    } : {}),
   };
   /** @type {Record<string, {rps: number, p99: number, cpu: number, loop: number, idle: number, errors: number}[]>} */
   const runs = {};
@@ -100,5 +117,6 @@ try {
 } finally {
   await stopBenchServer(servers.old.proc);
   await stopBenchServer(servers.new.proc);
-  await redis.stop();
+  await redis.old.stop();
+  await redis.new?.stop();
 }
