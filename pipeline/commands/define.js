@@ -60,7 +60,7 @@ export function configDefault(key) {
  * The built-in value of an option's config key as help shows it: JSON, or the flag's word for null.
  * @param {OptionSpec} o
  */
-export function shownDefault(o) {
+function shownDefault(o) {
   const v = configDefault(/** @type {string} */ (o.config));
   return v === null && o.nullValue ? o.nullValue : JSON.stringify(v);
 }

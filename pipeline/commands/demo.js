@@ -208,27 +208,32 @@ async function showExamples(base, say) {
   for (const r of (await post('/v1/collections/articles/related', { text, k: 3 })).results) say(line(r));
   // The first example article that gets ads above the collection's threshold (the threshold is the model's, so
   // which articles clear it is too); the first one, with what the threshold cut, when none does.
-  let forId = EXAMPLES[0];
-  let m = await get(`/v1/match?collection=ads&for=${forId}&k=3`);
-  for (const id of EXAMPLES.slice(1)) {
-    if (m.results.length) break;
-    const next = await get(`/v1/match?collection=ads&for=${id}&k=3`);
-    if (next.results.length) [forId, m] = [id, next];
-  }
+  const [forId, m] = await firstWithResults(EXAMPLES, (id) => get(`/v1/match?collection=ads&for=${id}&k=3`));
   say(`\n$ curl '${base}/v1/match?collection=ads&for=${forId}&k=3'   (ads for an article; served from ${m.served_from})`);
   for (const r of m.results) say(line(r));
   say(cutLine(m));
-  // The same for a page's text: the first example text with ads above the threshold, else the first.
-  let page = PAGE_TEXTS[0];
-  let t = await post('/v1/match', { collection: 'ads', text: page, k: 3 });
-  for (const text of PAGE_TEXTS.slice(1)) {
-    if (t.results.length) break;
-    const next = await post('/v1/match', { collection: 'ads', text, k: 3 });
-    if (next.results.length) [page, t] = [text, next];
-  }
+  // The same for a page's text.
+  const [page, t] = await firstWithResults(PAGE_TEXTS, (text) => post('/v1/match', { collection: 'ads', text, k: 3 }));
   say(`\n$ curl -X POST ${base}/v1/match -H 'content-type: application/json' -d '{"collection":"ads","text":"${page}","k":3}'   (ads for a page's text)`);
   for (const r of t.results) say(line(r));
   say(cutLine(t));
+}
+
+/**
+ * The first candidate whose answer has results, with that answer; the first candidate and its answer when none has.
+ * @template C
+ * @param {C[]} candidates at least one
+ * @param {(c: C) => Promise<{results: unknown[]}>} ask
+ * @returns {Promise<[C, any]>}
+ */
+async function firstWithResults(candidates, ask) {
+  const first = await ask(candidates[0]);
+  if (first.results.length) return [candidates[0], first];
+  for (const c of candidates.slice(1)) {
+    const answer = await ask(c);
+    if (answer.results.length) return [c, answer];
+  }
+  return [candidates[0], first];
 }
 
 /** Example page texts for POST /v1/match: a football report, a film premiere. */

@@ -229,7 +229,8 @@ export default function matchRoutes(app, ctx) {
           const fields = `{"model":${JSON.stringify(sm.name)},"source":${JSON.stringify(q.source)},"collection":${JSON.stringify(q.collection)},` +
             `"for":${JSON.stringify(q.for)},"served_from":"precomputed","computed_at":${JSON.stringify(head.computed_at)},${dropped}${excluded}` +
             `"min_score":${min},"min_score_from":"${minScore.from}","below_min_score":${below},${knownText},"results":`;
-          return reply.type('application/json; charset=utf-8').send(arm.spliceBytes(Buffer.concat([Buffer.from(fields), results, CLOSE_BRACE])));
+          // The arm's fields spliced into the text before the results (a prefix of the object: splice only reads its '{').
+          return reply.type('application/json; charset=utf-8').send(Buffer.concat([Buffer.from(arm.splice(fields)), results, CLOSE_BRACE]));
         }
         metrics.precomputed.inc({ served_from: reason === 'redis-down' ? 'live-redis-down' : 'live' });
       } else {
