@@ -9,7 +9,7 @@
 // the event loop (embedThreads 0): both up, taking turns for --write-repeats interleaved rounds (medians).
 //
 // node tests/bench/api.bench.js [--docs 100000] [--ads 2000] [--duration 8] [--connections 1,10,50] [--rebuild]
-//   [--read-connections 10] [--write-rate 20] [--write-repeats 5] [--share-repeats 5]
+//   [--read-connections 10] [--write-rate 20] [--write-repeats 5] [--share-repeats 5] [--pin-server]
 //
 // The live-related goal's ratio (live related by id / the constant route, req/s) is measured at --read-connections
 // in --share-repeats interleaved rounds: `related_live_share_pct`, the median of the rounds.
@@ -25,6 +25,7 @@
 // "read_p99_increase_interleaved_pct":… (the same from one read run with the writes switched on and off every 2 s),
 // "write_loop_cpu_ms":… (embedding threads: the event loop's CPU time per write),
 // "inline_write_p99_ms":…, "inline_read_p99_ms":…, "inline_read_p99_with_writes_ms":…, "inline_write_loop_cpu_ms":… (event loop)}
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,6 +65,7 @@ async function main() {
       connections: { type: 'string', default: '1,10,50' }, rebuild: { type: 'boolean', default: false },
       'read-connections': { type: 'string', default: '10' }, 'write-rate': { type: 'string', default: '20' },
       'write-repeats': { type: 'string', default: '5' }, 'share-repeats': { type: 'string', default: '5' },
+      'pin-server': { type: 'boolean', default: false },
     },
   });
   const nDocs = Number(values.docs);
@@ -99,9 +101,12 @@ async function main() {
     process.stderr.write(`collections: reusing ${nDocs} articles + ${nAds} ads in ${BENCH_DIR}\n`);
   }
 
+  // --pin-server: the server on CPU 0 alone, autocannon (this process) and Redis on the others, as when the load
+  // comes from other machines; the latencies are then the server's own, not autocannon's share of the same cores.
+  const cpus = values['pin-server'] ? pinAwayFromServer() : undefined;
   const redis = await startPrivateRedis();
   /** A server child (its `server` config overrides), and its URL once it listens. */
-  const serve = (/** @type {Record<string, unknown>} */ server = {}) => forkBenchServer(HERE, { redisUrl: redis.url, server });
+  const serve = (/** @type {Record<string, unknown>} */ server = {}) => forkBenchServer(HERE, { redisUrl: redis.url, server }, { cpus });
   const stop = stopBenchServer;
   const { proc: child, listening } = serve();
   try {
@@ -241,7 +246,7 @@ async function main() {
     for (const [mode, m] of Object.entries(mixed)) {
       console.log(`${(mode === 'threads' ? 'threads (default)' : 'event loop').padEnd(17)} ${m.readAlone.p99Fine.toFixed(2).padStart(14)} ${m.readWithWrites.p99Fine.toFixed(2).padStart(14)} (${m.readWithWrites.rps.toFixed(0)}, +${m.readP99IncreasePct} %)${' '.repeat(9)}${String(m.writes.p50).padStart(9)} ${String(m.writes.p99).padStart(11)} ${m.writes.loopMs.toFixed(2).padStart(16)} ms ${String(m.writes.errors).padStart(8)}`);
     }
-    console.log(`\n${nDocs} articles, ${nAds} ads, model ${MODEL} (width ${built.width}), ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, server: 1 process, ${duration} s per run`);
+    console.log(`\n${nDocs} articles, ${nAds} ads, model ${MODEL} (width ${built.width}), ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, server: 1 process${cpus ? ` on CPU ${cpus}, autocannon and Redis on the others` : ''}, ${duration} s per run`);
     console.log('scenario     conns   req/s   p50 ms   p99 ms   errors');
     for (const [name, byC] of Object.entries(results)) {
       for (const [c, r] of Object.entries(byC)) {
@@ -276,6 +281,17 @@ async function main() {
     await stop(child);
     await redis.stop();
   }
+}
+
+/**
+ * Pin this process (every thread, and the Redis it starts next) to every CPU but 0.
+ * @returns {string} the CPU list of the server children ("0")
+ */
+function pinAwayFromServer() {
+  const n = os.availableParallelism();
+  if (n < 2) throw new Error('--pin-server needs at least 2 CPUs');
+  execFileSync('taskset', ['-a', '-p', '-c', n === 2 ? '1' : `1-${n - 1}`, String(process.pid)], { stdio: 'ignore' });
+  return '0';
 }
 
 /**

@@ -16,9 +16,10 @@ export const isBenchServerChild = () => process.argv[2] === '--serve-child';
  * Fork `script` as the server child.
  * @param {string} script the bench script's own path
  * @param {Record<string, unknown>} spec what the child needs (JSON): redisUrl, config overrides, …
- * @param {{root?: string, env?: Record<string, string>, name?: string, execArgv?: string[]}} [o] root: a checkout whose pipeline/ and
- *   server/ the child runs (A/B against another build); env: extra environment of the child; execArgv: node's
- *   options for it (e.g. --cpu-prof, which NODE_OPTIONS does not take)
+ * @param {{root?: string, env?: Record<string, string>, name?: string, execArgv?: string[], cpus?: string}} [o] root: a checkout whose
+ *   pipeline/ and server/ the child runs (A/B against another build); env: extra environment of the child; execArgv:
+ *   node's options for it (e.g. --cpu-prof, which NODE_OPTIONS does not take); cpus: the CPUs the child and every
+ *   thread it starts may run on (taskset's list, e.g. "0"), so that the load generator does not take its CPU
  * @returns {{proc: import('node:child_process').ChildProcess, listening: Promise<string>}} listening: its URL
  */
 export function forkBenchServer(script, spec, o = {}) {
@@ -27,9 +28,10 @@ export function forkBenchServer(script, spec, o = {}) {
   // present): its child gets the same, so that A/B runs against it compare servers as deployed.
   const oldPool = o.root && path.join(o.root, 'pipeline', 'store', 'thread-pool.cjs');
   if (oldPool && fs.existsSync(oldPool)) createRequire(import.meta.url)(oldPool).sizeThreadPool(os.availableParallelism(), env);
-  const proc = fork(script, ['--serve-child', ...(o.root ? [o.root] : [])], {
-    env, stdio: 'inherit', ...(o.execArgv ? { execArgv: o.execArgv } : {}),
-  });
+  const execArgv = o.execArgv ?? process.execArgv;
+  // Pinned through taskset before node starts, so that every thread of the child inherits the mask.
+  const pinned = o.cpus ? { execPath: 'taskset', execArgv: ['-c', o.cpus, process.execPath, ...execArgv] } : { execArgv };
+  const proc = fork(script, ['--serve-child', ...(o.root ? [o.root] : [])], { env, stdio: 'inherit', ...pinned });
   const listening = new Promise((/** @type {(u: string) => void} */ resolve, reject) => {
     proc.once('message', (m) => resolve(/** @type {any} */ (m).url));
     proc.once('exit', (code) => reject(new Error(`server${o.name ? ` ${o.name}` : ''} exited (${code})`)));
