@@ -45,10 +45,9 @@ test('a write is acknowledged before a queue of earlier searches has run; search
     assert.ok(mostQueued >= SEARCHES - use.limit, `${mostQueued} searches queued right after ${SEARCHES} were made`);
     assert.ok(use.mostRunning >= 1 && use.mostRunning <= use.limit, `${use.mostRunning} searches ran at once, ${use.limit} threads`);
     assert.ok(use.threads <= use.limit, `${use.threads} search threads started, ${use.limit} allowed`);
-    // Were the searches on the libuv pool, the WAL append and its fdatasync would queue behind every one there: all but
-    // the pool's last few would have answered. The bound leaves room for an fdatasync slowed by a busy disk.
-    const pool = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
-    assert.ok(answeredAtWrite < SEARCHES - pool, `${answeredAtWrite} of ${SEARCHES} earlier searches answered before the write was acknowledged (${pool} libuv threads)`);
+    // Were the searches on the libuv pool, the WAL append and its fdatasync would queue behind every one there. 80 of
+    // them make the queue long enough that an fdatasync slowed by a busy disk stays well inside half of it.
+    assert.ok(answeredAtWrite < SEARCHES / 2, `${answeredAtWrite} of ${SEARCHES} earlier searches answered before the write was acknowledged`);
     assert.deepEqual(got.map((h) => h.map((x) => x.id)), want.map((h) => h.map((x) => x.id)));
     assert.deepEqual(got.map((h) => h.map((x) => x.score)), want.map((h) => h.map((x) => x.score)));
     assert.equal(c.get('written')?.id, 'written');
