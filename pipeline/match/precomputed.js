@@ -156,10 +156,20 @@ const CLOSE_BRACKET = Buffer.from(']');
 export function entryResults({ head, results }, k, min) {
   const { scores, ends } = head;
   if (scores && ends && scores.length === ends.length) {
-    const below = scores.slice(0, k).filter((x) => x < min).length;
-    let prefix = 0;
-    while (prefix < scores.length && prefix < k && scores[prefix] >= min) prefix++;
-    if (Math.min(k, scores.filter((x) => x >= min).length) === prefix) {
+    // One pass: how many of the first k are below min, how many results are kept in all, how many lead unbroken.
+    let below = 0;
+    let kept = 0;
+    let leading = 0;
+    for (let i = 0; i < scores.length; i++) {
+      if (scores[i] >= min) {
+        if (kept === i) leading = i + 1;
+        kept++;
+      } else if (i < k) {
+        below++;
+      }
+    }
+    const prefix = Math.min(leading, k);
+    if (Math.min(kept, k) === prefix) {
       if (prefix === scores.length) return { bytes: results, below };
       return { bytes: Buffer.concat([results.subarray(0, prefix ? ends[prefix - 1] : 1), CLOSE_BRACKET]), below };
     }
