@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { startCluster } from '../../pipeline/store/opensearch/node.js';
 
 /**
@@ -60,5 +61,26 @@ export async function startOpenSearch(opts = {}) {
       await c.waitHealth('yellow');
     },
     waitHealth: (status, timeoutMs) => c.waitHealth(status, timeoutMs),
+  };
+}
+
+/**
+ * The node a test file runs against: the development cluster at SCDV_TEST_OPENSEARCH_URL, else one node started
+ * here. The file's indices carry a prefix of their own, so that files sharing a cluster never touch each other's.
+ * @param {string} tag a few letters naming the file, in its prefix `scdv-<tag>-<random>-`
+ * @returns {Promise<{url: string, prefix: string, cluster: TestOpenSearch | null, stop: () => Promise<void>}>} stop: deletes
+ *   the prefix's indices, then stops the node started here (a cluster given by URL keeps running)
+ */
+export async function testOpenSearch(tag) {
+  const external = process.env.SCDV_TEST_OPENSEARCH_URL;
+  const cluster = external ? null : await startOpenSearch({ nodes: 1 });
+  const url = external ?? /** @type {TestOpenSearch} */ (cluster).urls[0];
+  const prefix = `scdv-${tag}-${randomBytes(3).toString('hex')}-`;
+  return {
+    url, prefix, cluster,
+    async stop() {
+      await fetch(`${url}/${prefix}*`, { method: 'DELETE' }).catch(() => {});
+      await cluster?.stop();
+    },
   };
 }

@@ -4,18 +4,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { usePaths } from '../../pipeline/paths.js';
 import { loadConfig } from '../../pipeline/config.js';
 import { openModelStore } from '../../pipeline/store/index.js';
 import { contractTests } from '../store/contract.js';
-import { startOpenSearch } from '../lib/opensearch.js';
+import { testOpenSearch } from '../lib/opensearch.js';
 
 contractTests(async () => {
-  const external = process.env.SCDV_TEST_OPENSEARCH_URL;
-  const cluster = external ? null : await startOpenSearch({ nodes: 1 });
-  const url = external ?? /** @type {NonNullable<typeof cluster>} */ (cluster).urls[0];
-  const prefix = `scdv-ct-${randomBytes(3).toString('hex')}-`;
+  const node = await testOpenSearch('ct');
+  const { url, prefix } = node;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-os-contract-'));
   // Nothing may land in a local folder: the native store's and the layouts' folders are empty temporaries.
   usePaths({ storeDir: path.join(dir, 'store'), modelsDir: path.join(dir, 'models') });
@@ -24,10 +21,9 @@ contractTests(async () => {
     name: 'opensearch',
     open: (model) => openModelStore(model, config),
     stop: async () => {
-      await fetch(`${url}/${prefix}*`, { method: 'DELETE' }).catch(() => {});
+      await node.stop();
       assertNothingLocal(dir);
       fs.rmSync(dir, { recursive: true, force: true });
-      await cluster?.stop();
     },
   };
 });

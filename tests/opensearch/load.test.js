@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-os-load-'));
 process.env.SCDV_MODELS_DIR = path.join(tmp, 'models');
@@ -20,27 +19,25 @@ const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { runIndex } = await import('../../pipeline/stages/indexing.js');
 const { writeBatchSizeOf } = await import('../../pipeline/queue/job-schemas.js');
 const { ensureSampleModels } = await import('../lib/tiny-model.js');
-const { startOpenSearch } = await import('../lib/opensearch.js');
+const { testOpenSearch } = await import('../lib/opensearch.js');
 
 const SAMPLE = 'tests/fixtures/livedoor/sample.jsonl';
 const lines = fs.readFileSync(SAMPLE, 'utf8').trim().split('\n');
 
-/** @type {Awaited<ReturnType<typeof startOpenSearch>> | null} */
-let cluster = null;
+/** @type {Awaited<ReturnType<typeof testOpenSearch>> | undefined} */
+let node;
 let url = '';
-const prefix = `scdv-ld-${randomBytes(3).toString('hex')}-`;
+let prefix = '';
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
 let redis;
 
 before(async () => {
-  const external = process.env.SCDV_TEST_OPENSEARCH_URL;
-  [cluster, redis] = await Promise.all([external ? null : startOpenSearch({ nodes: 1 }), startPrivateRedis()]);
-  url = external ?? /** @type {NonNullable<typeof cluster>} */ (cluster).urls[0];
+  [node, redis] = await Promise.all([testOpenSearch('ld'), startPrivateRedis()]);
+  ({ url, prefix } = node);
   await ensureSampleModels({ names: ['small'], redisUrl: redis.url });
 });
 after(async () => {
-  await fetch(`${url}/${prefix}*`, { method: 'DELETE' }).catch(() => {});
-  await Promise.all([cluster?.stop(), redis?.stop()]);
+  await Promise.all([node?.stop(), redis?.stop()]);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -14,7 +14,7 @@ process.env.SCDV_DATA_DIR = path.join(tmp, 'data');
 const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { REPO_ROOT } = await import('../../pipeline/paths.js');
 const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
-const { startOpenSearch } = await import('../lib/opensearch.js');
+const { testOpenSearch } = await import('../lib/opensearch.js');
 
 const lines = fs.readFileSync('tests/fixtures/livedoor/sample.jsonl', 'utf8').trim().split('\n');
 // 126 documents of the sample: the first 14 of each of its 9 categories (as tests/eval/eval-command.test.js)
@@ -23,21 +23,16 @@ const FIXTURE = path.join(tmp, 'fixture.jsonl');
 const taken = {};
 fs.writeFileSync(FIXTURE, lines.filter((l) => { const c = JSON.parse(l).category; taken[c] = (taken[c] ?? 0) + 1; return taken[c] <= 14; }).join('\n') + '\n');
 const N = 126;
-const PREFIX = `t-mlt-${process.pid}-`;
 
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
 let redis;
-/** @type {string} */
-let url;
-/** @type {import('../lib/opensearch.js').TestOpenSearch | null} */
-let node = null;
+/** @type {Awaited<ReturnType<typeof testOpenSearch>> | undefined} */
+let node;
+let url = '';
+let prefix = '';
 before(async () => {
-  redis = await startPrivateRedis();
-  if (process.env.SCDV_TEST_OPENSEARCH_URL) url = process.env.SCDV_TEST_OPENSEARCH_URL;
-  else {
-    node = await startOpenSearch({ nodes: 1 });
-    url = node.urls[0];
-  }
+  [node, redis] = await Promise.all([testOpenSearch('mlt'), startPrivateRedis()]);
+  ({ url, prefix } = node);
   await ensureModels({ corpus: FIXTURE, models: [{ name: 'tiny', overrides: { train: sampleTrain(1) } }], redisUrl: redis.url });
 });
 after(async () => {
@@ -49,7 +44,7 @@ after(async () => {
 /** @param {string[]} args @param {Record<string, string>} [env] */
 function scdv(args, env = {}) {
   const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'pipeline', 'cli.js'), ...args], {
-    env: { ...process.env, REDIS_URL: redis.url, SCDV_OPENSEARCH_NODES: url, SCDV_OPENSEARCH_INDEX_PREFIX: PREFIX, ...env }, encoding: 'utf8',
+    env: { ...process.env, REDIS_URL: redis.url, SCDV_OPENSEARCH_NODES: url, SCDV_OPENSEARCH_INDEX_PREFIX: prefix, ...env }, encoding: 'utf8',
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, last: () => JSON.parse(r.stdout.trim().split('\n').pop() ?? '') };
 }
@@ -58,7 +53,7 @@ const EVAL = ['eval', '--model', 'tiny', '--corpus', FIXTURE, '--label-field', '
 
 /** Indices of this test's prefix still on the cluster. */
 async function leftIndices() {
-  const r = await fetch(`${url}/_cat/indices/${PREFIX}*?format=json`);
+  const r = await fetch(`${url}/_cat/indices/${prefix}*?format=json`);
   return /** @type {{index: string}[]} */ (await r.json()).map((x) => x.index);
 }
 

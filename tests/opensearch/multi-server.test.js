@@ -8,7 +8,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,18 +26,18 @@ const { startPrivateRedis } = await import('../../pipeline/queue/redis.js');
 const { openModelStore } = await import('../../pipeline/store/index.js');
 const { keyDigest } = await import('../../pipeline/api-keys.js');
 const { ensureModels, sampleTrain } = await import('../lib/tiny-model.js');
-const { startOpenSearch } = await import('../lib/opensearch.js');
+const { testOpenSearch } = await import('../lib/opensearch.js');
 
 const SAMPLE = path.join(REPO_ROOT, 'tests/fixtures/livedoor/sample.jsonl');
 const lines = fs.readFileSync(SAMPLE, 'utf8').trim().split('\n');
 const API_KEY = 'multi-key-0123456789';
 const KEY = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
-const prefix = `h2-ms-${randomBytes(3).toString('hex')}-`;
 const MODELS = ['ms-a', 'ms-b', 'ms-c'];
 
-/** @type {Awaited<ReturnType<typeof startOpenSearch>> | null} */
-let cluster = null;
+/** @type {Awaited<ReturnType<typeof testOpenSearch>> | undefined} */
+let node;
 let url = '';
+let prefix = '';
 /** @type {Awaited<ReturnType<typeof startPrivateRedis>>} */
 let redis;
 const configFile = path.join(tmp, 'config.json');
@@ -50,9 +49,8 @@ const running = [];
 const servers = {};
 
 before(async () => {
-  const external = process.env.SCDV_TEST_OPENSEARCH_URL;
-  cluster = external ? null : await startOpenSearch({ nodes: 1 });
-  url = external ?? /** @type {NonNullable<typeof cluster>} */ (cluster).urls[0];
+  node = await testOpenSearch('ms');
+  ({ url, prefix } = node);
   redis = await startPrivateRedis();
   const overrides = {
     store: { backend: 'opensearch', opensearch: { nodes: [url], indexPrefix: prefix, replicas: 0 } },
@@ -68,8 +66,7 @@ before(async () => {
 });
 after(async () => {
   for (const p of running.reverse()) await p.stop();
-  await fetch(`${url}/${prefix}*`, { method: 'DELETE' }).catch(() => {});
-  await cluster?.stop();
+  await node?.stop();
   await redis?.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
 });

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scdv-os-precompute-'));
@@ -17,24 +16,22 @@ const { openModelStore } = await import('../../pipeline/store/index.js');
 const { startPrivateRedis, redisOptions } = await import('../../pipeline/queue/redis.js');
 const { processPrecompute, closePrecomputeStores } = await import('../../workers/precompute.js');
 const { keys } = await import('../../pipeline/match/index.js');
-const { startOpenSearch } = await import('../lib/opensearch.js');
+const { testOpenSearch } = await import('../lib/opensearch.js');
 
-/** @type {Awaited<ReturnType<typeof startOpenSearch>> | null} */
-let cluster = null;
+/** @type {Awaited<ReturnType<typeof testOpenSearch>> | undefined} */
+let node;
 let url = '';
-const prefix = `scdv-pc-${randomBytes(3).toString('hex')}-`;
+let prefix = '';
 /** @type {import('../../pipeline/queue/redis.js').PrivateRedis} */
 let redisServer;
 
 before(async () => {
-  const external = process.env.SCDV_TEST_OPENSEARCH_URL;
-  [cluster, redisServer] = await Promise.all([external ? null : startOpenSearch({ nodes: 1 }), startPrivateRedis()]);
-  url = external ?? /** @type {NonNullable<typeof cluster>} */ (cluster).urls[0];
+  [node, redisServer] = await Promise.all([testOpenSearch('pc'), startPrivateRedis()]);
+  ({ url, prefix } = node);
 });
 after(async () => {
   await closePrecomputeStores();
-  await fetch(`${url}/${prefix}*`, { method: 'DELETE' }).catch(() => {});
-  await Promise.all([cluster?.stop(), redisServer?.stop()]);
+  await Promise.all([node?.stop(), redisServer?.stop()]);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

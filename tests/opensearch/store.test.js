@@ -4,27 +4,24 @@
 // versionPollMs. Against a node started by the harness, or SCDV_TEST_OPENSEARCH_URL.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../pipeline/config.js';
 import { openModelStore } from '../../pipeline/store/index.js';
-import { startOpenSearch } from '../lib/opensearch.js';
+import { testOpenSearch } from '../lib/opensearch.js';
 
-/** @type {Awaited<ReturnType<typeof startOpenSearch>> | null} */
-let cluster = null;
+/** @type {Awaited<ReturnType<typeof testOpenSearch>> | undefined} */
+let node;
 let url = '';
-const prefix = `scdv-st-${randomBytes(3).toString('hex')}-`;
+let prefix = '';
 /** @type {import('../../pipeline/config.js').Config} */
 let config;
 
 before(async () => {
-  const external = process.env.SCDV_TEST_OPENSEARCH_URL;
-  cluster = external ? null : await startOpenSearch({ nodes: 1 });
-  url = external ?? /** @type {NonNullable<typeof cluster>} */ (cluster).urls[0];
+  node = await testOpenSearch('st');
+  ({ url, prefix } = node);
   config = loadConfig({ overrides: { store: { backend: 'opensearch', opensearch: { nodes: [url], indexPrefix: prefix, replicas: 0, versionPollMs: 100 } } } });
 });
 after(async () => {
-  await fetch(`${url}/${prefix}*`, { method: 'DELETE' }).catch(() => {});
-  await cluster?.stop();
+  await node?.stop();
 });
 
 const doc = (/** @type {string} */ id) => ({ id, vector: { indices: [1, 2], values: [0.6, -0.8] }, meta: { title: id } });
