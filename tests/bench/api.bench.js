@@ -18,7 +18,8 @@
 // embedded with the model bench-livedoor-dev (made by tests/bench/train.bench.js when missing) through the
 // same embedder as the server, stored under .scdv/bench/api/ and reused by later runs with the same inputs.
 // The server runs in a child process; autocannon runs here.
-// Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "ceiling_rps":…, "related_live_rps":…,
+// Last line: {"related_rps":…, "related_p99_ms":…, "match_rps":…, "match_p99_ms":…, "match_p99_fine_ms":… (from the latencies as
+// measured, not autocannon's whole ms), "ceiling_rps":…, "related_live_rps":…,
 // "related_live_p99_ms":…, "related_live_share_pct":… (median, --read-connections), "related_live_nofb_rps":…, "related_live_nofb_p99_ms":… (feedback=false), "text_rps":…, "text_p99_ms":… (at the most connections), "write_p99_ms":…, "read_p99_ms":…,
 // "read_p99_with_writes_ms":…, "read_p99_fine_ms":…, "read_p99_with_writes_fine_ms":…, "read_p99_increase_pct":… (the
 // same p99s from latencies finer than autocannon's whole ms; the increase is the median of the rounds' own),
@@ -33,6 +34,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { BENCH_KEY, writesUnderLoad } from './writes-under-load.js';
 import { benchServerLoopCpu, forkBenchServer, isBenchServerChild, serveBenchChild, stopBenchServer } from './bench-server.js';
+import { withFineP99 } from './fine-p99.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const REPO = path.resolve(path.dirname(HERE), '..', '..');
@@ -151,7 +153,7 @@ async function main() {
         }
       }
     };
-    /** @type {Record<string, Record<number, {rps: number, p50: number, p99: number, errors: number}>>} */
+    /** @type {Record<string, Record<number, {rps: number, p50: number, p99: number, p99Fine: number, errors: number}>>} */
     const results = {};
     const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
     for (const c of levels) {
@@ -165,10 +167,10 @@ async function main() {
           requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, ...make(n++) }) }],
         });
         await run(1);
-        const r = await run(duration);
+        const r = await withFineP99(run(duration));
         if (name.startsWith('related_live')) liveOffset += n; // the next level asks for articles not asked for yet
-        (results[name] ??= {})[c] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
-        process.stderr.write(`${name.padEnd(17)} c=${String(c).padEnd(3)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  errors ${r.errors + r.non2xx}\n`);
+        (results[name] ??= {})[c] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p99Fine: r.p99Fine, errors: r.errors + r.non2xx };
+        process.stderr.write(`${name.padEnd(17)} c=${String(c).padEnd(3)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms (${r.p99Fine})  errors ${r.errors + r.non2xx}\n`);
       }
     }
     const readConns = Number(values['read-connections']);
@@ -247,10 +249,10 @@ async function main() {
       console.log(`${(mode === 'threads' ? 'threads (default)' : 'event loop').padEnd(17)} ${m.readAlone.p99Fine.toFixed(2).padStart(14)} ${m.readWithWrites.p99Fine.toFixed(2).padStart(14)} (${m.readWithWrites.rps.toFixed(0)}, +${m.readP99IncreasePct} %)${' '.repeat(9)}${String(m.writes.p50).padStart(9)} ${String(m.writes.p99).padStart(11)} ${m.writes.loopMs.toFixed(2).padStart(16)} ms ${String(m.writes.errors).padStart(8)}`);
     }
     console.log(`\n${nDocs} articles, ${nAds} ads, model ${MODEL} (width ${built.width}), ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, server: 1 process${cpus ? ` on CPU ${cpus}, autocannon and Redis on the others` : ''}, ${duration} s per run`);
-    console.log('scenario     conns   req/s   p50 ms   p99 ms   errors');
+    console.log('scenario     conns   req/s   p50 ms   p99 ms   p99 ms (finer)   errors');
     for (const [name, byC] of Object.entries(results)) {
       for (const [c, r] of Object.entries(byC)) {
-        console.log(`${name.padEnd(17)} ${c.padStart(5)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.errors).padStart(8)}`);
+        console.log(`${name.padEnd(17)} ${c.padStart(5)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${r.p99Fine.toFixed(2).padStart(16)} ${String(r.errors).padStart(8)}`);
       }
     }
     const related = results.related[top];
@@ -259,13 +261,13 @@ async function main() {
     console.log(`related-by-id (popular articles, result cache) at ${top} connections: ${(100 * related.rps / ceiling.rps).toFixed(0)} % of the ceiling's requests/s (goal >= 50 %)`);
     console.log(`related-by-id live (each article once, a search each): p99 ${live.p99} ms at ${top} connections (goal <= 15), ${live.rps.toFixed(0)} req/s`);
     console.log(`related-by-id live at ${readConns} connections: ${(100 * shareMedian).toFixed(2)} % of the ceiling's requests/s (goal >= 8 %), median of ${shareRepeats} interleaved rounds (${shares.map((x) => `${x.live.toFixed(0)} / ${x.ceiling.toFixed(0)}`).join(', ')})`);
-    console.log(`precomputed match: p99 ${results.match[top].p99} ms at ${top} connections (goal <= 5)`);
+    console.log(`precomputed match: p99 ${results.match[top].p99} ms (${results.match[top].p99Fine} from the latencies as measured) at ${top} connections (goal <= 5)`);
     const t = mixed.threads;
     console.log(`reads beside ${writeRate} writes/s: p99 ${t.readAlone.p99Fine} -> ${t.readWithWrites.p99Fine} ms, +${t.readP99IncreasePct} % (median of the rounds' increases; goal within 20 %); write p99 ${t.writes.p99} ms (goal <= 50)`);
     console.log(`reads beside ${writeRate} writes/s switched on and off every 2 s (one read run: slow drift falls on both sides alike): p99 ${t.interleaved.p99Alone} -> ${t.interleaved.p99With} ms, +${t.interleavedIncreasePct} % (median of the rounds)`);
     console.log(JSON.stringify({
       related_rps: Math.round(related.rps), related_p99_ms: related.p99, match_rps: Math.round(results.match[top].rps),
-      match_p99_ms: results.match[top].p99, ceiling_rps: Math.round(ceiling.rps),
+      match_p99_ms: results.match[top].p99, match_p99_fine_ms: results.match[top].p99Fine, ceiling_rps: Math.round(ceiling.rps),
       related_live_rps: Math.round(live.rps), related_live_p99_ms: live.p99, related_live_share_pct: Number((100 * shareMedian).toFixed(2)),
       related_live_nofb_rps: Math.round(results.related_live_nofb[top].rps), related_live_nofb_p99_ms: results.related_live_nofb[top].p99,
       text_rps: Math.round(results.text[top].rps), text_p99_ms: results.text[top].p99,

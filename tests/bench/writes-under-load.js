@@ -2,6 +2,7 @@
 // related-by-id reads for `duration` s alone, then the same reads with PUTs of article-sized texts beside them, then
 // both again for 2 × `duration` s with the writes switched on and off every 2 s (interleavedPhase).
 import { performance } from 'node:perf_hooks';
+import { withFineP99 } from './fine-p99.js';
 
 /** The writes' API key (its digest is the only key the bench servers accept). */
 export const BENCH_KEY = 'bench-api-key-0123456789';
@@ -22,22 +23,11 @@ export const BENCH_KEY = 'bench-api-key-0123456789';
 export async function writesUnderLoad(o) {
   let r = o.offset;
   let w = 0;
-  // autocannon's percentiles are whole milliseconds, too coarse for "within 20 %" of a ~10 ms p99: the reads'
-  // latencies are also kept as measured (its hrtime-based response times) for p99Fine.
-  const reads = async (/** @type {number} */ secs) => {
-    /** @type {number[]} */
-    const times = [];
-    const run = /** @type {any} */ (o.autocannon({
-      url: o.url, connections: o.readConns, duration: secs,
-      requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, path: `/v1/collections/articles/documents/${o.ids[r++ % o.ids.length]}/related?k=10` }) }],
-    }));
-    run.on('response', (/** @type {unknown} */ _client, /** @type {number} */ status, /** @type {number} */ _bytes, /** @type {number} */ ms) => {
-      if (status >= 200 && status < 300) times.push(ms);
-    });
-    const result = await run;
-    times.sort((a, b) => a - b);
-    return { ...result, p99Fine: times.length ? Math.round(100 * times[Math.ceil(0.99 * times.length) - 1]) / 100 : NaN };
-  };
+  // The reads' p99 also from their latencies as measured (p99Fine): "within 20 %" of a ~10 ms p99 needs more than whole ms.
+  const reads = (/** @type {number} */ secs) => withFineP99(o.autocannon({
+    url: o.url, connections: o.readConns, duration: secs,
+    requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, path: `/v1/collections/articles/documents/${o.ids[r++ % o.ids.length]}/related?k=10` }) }],
+  }));
   const writes = (/** @type {number} */ secs) => o.autocannon({
     url: o.url, connections: o.writeConns ?? 2, duration: secs, overallRate: o.writeRate,
     requests: [{
