@@ -68,7 +68,7 @@ export async function startOpenSearch(opts = {}) {
  * The node a test file runs against: the development cluster at SCDV_TEST_OPENSEARCH_URL, else one node started
  * here. The file's indices carry a prefix of their own, so that files sharing a cluster never touch each other's.
  * @param {string} tag a few letters naming the file, in its prefix `scdv-<tag>-<random>-`
- * @returns {Promise<{url: string, prefix: string, cluster: TestOpenSearch | null, stop: () => Promise<void>}>} stop: deletes
+ * @returns {Promise<{url: string, prefix: string, stop: () => Promise<void>}>} stop: deletes
  *   the prefix's indices, then stops the node started here (a cluster given by URL keeps running)
  */
 export async function testOpenSearch(tag) {
@@ -77,7 +77,7 @@ export async function testOpenSearch(tag) {
   const url = external ?? /** @type {TestOpenSearch} */ (cluster).urls[0];
   const prefix = `scdv-${tag}-${randomBytes(3).toString('hex')}-`;
   return {
-    url, prefix, cluster,
+    url, prefix,
     async stop() {
       await fetch(`${url}/${prefix}*`, { method: 'DELETE' }).catch(() => {});
       await cluster?.stop();
