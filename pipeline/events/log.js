@@ -68,6 +68,33 @@ export function applyRetention(dir, limits, keep, now = Date.now()) {
   return deleted;
 }
 
+/**
+ * Lines as the log's bytes: UTF-8, each followed by LF, a raw CR or LF inside a line dropped (see appendLines). Written
+ * into one buffer, not joined into a string first: a batch's text of several MiB would be a large V8 string, whose memory
+ * comes back only at a full collection, where a buffer's goes with its small handle.
+ * @param {string[]} lines
+ * @returns {Buffer}
+ */
+function linesBytes(lines) {
+  const clean = lines.map((l) => (RAW_BREAK.test(l) ? l.replace(RAW_BREAKS, '') : l));
+  let total = 0;
+  for (const line of clean) total += Buffer.byteLength(line) + 1;
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const line of clean) {
+    at += out.write(line, at);
+    out[at++] = 0x0a;
+  }
+  return out;
+}
+
+/** @param {Buffer} buf @returns {number} its LF bytes */
+function countLines(buf) {
+  let n = 0;
+  for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n++;
+  return n;
+}
+
 export class EventLog {
   /**
    * @param {import('../config.js').Config['events']} options
@@ -75,7 +102,7 @@ export class EventLog {
   constructor(options) {
     this.options = options;
     this.dir = eventsDir(options);
-    /** @type {string[]} lines waiting for the next write */
+    /** @type {Buffer[]} batches of lines (UTF-8, each line ending in LF) waiting for the next write */
     this.pending = [];
     this.pendingBytes = 0;
     /** @type {{resolve: () => void, reject: (e: Error) => void}[]} batches waiting for the next write */
@@ -104,7 +131,8 @@ export class EventLog {
   /**
    * Append lines that are JSON objects already, e.g. the NDJSON lines of a request. A raw CR or LF in JSON text can
    * only be whitespace between tokens (inside a string it must be escaped), so it is dropped: the file's lines are
-   * framed by LF alone and each reads back as the event that was acknowledged.
+   * framed by LF alone and each reads back as the event that was acknowledged. The lines are copied before this
+   * returns: the caller need not keep them.
    * @param {string[]} lines
    */
   appendLines(lines) {
@@ -114,9 +142,9 @@ export class EventLog {
       e.details = { limit: 'events.maxPendingBytes', value: this.options.maxPendingBytes, retry_after_s: 1 };
       return Promise.reject(e);
     }
-    const text = `${lines.map((l) => (RAW_BREAK.test(l) ? l.replace(RAW_BREAKS, '') : l)).join('\n')}\n`;
-    this.pending.push(text);
-    this.pendingBytes += text.length;
+    const bytes = linesBytes(lines);
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
     const done = new Promise((resolve, reject) => { this.waiters.push({ resolve: () => resolve(undefined), reject }); });
     if (!this.writing) this.flush();
     return done;
@@ -125,7 +153,7 @@ export class EventLog {
   async flush() {
     this.writing = true;
     while (this.pending.length) {
-      const text = this.pending.join('');
+      const buf = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
       const waiters = this.waiters;
       this.pending = [];
       this.pendingBytes = 0;
@@ -138,12 +166,11 @@ export class EventLog {
           await this.rotate();
           fh = await this.open();
         }
-        const buf = Buffer.from(text, 'utf8');
         let off = 0;
         while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
         if (this.options.fsync === 'always') await fh.datasync();
         this.segmentSize += buf.length;
-        this.written += (text.match(/\n/g) ?? []).length;
+        this.written += countLines(buf);
         for (const w of waiters) w.resolve();
         if (this.segmentSize >= this.options.segmentBytes) await this.rotate();
         else if (Date.now() - this.retainedAt > RETENTION_EVERY_MS) this.retain();

@@ -15,19 +15,20 @@ const yieldToLoop = () => new Promise((resolve) => { setImmediate(resolve); });
 
 /**
  * One event per non-empty line; a line that is not a JSON object is a 400 naming its number. The body is checked to
- * be UTF-8 first (the 400 names the line), and parsed in slices that let other requests in between.
+ * be UTF-8 first (the 400 names the line), and parsed in slices that let other requests in between. Each line is
+ * decoded on its own: the body is never one string of several MiB (a large V8 string's memory comes back only at a
+ * full collection).
  * @param {Buffer} body
  */
 export async function parseNdjson(body) {
   const bad = utf8Problem(body, { lines: true });
   if (bad) throw bad;
-  const text = body.toString('utf8');
   const events = [];
   let start = 0;
-  for (let lineNo = 1; start < text.length; lineNo++) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    const line = text.slice(start, end).trim();
+  for (let lineNo = 1; start < body.length; lineNo++) {
+    let end = body.indexOf(0x0a, start);
+    if (end === -1) end = body.length;
+    const line = body.toString('utf8', start, end).trim();
     start = end + 1;
     if (lineNo % SLICE === 0) await yieldToLoop();
     if (line === '') continue;
@@ -121,10 +122,16 @@ export default function eventRoutes(app, ctx) {
         const text = sourceOf.get(ev)?.text ?? JSON.stringify(ev);
         lines.push(text.slice(0, text.lastIndexOf('}')) + stamp);
       }
-      await /** @type {import('../../pipeline/events/log.js').EventLog} */ (ctx.events).appendLines(lines);
+      const accepted = lines.length;
+      const written = /** @type {import('../../pipeline/events/log.js').EventLog} */ (ctx.events).appendLines(lines);
+      // The log holds the batch's bytes now: its events and lines are garbage while the write is under way, not live
+      // objects of every batch waiting for the disk.
+      body.events.length = 0;
+      lines.length = 0;
+      await written;
       ctx.metrics.events.inc({ type: 'impression' }, impressions);
-      ctx.metrics.events.inc({ type: 'click' }, lines.length - impressions);
-      return { accepted: lines.length, impressions, clicks: lines.length - impressions };
+      ctx.metrics.events.inc({ type: 'click' }, accepted - impressions);
+      return { accepted, impressions, clicks: accepted - impressions };
     });
   });
 }
