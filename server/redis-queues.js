@@ -24,15 +24,17 @@ export class QueueHub {
     this.config = opts.config;
     this.log = opts.log;
     this.redisUrl = opts.redisUrl;
+    /** This turn's commands are being held for one write (batchThisTurn). */
+    this.batching = false;
     this.redis = new Redis({
       ...redisOptions(opts.redisUrl),
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       // A slow Redis must not slow the match route down: past this the answer comes from a live search.
       commandTimeout: 250,
-      // Each lookup goes out when issued. Auto-pipelining would hold a tick's lookups until setImmediate and answer
-      // them together when the last reply is in: precomputed /v1/match p99 at 50 connections 12 ms on, 5-6 ms off
-      // (BENCHMARKS.md, REST API).
+      // Auto-pipelining would hold a tick's lookups until setImmediate and answer them together when the last reply
+      // is in: precomputed /v1/match p99 at 50 connections 12 ms on, 5-6 ms off (BENCHMARKS.md, REST API). The match
+      // route batches its lookups' writes instead (batchThisTurn), each reply answered as it is read.
       enableAutoPipelining: false,
       retryStrategy: (/** @type {number} */ times) => Math.min(100 * times, 2000),
       lazyConnect: false,
@@ -67,6 +69,23 @@ export class QueueHub {
       const onReady = () => done(true);
       const timer = setTimeout(() => done(false), ms);
       this.redis.once('ready', onReady);
+    });
+  }
+
+  /**
+   * Send the commands issued from now to the end of this turn of the event loop in one write to Redis (the client's
+   * socket corked until setImmediate). Under load a turn reads several match requests, and each write to Redis
+   * costs the event loop about as much as a request's own work on the precomputed path (a system call that wakes
+   * Redis). Each reply still resolves its command as soon as it is read.
+   */
+  batchThisTurn() {
+    const stream = this.redis.stream;
+    if (this.batching || !stream || stream.destroyed) return;
+    this.batching = true;
+    stream.cork();
+    setImmediate(() => {
+      this.batching = false;
+      stream.uncork();
     });
   }
 

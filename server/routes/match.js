@@ -199,6 +199,7 @@ export default function matchRoutes(app, ctx) {
       const arm = serveArm(ctx, sm, q.user ?? q.for);
       const names = { model: sm.name, source: q.source, collection: q.collection, for: q.for };
       if (ctx.hub && arm.asIndexed) {
+        ctx.hub.batchThisTurn();
         const { entry, reason } = await lookupMatch(ctx.hub.redis, config.queue.prefix, {
           model: sm.name, source: q.source, target: q.collection, id: q.for, k: q.k, rerank: rerankSignature(rr),
         });
