@@ -88,13 +88,6 @@ function linesBytes(lines) {
   return out;
 }
 
-/** @param {Buffer} buf @returns {number} its LF bytes */
-function countLines(buf) {
-  let n = 0;
-  for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n++;
-  return n;
-}
-
 export class EventLog {
   /**
    * @param {import('../config.js').Config['events']} options
@@ -105,6 +98,8 @@ export class EventLog {
     /** @type {Buffer[]} batches of lines (UTF-8, each line ending in LF) waiting for the next write */
     this.pending = [];
     this.pendingBytes = 0;
+    /** Lines in pending. */
+    this.pendingLines = 0;
     /** @type {{resolve: () => void, reject: (e: Error) => void}[]} batches waiting for the next write */
     this.waiters = [];
     this.writing = false;
@@ -145,6 +140,7 @@ export class EventLog {
     const bytes = linesBytes(lines);
     this.pending.push(bytes);
     this.pendingBytes += bytes.length;
+    this.pendingLines += lines.length;
     const done = new Promise((resolve, reject) => { this.waiters.push({ resolve: () => resolve(undefined), reject }); });
     if (!this.writing) this.flush();
     return done;
@@ -155,8 +151,10 @@ export class EventLog {
     while (this.pending.length) {
       const buf = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
       const waiters = this.waiters;
+      const lines = this.pendingLines;
       this.pending = [];
       this.pendingBytes = 0;
+      this.pendingLines = 0;
       this.waiters = [];
       try {
         let fh = await this.open();
@@ -170,7 +168,7 @@ export class EventLog {
         while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
         if (this.options.fsync === 'always') await fh.datasync();
         this.segmentSize += buf.length;
-        this.written += countLines(buf);
+        this.written += lines;
         for (const w of waiters) w.resolve();
         if (this.segmentSize >= this.options.segmentBytes) await this.rotate();
         else if (Date.now() - this.retainedAt > RETENTION_EVERY_MS) this.retain();
