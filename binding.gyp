@@ -1,5 +1,8 @@
 # scdv_mecab: MeCab binding (pipeline/tokenizer/native/*.cc, *.h), built by `npm run build:native`.
 # node-addon-api is used with C++ exceptions (std::exception also becomes a JS Error), -O2, C++17.
+# NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS: when a worker thread is terminated during a native call, the call's error
+# cannot be thrown into JavaScript; node-addon-api then drops it instead of rethrowing it out of the callback, which
+# would abort the whole process (std::terminate).
 {
   "targets": [
     {
@@ -10,7 +13,8 @@
         "NAPI_VERSION=8",
         "NODE_ADDON_API_CPP_EXCEPTIONS",
         "NODE_ADDON_API_CPP_EXCEPTIONS_ALL",
-        "NODE_ADDON_API_DISABLE_DEPRECATED"
+        "NODE_ADDON_API_DISABLE_DEPRECATED",
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],

@@ -5,6 +5,9 @@
 # ../../threads/native/include: thread_yield.h, the search threads' scheduling (shared with the scdv_threads addon).
 # -ffp-contract=off: no a*b+c fused into one FMA (x86-64-v2 has none, but other targets do): the re-ranking
 # (src/rerank.cc) must round every product and sum as the JS code it mirrors does.
+# NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS: when a worker thread is terminated during a native call, the call's error
+# cannot be thrown into JavaScript; node-addon-api then drops it instead of rethrowing it out of the callback, which
+# would abort the whole process (std::terminate).
 {
   "targets": [
     {
@@ -31,7 +34,8 @@
         "NAPI_VERSION=8",
         "NODE_ADDON_API_CPP_EXCEPTIONS",
         "NODE_ADDON_API_CPP_EXCEPTIONS_ALL",
-        "NODE_ADDON_API_DISABLE_DEPRECATED"
+        "NODE_ADDON_API_DISABLE_DEPRECATED",
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17"],

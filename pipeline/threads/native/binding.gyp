@@ -2,6 +2,9 @@
 #   npx node-gyp rebuild --directory pipeline/threads/native
 # src/ is this addon; include/thread_yield.h is header-only and compiled into the store's addon as well (its search
 # threads), so a change to it rebuilds both (pipeline/setup/node-deps.js). node-addon-api with C++ exceptions, C++17, -O2.
+# NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS: when a worker thread is terminated during a native call, the call's error
+# cannot be thrown into JavaScript; node-addon-api then drops it instead of rethrowing it out of the callback, which
+# would abort the whole process (std::terminate).
 {
   "targets": [
     {
@@ -12,7 +15,8 @@
         "NAPI_VERSION=8",
         "NODE_ADDON_API_CPP_EXCEPTIONS",
         "NODE_ADDON_API_CPP_EXCEPTIONS_ALL",
-        "NODE_ADDON_API_DISABLE_DEPRECATED"
+        "NODE_ADDON_API_DISABLE_DEPRECATED",
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
